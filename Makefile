@@ -1,0 +1,46 @@
+# dsig — top-level entry points. Each target works alone on a fresh Debian 12 machine.
+#   make run     install missing packages, build (release), run the streaming benchmark (quick profile)
+#   make check   install missing packages, build release + ASan/UBSan, run every test under CTest
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD ?= build
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build build-asan run check check-release check-asan bench-full install clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/release/Makefile: | deps
+	cmake -S . -B $(BUILD)/release -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+$(BUILD)/asan/Makefile: | deps
+	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDSIG_SANITIZE=ON $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/release/Makefile
+	cmake --build $(BUILD)/release -j $(JOBS)
+
+build-asan: deps $(BUILD)/asan/Makefile
+	cmake --build $(BUILD)/asan -j $(JOBS)
+
+run: build
+	$(BUILD)/release/dsig bench stream --quick --out $(BUILD)
+
+bench-full: build
+	$(BUILD)/release/dsig bench stream --out $(BUILD)
+
+check-release: build
+	cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS)
+
+check-asan: build-asan
+	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --output-on-failure -j $(JOBS) -LE no-asan
+
+check: check-release check-asan
+
+install: build
+	cmake --install $(BUILD)/release
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,56 @@
+/*
+ * dsig/error.h — status codes.
+ *
+ * Every public function that can fail returns an int: DSIG_OK (0) on success, a negative DSIG_E_*
+ * code otherwise. Verification has three outcomes that must never be confused:
+ *   DSIG_OK          the signature is valid;
+ *   DSIG_E_VERIFY    the signature is well-formed input but does not verify (or is malformed);
+ *   anything else    an error: the question could not be answered (I/O, memory, bad key, ...).
+ *
+ * dsig_last_error_detail() gives a human-readable sentence naming what was wrong for the most recent
+ * failure on the calling thread (e.g. "JWS header: unknown critical member \"exp\""). It is stored in
+ * thread-local storage and is overwritten by the next failure on the same thread.
+ */
+#ifndef DSIG_ERROR_H
+#define DSIG_ERROR_H
+
+#include "common.h"
+
+DSIG_BEGIN_DECLS
+
+enum dsig_status {
+    DSIG_OK = 0,
+    DSIG_E_VERIFY = -1,          /* signature or tag does not verify */
+    DSIG_E_ARG = -2,             /* invalid argument (NULL, bad size, misuse) */
+    DSIG_E_NOMEM = -3,           /* out of memory */
+    DSIG_E_UNSUPPORTED = -4,     /* unknown or unsupported algorithm / feature */
+    DSIG_E_KEY = -5,             /* malformed or inconsistent key material */
+    DSIG_E_KEY_MISMATCH = -6,    /* key type, curve or size does not fit the algorithm */
+    DSIG_E_KEY_WEAK = -7,        /* key below the minimum size (e.g. RSA < 2048 bits) */
+    DSIG_E_FORMAT = -8,          /* malformed encoding (JWS, JWK, PEM, signature layout) */
+    DSIG_E_BASE64 = -9,          /* invalid or non-canonical base64url */
+    DSIG_E_JSON = -10,           /* invalid JSON, duplicate member, wrong member type */
+    DSIG_E_HEADER = -11,         /* JWS protected header rejected (none, crit, b64, size) */
+    DSIG_E_ALG_NOT_ALLOWED = -12,/* algorithm not allowed by the key or the allow-list */
+    DSIG_E_IO = -13,             /* read or write failure */
+    DSIG_E_RNG = -14,            /* random number generator failure */
+    DSIG_E_CRYPTO = -15,         /* failure inside a cryptographic backend */
+    DSIG_E_BUFFER = -16,         /* output buffer too small */
+    DSIG_E_STATE = -17,          /* context used in the wrong state */
+    DSIG_E_POINT = -18,          /* invalid curve point */
+    DSIG_E_NO_PRIVATE = -19,     /* operation needs a private key */
+    DSIG_E_TOO_LARGE = -20,      /* input exceeds a documented bound */
+    DSIG_E_WOULD_BLOCK = -21,    /* non-blocking operation could not proceed now */
+    DSIG_E_EXHAUSTED = -22,      /* stateful key has no one-time keys left */
+    DSIG_E_INTERNAL = -23        /* bug: please report */
+};
+
+/* A static English sentence describing a status code. Never NULL. */
+DSIG_EXPORT const char *dsig_strerror(int code);
+
+/* Detail of the last failure on this thread (more specific than dsig_strerror), or "" if none. */
+DSIG_EXPORT const char *dsig_last_error_detail(void);
+
+DSIG_END_DECLS
+
+#endif

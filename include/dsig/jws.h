@@ -1,0 +1,87 @@
+/*
+ * dsig/jws.h — JSON Web Signature (RFC 7515) with detached, unencoded payloads (RFC 7797), produced and
+ * verified while the payload streams.
+ *
+ * Formats:
+ *   DSIG_FMT_JWS   compact, detached, unencoded: BASE64URL(header) ".." BASE64URL(sig)
+ *                  header = {"alg":…,"b64":false,"crit":["b64"]} (+ "kid")
+ *   DSIG_FMT_JSON  flattened JSON serialization without "payload": {"protected":…,"signature":…}
+ *   DSIG_FMT_COMPACT_B64
+ *                  ordinary compact JWS with the base64url payload embedded (small messages only:
+ *                  the whole output is held in memory; bounded by DSIG_JWS_MAX_EMBEDDED)
+ *   DSIG_FMT_RAW   plain signature bytes over the plain message (no JOSE at all)
+ *
+ * Verification decides the algorithm from the key (its bound "alg") and the caller's allow-list,
+ * never from the header alone: the header's "alg" must equal it. Rejected: "alg":"none", "b64":false
+ * without "crit":["b64"], unknown "crit" entries, duplicate JSON members, non-canonical base64url,
+ * protected headers over DSIG_JWS_MAX_HEADER bytes.
+ */
+#ifndef DSIG_JWS_H
+#define DSIG_JWS_H
+
+#include "common.h"
+#include "key.h"
+#include "registry.h"
+
+DSIG_BEGIN_DECLS
+
+#define DSIG_JWS_MAX_HEADER (8u * 1024u)            /* decoded protected header bound */
+#define DSIG_JWS_MAX_EMBEDDED (64u * 1024u * 1024u) /* payload bound for DSIG_FMT_COMPACT_B64 */
+
+typedef enum dsig_format {
+    DSIG_FMT_AUTO = 0,      /* verify only: detect from the signature text */
+    DSIG_FMT_JWS = 1,
+    DSIG_FMT_JSON = 2,
+    DSIG_FMT_COMPACT_B64 = 3,
+    DSIG_FMT_RAW = 4
+} dsig_format;
+
+typedef struct dsig_jws_sign_opts {
+    dsig_format format;     /* DSIG_FMT_JWS if 0 */
+    int include_kid;        /* add "kid" = RFC 7638 thumbprint of the key */
+} dsig_jws_sign_opts;
+
+typedef struct dsig_jws_verify_opts {
+    dsig_format format;           /* DSIG_FMT_AUTO to detect */
+    const char *const *allowed;   /* NULL-terminated list of allowed alg names; NULL = key's alg only */
+    const dsig_alg *alg;          /* algorithm to use when the key is unbound (e.g. a PEM key); may be NULL */
+} dsig_jws_verify_opts;
+
+typedef struct dsig_jws_sign_ctx dsig_jws_sign_ctx;
+typedef struct dsig_jws_verify_ctx dsig_jws_verify_ctx;
+
+/* alg may be NULL to use the key's bound algorithm. */
+DSIG_EXPORT int dsig_jws_sign_init(dsig_jws_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
+                                   const dsig_jws_sign_opts *opts);
+DSIG_EXPORT int dsig_jws_sign_update(dsig_jws_sign_ctx *ctx, const void *data, size_t len);
+/* *out is allocated (NUL-terminated for text formats); free with dsig_free(). Frees ctx. */
+DSIG_EXPORT int dsig_jws_sign_final(dsig_jws_sign_ctx *ctx, char **out, size_t *out_len);
+DSIG_EXPORT void dsig_jws_sign_abort(dsig_jws_sign_ctx *ctx);
+
+/*
+ * `sig` is the JWS text (or raw signature bytes for DSIG_FMT_RAW). For DSIG_FMT_COMPACT_B64 the payload
+ * is inside the JWS: call dsig_jws_verify_final directly (updates are refused), then use
+ * dsig_jws_verify_embedded_payload() before freeing... see dsig_jws_verify_compact().
+ */
+DSIG_EXPORT int dsig_jws_verify_init(dsig_jws_verify_ctx **ctx, const char *sig, size_t sig_len,
+                                     const dsig_key *key, const dsig_jws_verify_opts *opts);
+DSIG_EXPORT int dsig_jws_verify_update(dsig_jws_verify_ctx *ctx, const void *data, size_t len);
+/* DSIG_OK valid, DSIG_E_VERIFY invalid, other codes errors. Frees ctx. */
+DSIG_EXPORT DSIG_WARN_UNUSED int dsig_jws_verify_final(dsig_jws_verify_ctx *ctx);
+DSIG_EXPORT void dsig_jws_verify_abort(dsig_jws_verify_ctx *ctx);
+/* Algorithm chosen by dsig_jws_verify_init. */
+DSIG_EXPORT const dsig_alg *dsig_jws_verify_alg(const dsig_jws_verify_ctx *ctx);
+
+/* Verify an ordinary compact JWS with embedded payload; on success *payload (allocated, free with
+ * dsig_free) receives the decoded payload. */
+DSIG_EXPORT DSIG_WARN_UNUSED int dsig_jws_verify_compact(const char *jws, size_t len, const dsig_key *key,
+                                                         const dsig_jws_verify_opts *opts,
+                                                         uint8_t **payload, size_t *payload_len);
+
+/* Detect the format of a signature text: DSIG_FMT_JWS, DSIG_FMT_JSON, DSIG_FMT_COMPACT_B64, or
+ * DSIG_FMT_RAW when it is none of those. */
+DSIG_EXPORT dsig_format dsig_jws_detect_format(const char *sig, size_t len);
+
+DSIG_END_DECLS
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * dsig/stream.h — streaming sign and verify, and their one-shot forms.
+ *
+ * The payload is fed through *_update in chunks of any size (zero included); the result does not
+ * depend on the chunking. Memory is bounded by the algorithm, never by the payload: nothing is
+ * buffered. Lengths are 64-bit throughout (size_t chunks, uint64_t totals).
+ *
+ * Context lifetime: *_init allocates; *_final and *_abort always wipe and free the context, on every
+ * path, success or failure. After either, the pointer must not be used again.
+ *
+ * The signature is given to dsig_verify_init, not to the final call: several schemes (EdDSA, Falcon,
+ * SLH-DSA) hash part of the signature before the message, and reading it first is what lets them verify
+ * in one pass. JWS verification always has the signature before the payload.
+ *
+ * Streaming EdDSA signatures are randomized (see docs/eddsa-one-pass.md); dsig_sign() on an in-memory
+ * message produces the exact deterministic RFC 8032 signature.
+ */
+#ifndef DSIG_STREAM_H
+#define DSIG_STREAM_H
+
+#include "common.h"
+#include "key.h"
+#include "registry.h"
+
+DSIG_BEGIN_DECLS
+
+typedef struct dsig_sign_ctx dsig_sign_ctx;
+typedef struct dsig_verify_ctx dsig_verify_ctx;
+
+DSIG_EXPORT int dsig_sign_init(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key);
+DSIG_EXPORT int dsig_sign_update(dsig_sign_ctx *ctx, const void *data, size_t len);
+/* Writes at most `cap` bytes (dsig_alg_sig_max(alg) always suffices). Frees ctx. */
+DSIG_EXPORT int dsig_sign_final(dsig_sign_ctx *ctx, uint8_t *sig, size_t cap, size_t *sig_len);
+DSIG_EXPORT void dsig_sign_abort(dsig_sign_ctx *ctx);
+/* Bytes fed so far. */
+DSIG_EXPORT uint64_t dsig_sign_total(const dsig_sign_ctx *ctx);
+
+DSIG_EXPORT int dsig_verify_init(dsig_verify_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
+                                 const uint8_t *sig, size_t sig_len);
+DSIG_EXPORT int dsig_verify_update(dsig_verify_ctx *ctx, const void *data, size_t len);
+/* DSIG_OK if valid, DSIG_E_VERIFY if not, another code on error. Frees ctx. */
+DSIG_EXPORT DSIG_WARN_UNUSED int dsig_verify_final(dsig_verify_ctx *ctx);
+DSIG_EXPORT void dsig_verify_abort(dsig_verify_ctx *ctx);
+
+/* One-shot forms over an in-memory message. dsig_sign is deterministic where the algorithm defines
+ * a deterministic signature (RFC 8032 EdDSA, PKCS#1 v1.5, MACs). */
+DSIG_EXPORT int dsig_sign(const dsig_alg *alg, const dsig_key *key, const void *msg, size_t msg_len,
+                          uint8_t *sig, size_t cap, size_t *sig_len);
+DSIG_EXPORT DSIG_WARN_UNUSED int dsig_verify(const dsig_alg *alg, const dsig_key *key, const void *msg,
+                                             size_t msg_len, const uint8_t *sig, size_t sig_len);
+
+DSIG_END_DECLS
+
+#endif

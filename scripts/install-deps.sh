@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages dsig needs, if any are missing. As root: apt-get. Otherwise: print the
+# exact command and stop (exit 1), so nothing is half-done.
+set -euo pipefail
+PKGS=(build-essential cmake pkg-config libssl-dev openssl libsodium-dev libjansson-dev libgcrypt20-dev
+      libcmocka-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+cmd="apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "dsig: missing Debian packages: ${missing[*]}" >&2
+  echo "run as root:  $cmd" >&2
+  exit 1
+fi
+echo "dsig: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

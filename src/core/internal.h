@@ -1,0 +1,186 @@
+/*
+ * src/core/internal.h — what algorithm providers (src/mac, src/classic, src/pq, ...) and the JOSE layer
+ * share with the core. Not installed.
+ *
+ * The one abstraction: every algorithm is a `struct dsig_alg` descriptor pointing at a key type and a
+ * table of operations. A provider exports a NULL-terminated array of descriptors; registry.c lists the
+ * arrays. Nothing outside a provider knows its internals.
+ */
+#ifndef DSIG_CORE_INTERNAL_H
+#define DSIG_CORE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsig/dsig.h"
+
+/* ---- errors -------------------------------------------------------------------------------- */
+
+/* Record a detail sentence for the calling thread and return `code` (so: return dsig_fail(...)). */
+int dsig_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Record the OpenSSL error queue's first entry as detail (prefixed by `what`), clear it, return code. */
+int dsig_fail_openssl(int code, const char *what);
+void dsig_clear_error(void);
+
+/* ---- memory ------------------------------------------------------------------------------- */
+
+/* Counted allocation; every library allocation goes through these. dsig_xfree wipes `n` bytes first
+ * when n > 0 (pass the size for secrets), then frees. */
+void *dsig_malloc(size_t n);
+void *dsig_calloc(size_t count, size_t n);
+void *dsig_realloc(void *p, size_t n);
+char *dsig_strdup(const char *s);
+void dsig_xfree(void *p, size_t wipe_len);
+
+/* ---- randomness ----------------------------------------------------------------------------- */
+
+/*
+ * A source of bytes: the OS CSPRNG (getrandom), or a deterministic SHAKE256-based DRBG seeded by the
+ * caller (keys from a seed, benchmark payloads). The DRBG output is
+ *   request i returns SHAKE256("dsig-drbg-v1" || u32le(len(label)) || label || seed || 0x01^i)[0..n)
+ * (deterministic for a given sequence of request sizes; see rng.c).
+ */
+typedef struct dsig_rng {
+    int seeded;
+    void *xof;            /* EVP_MD_CTX* for the seeded case */
+} dsig_rng;
+
+void dsig_rng_init_os(dsig_rng *rng);
+int dsig_rng_init_seeded(dsig_rng *rng, const uint8_t *seed, size_t seed_len, const char *label);
+int dsig_rng_bytes(dsig_rng *rng, void *out, size_t n);
+void dsig_rng_clear(dsig_rng *rng);
+/* OS randomness directly. */
+int dsig_random_bytes(void *out, size_t n);
+
+/* ---- base64url (RFC 4648 §5, no padding, canonical) ------------------------------------------ */
+
+size_t dsig_b64url_encoded_len(size_t n);
+/* Writes encoded_len chars + NUL; out must have encoded_len+1 bytes. */
+void dsig_b64url_encode(char *out, const uint8_t *in, size_t n);
+/* Allocating form (NUL-terminated); NULL on OOM. */
+char *dsig_b64url_encode_alloc(const uint8_t *in, size_t n);
+/* Strict decode: rejects padding, characters outside the alphabet, length ≡ 1 (mod 4) and non-zero
+ * trailing bits. *out is allocated (free with dsig_xfree(p, len)); returns DSIG_E_BASE64 on error. */
+int dsig_b64url_decode_alloc(const char *in, size_t n, uint8_t **out, size_t *out_len);
+int dsig_b64url_decode(const char *in, size_t n, uint8_t *out, size_t cap, size_t *out_len);
+
+/* Streaming encoder: feeds base64url text of the bytes given to a sink, carrying up to 2 bytes. */
+typedef int (*dsig_text_sink)(void *arg, const char *text, size_t len);
+typedef struct dsig_b64url_stream {
+    uint8_t carry[3];
+    size_t ncarry;
+    dsig_text_sink sink;
+    void *arg;
+} dsig_b64url_stream;
+void dsig_b64url_stream_init(dsig_b64url_stream *s, dsig_text_sink sink, void *arg);
+int dsig_b64url_stream_update(dsig_b64url_stream *s, const uint8_t *in, size_t n);
+int dsig_b64url_stream_final(dsig_b64url_stream *s);
+
+/* ---- hex (tests, CLI --seed) -------------------------------------------------------------- */
+int dsig_hex_decode(const char *hex, uint8_t *out, size_t cap, size_t *out_len);
+
+/* ---- key types ------------------------------------------------------------------------------ */
+
+/*
+ * JWK members travel between the JOSE layer and a key type as decoded byte strings: the JOSE layer
+ * owns JSON and base64url, the key type owns the meaning. A member with data == NULL is absent.
+ */
+typedef struct dsig_jwk_member {
+    const char *name;   /* "n", "e", "d", "x", "y", "k", ... */
+    uint8_t *data;
+    size_t len;
+} dsig_jwk_member;
+
+#define DSIG_JWK_MAX_MEMBERS 8
+
+struct dsig_keytype {
+    const char *kty;                 /* "RSA", "EC", "OKP", "oct", "AKP" */
+    const char *crv;                 /* "P-256", "Ed25519", ...; NULL if the kty has no curve */
+    const char *const *pub_members;  /* NULL-terminated, in RFC 7638 (lexicographic) order */
+    const char *const *priv_members; /* NULL-terminated, private-only members */
+    int has_public;                  /* 0 for oct (MAC) keys */
+
+    /* Fill key->impl from generated material. bits = 0 means default. */
+    int (*generate)(struct dsig_key *key, unsigned bits, dsig_rng *rng);
+    /* members[i] corresponds to pub_members then priv_members, in order; absent = NULL data. */
+    int (*import_jwk)(struct dsig_key *key, const dsig_jwk_member *members, size_t n);
+    /* Export fills members (allocated with dsig_malloc; the caller frees with dsig_xfree(data,len)). */
+    int (*export_jwk)(const struct dsig_key *key, int include_private, dsig_jwk_member *members,
+                      size_t *n);
+    /* PEM via OpenSSL EVP_PKEY (optional: NULL for oct). `pkey` is an EVP_PKEY*. */
+    int (*to_pkey)(const struct dsig_key *key, int include_private, void **pkey);
+    int (*from_pkey)(struct dsig_key *key, void *pkey);
+    int (*public_copy)(struct dsig_key *dst, const struct dsig_key *src);
+    void (*destroy)(struct dsig_key *key);    /* wipe and free impl */
+    unsigned (*bits)(const struct dsig_key *key);
+};
+
+struct dsig_key {
+    const struct dsig_keytype *type;
+    const dsig_alg *alg;     /* bound algorithm or NULL */
+    int has_private;
+    void *impl;
+};
+
+/* All key types, NULL-terminated (keytypes.c). */
+extern const struct dsig_keytype *const dsig_keytypes[];
+const struct dsig_keytype *dsig_keytype_find(const char *kty, const char *crv);
+/* Allocate an empty key of a type (impl NULL). */
+struct dsig_key *dsig_key_new(const struct dsig_keytype *type);
+
+/* ---- algorithms ----------------------------------------------------------------------------- */
+
+struct dsig_alg_ops {
+    /* Streaming sign. *state is allocated by init; final writes the signature but does not free. */
+    int (*sign_init)(void **state, const dsig_alg *alg, const struct dsig_key *key);
+    int (*sign_update)(void *state, const uint8_t *data, size_t len);
+    int (*sign_final)(void *state, uint8_t *sig, size_t cap, size_t *sig_len);
+    /* Streaming verify; the signature is known at init. final returns DSIG_OK or DSIG_E_VERIFY. */
+    int (*verify_init)(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                       const uint8_t *sig, size_t sig_len);
+    int (*verify_update)(void *state, const uint8_t *data, size_t len);
+    int (*verify_final)(void *state);
+    /* Wipe and free a state from either direction. */
+    void (*free_state)(void *state);
+    /* Optional one-shot over an in-memory message (e.g. exact RFC 8032). NULL: streaming is used. */
+    int (*sign_oneshot)(const dsig_alg *alg, const struct dsig_key *key, const uint8_t *msg,
+                        size_t len, uint8_t *sig, size_t cap, size_t *sig_len);
+    int (*verify_oneshot)(const dsig_alg *alg, const struct dsig_key *key, const uint8_t *msg,
+                          size_t len, const uint8_t *sig, size_t sig_len);
+};
+
+struct dsig_alg {
+    const char *name;                     /* JOSE alg */
+    const char *family;                   /* "HMAC", "RSASSA-PSS", ... */
+    const char *description;
+    const struct dsig_keytype *keytype;   /* the key type it takes */
+    const char *baseline;                 /* bare hash for benchmarks: "SHA-256", "SHAKE256", ... */
+    unsigned security_bits;
+    unsigned flags;                       /* DSIG_ALG_* */
+    size_t sig_max;
+    unsigned min_key_bits;                /* refuse smaller keys (RSA 2048; MAC: hash output) */
+    unsigned default_key_bits;            /* keygen default (RSA 2048; MAC key size) */
+    const struct dsig_alg_ops *ops;
+    const void *params;                   /* provider-private parameters */
+};
+
+/* Provider descriptor lists (NULL-terminated). registry.c lists them; add one line per family. */
+extern const dsig_alg *const dsig_mac_algs[];
+extern const dsig_alg *const dsig_rsa_algs[];
+extern const dsig_alg *const dsig_ecdsa_algs[];
+extern const dsig_alg *const dsig_eddsa_algs[];
+
+/* Key types defined by providers (listed in keytypes.c). */
+extern const struct dsig_keytype dsig_keytype_oct;
+extern const struct dsig_keytype dsig_keytype_rsa;
+extern const struct dsig_keytype dsig_keytype_p256;
+extern const struct dsig_keytype dsig_keytype_p384;
+extern const struct dsig_keytype dsig_keytype_p521;
+extern const struct dsig_keytype dsig_keytype_ed25519;
+extern const struct dsig_keytype dsig_keytype_ed448;
+
+/* Backends are started once (libsodium, libgcrypt). */
+int dsig_backend_init(void);
+
+#endif

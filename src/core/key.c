@@ -1,0 +1,231 @@
+/* Keys: generation, binding to algorithms, public copies, PEM via OpenSSL. */
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/bio.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include "core/internal.h"
+
+struct dsig_key *dsig_key_new(const struct dsig_keytype *type)
+{
+    struct dsig_key *k = dsig_calloc(1, sizeof *k);
+    if (k)
+        k->type = type;
+    return k;
+}
+
+void dsig_key_free(dsig_key *key)
+{
+    if (!key)
+        return;
+    if (key->impl && key->type->destroy)
+        key->type->destroy(key);
+    dsig_xfree(key, sizeof *key);
+}
+
+int dsig_key_check_alg(const dsig_key *key, const dsig_alg *alg)
+{
+    if (!key || !alg)
+        return dsig_fail(DSIG_E_ARG, "key or algorithm missing");
+    if (key->alg && key->alg != alg)
+        return dsig_fail(DSIG_E_ALG_NOT_ALLOWED, "the key is bound to %s, not %s", key->alg->name,
+                         alg->name);
+    if (key->type != alg->keytype) {
+        const char *kc = key->type->crv ? key->type->crv : "";
+        const char *ac = alg->keytype->crv ? alg->keytype->crv : "";
+        return dsig_fail(DSIG_E_KEY_MISMATCH, "%s needs a %s%s%s key, got %s%s%s", alg->name,
+                         alg->keytype->kty, *ac ? " " : "", ac, key->type->kty, *kc ? " " : "", kc);
+    }
+    unsigned bits = key->type->bits ? key->type->bits(key) : 0;
+    if (alg->min_key_bits && bits < alg->min_key_bits)
+        return dsig_fail(DSIG_E_KEY_WEAK, "%s needs a key of at least %u bits, got %u", alg->name,
+                         alg->min_key_bits, bits);
+    return DSIG_OK;
+}
+
+int dsig_key_set_alg(dsig_key *key, const dsig_alg *alg)
+{
+    if (!key)
+        return dsig_fail(DSIG_E_ARG, "no key");
+    const dsig_alg *saved = key->alg;
+    key->alg = NULL;
+    int rc = alg ? dsig_key_check_alg(key, alg) : DSIG_OK;
+    key->alg = rc == DSIG_OK ? alg : saved;
+    return rc;
+}
+
+int dsig_key_generate(dsig_key **out, const dsig_alg *alg, const dsig_keygen_params *params)
+{
+    if (!out || !alg)
+        return dsig_fail(DSIG_E_ARG, "dsig_key_generate: NULL argument");
+    *out = NULL;
+    int rc = dsig_backend_init();
+    if (rc)
+        return rc;
+    unsigned bits = params && params->bits ? params->bits : alg->default_key_bits;
+    if (alg->min_key_bits && bits < alg->min_key_bits)
+        return dsig_fail(DSIG_E_KEY_WEAK, "%s needs a key of at least %u bits", alg->name,
+                         alg->min_key_bits);
+    dsig_rng rng;
+    if (params && params->seed) {
+        if (params->seed_len < 16)
+            return dsig_fail(DSIG_E_ARG, "key generation seed must be at least 16 bytes");
+        char label[96];
+        snprintf(label, sizeof label, "keygen/%s/%u", alg->keytype->kty, bits);
+        rc = dsig_rng_init_seeded(&rng, params->seed, params->seed_len, label);
+        if (rc)
+            return rc;
+    } else {
+        dsig_rng_init_os(&rng);
+    }
+    struct dsig_key *k = dsig_key_new(alg->keytype);
+    if (!k) {
+        dsig_rng_clear(&rng);
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    }
+    rc = alg->keytype->generate(k, bits, &rng);
+    dsig_rng_clear(&rng);
+    if (rc) {
+        dsig_key_free(k);
+        return rc;
+    }
+    k->has_private = 1;
+    k->alg = alg;
+    *out = k;
+    return DSIG_OK;
+}
+
+int dsig_key_public(dsig_key **out, const dsig_key *key)
+{
+    if (!out || !key)
+        return dsig_fail(DSIG_E_ARG, "dsig_key_public: NULL argument");
+    *out = NULL;
+    if (!key->type->has_public || !key->type->public_copy)
+        return dsig_fail(DSIG_E_UNSUPPORTED, "%s keys are secret keys and have no public part",
+                         key->type->kty);
+    struct dsig_key *k = dsig_key_new(key->type);
+    if (!k)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    int rc = key->type->public_copy(k, key);
+    if (rc) {
+        dsig_key_free(k);
+        return rc;
+    }
+    k->has_private = 0;
+    k->alg = key->alg;
+    *out = k;
+    return DSIG_OK;
+}
+
+int dsig_key_has_private(const dsig_key *key) { return key && key->has_private; }
+const char *dsig_key_kty(const dsig_key *key) { return key->type->kty; }
+const char *dsig_key_curve(const dsig_key *key) { return key->type->crv; }
+unsigned dsig_key_bits(const dsig_key *key) { return key->type->bits ? key->type->bits(key) : 0; }
+const dsig_alg *dsig_key_alg(const dsig_key *key) { return key->alg; }
+
+/* ---- PEM ------------------------------------------------------------------------------------ */
+
+static const struct dsig_keytype *keytype_of_pkey(EVP_PKEY *pkey)
+{
+    for (const struct dsig_keytype *const *t = dsig_keytypes; *t; t++) {
+        if (!(*t)->from_pkey)
+            continue;
+        struct dsig_key probe = {.type = *t};
+        /* from_pkey returns DSIG_E_KEY_MISMATCH quickly when the EVP_PKEY is not its type. */
+        int rc = (*t)->from_pkey(&probe, pkey);
+        if (probe.impl)
+            (*t)->destroy(&probe);
+        if (rc == DSIG_OK)
+            return *t;
+    }
+    return NULL;
+}
+
+int dsig_key_import_pem(dsig_key **out, const char *pem, size_t len)
+{
+    if (!out || !pem)
+        return dsig_fail(DSIG_E_ARG, "dsig_key_import_pem: NULL argument");
+    *out = NULL;
+    int rc = dsig_backend_init();
+    if (rc)
+        return rc;
+    if (len > DSIG_JWK_MAX_BYTES)
+        return dsig_fail(DSIG_E_TOO_LARGE, "PEM input larger than %u bytes", DSIG_JWK_MAX_BYTES);
+    BIO *bio = BIO_new_mem_buf(pem, (int)len);
+    if (!bio)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    int priv = 1;
+    EVP_PKEY *pkey = NULL;
+    if (memmem(pem, len, "-----BEGIN PUBLIC KEY-----", 26)) {
+        priv = 0;
+        pkey = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+    } else if (memmem(pem, len, "-----BEGIN PRIVATE KEY-----", 27)) {
+        pkey = PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL);
+    } else {
+        BIO_free(bio);
+        return dsig_fail(DSIG_E_FORMAT, "PEM: expected \"-----BEGIN PRIVATE KEY-----\" (PKCS#8) or "
+                                        "\"-----BEGIN PUBLIC KEY-----\" (SubjectPublicKeyInfo)");
+    }
+    BIO_free(bio);
+    if (!pkey)
+        return dsig_fail_openssl(DSIG_E_FORMAT, "PEM: cannot parse key");
+    const struct dsig_keytype *t = keytype_of_pkey(pkey);
+    if (!t) {
+        EVP_PKEY_free(pkey);
+        return dsig_fail(DSIG_E_UNSUPPORTED, "PEM: key type %s is not supported",
+                         EVP_PKEY_get0_type_name(pkey) ? EVP_PKEY_get0_type_name(pkey) : "?");
+    }
+    struct dsig_key *k = dsig_key_new(t);
+    if (!k) {
+        EVP_PKEY_free(pkey);
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    }
+    rc = t->from_pkey(k, pkey);
+    EVP_PKEY_free(pkey);
+    if (rc) {
+        dsig_key_free(k);
+        return rc;
+    }
+    k->has_private = priv;
+    *out = k;
+    return DSIG_OK;
+}
+
+int dsig_key_export_pem(const dsig_key *key, int include_private, char **pem, size_t *len)
+{
+    if (!key || !pem)
+        return dsig_fail(DSIG_E_ARG, "dsig_key_export_pem: NULL argument");
+    *pem = NULL;
+    if (!key->type->to_pkey)
+        return dsig_fail(DSIG_E_UNSUPPORTED, "%s keys have no PEM form", key->type->kty);
+    if (include_private && !key->has_private)
+        return dsig_fail(DSIG_E_NO_PRIVATE, "the key has no private part to export");
+    EVP_PKEY *pkey = NULL;
+    int rc = key->type->to_pkey(key, include_private, (void **)&pkey);
+    if (rc)
+        return rc;
+    BIO *bio = BIO_new(BIO_s_secmem());
+    int ok = bio && (include_private ? PEM_write_bio_PKCS8PrivateKey(bio, pkey, NULL, NULL, 0, NULL, NULL)
+                                     : PEM_write_bio_PUBKEY(bio, pkey));
+    EVP_PKEY_free(pkey);
+    if (!ok) {
+        BIO_free(bio);
+        return dsig_fail_openssl(DSIG_E_CRYPTO, "PEM export");
+    }
+    char *data;
+    long n = BIO_get_mem_data(bio, &data);
+    char *copy = dsig_malloc((size_t)n + 1);
+    if (!copy) {
+        BIO_free(bio);
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    }
+    memcpy(copy, data, (size_t)n);
+    copy[n] = '\0';
+    BIO_free(bio); /* secmem BIO cleanses */
+    *pem = copy;
+    if (len)
+        *len = (size_t)n;
+    return DSIG_OK;
+}

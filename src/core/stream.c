@@ -1,0 +1,206 @@
+/*
+ * Streaming sign/verify: the algorithm-independent shell around a descriptor's operations. It checks
+ * the key against the algorithm, counts bytes, and guarantees that final/abort wipe and free the
+ * context on every path.
+ */
+#include <string.h>
+
+#include "core/internal.h"
+
+struct dsig_sign_ctx {
+    const dsig_alg *alg;
+    void *state;
+    uint64_t total;
+    int failed;
+};
+
+struct dsig_verify_ctx {
+    const dsig_alg *alg;
+    void *state;
+    uint64_t total;
+    int failed;
+};
+
+int dsig_sign_init(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key)
+{
+    if (!ctx || !alg || !key)
+        return dsig_fail(DSIG_E_ARG, "dsig_sign_init: NULL argument");
+    *ctx = NULL;
+    int rc = dsig_backend_init();
+    if (rc)
+        return rc;
+    if ((rc = dsig_key_check_alg(key, alg)))
+        return rc;
+    if (!key->has_private)
+        return dsig_fail(DSIG_E_NO_PRIVATE, "%s signing needs a private key", alg->name);
+    struct dsig_sign_ctx *c = dsig_calloc(1, sizeof *c);
+    if (!c)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    c->alg = alg;
+    rc = alg->ops->sign_init(&c->state, alg, key);
+    if (rc) {
+        dsig_xfree(c, sizeof *c);
+        return rc;
+    }
+    *ctx = c;
+    return DSIG_OK;
+}
+
+int dsig_sign_update(dsig_sign_ctx *ctx, const void *data, size_t len)
+{
+    if (!ctx || (!data && len))
+        return dsig_fail(DSIG_E_ARG, "dsig_sign_update: NULL argument");
+    if (ctx->failed)
+        return dsig_fail(DSIG_E_STATE, "dsig_sign_update after a failure");
+    if (len == 0)
+        return DSIG_OK;
+    int rc = ctx->alg->ops->sign_update(ctx->state, data, len);
+    if (rc)
+        ctx->failed = 1;
+    ctx->total += len;
+    return rc;
+}
+
+uint64_t dsig_sign_total(const dsig_sign_ctx *ctx)
+{
+    return ctx ? ctx->total : 0;
+}
+
+void dsig_sign_abort(dsig_sign_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->state)
+        ctx->alg->ops->free_state(ctx->state);
+    dsig_xfree(ctx, sizeof *ctx);
+}
+
+int dsig_sign_final(dsig_sign_ctx *ctx, uint8_t *sig, size_t cap, size_t *sig_len)
+{
+    if (!ctx)
+        return dsig_fail(DSIG_E_ARG, "dsig_sign_final: NULL context");
+    int rc;
+    if (!sig || !sig_len)
+        rc = dsig_fail(DSIG_E_ARG, "dsig_sign_final: NULL output");
+    else if (ctx->failed)
+        rc = dsig_fail(DSIG_E_STATE, "dsig_sign_final after a failed update");
+    else
+        rc = ctx->alg->ops->sign_final(ctx->state, sig, cap, sig_len);
+    dsig_sign_abort(ctx);
+    return rc;
+}
+
+int dsig_verify_init(dsig_verify_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
+                     const uint8_t *sig, size_t sig_len)
+{
+    if (!ctx || !alg || !key || (!sig && sig_len))
+        return dsig_fail(DSIG_E_ARG, "dsig_verify_init: NULL argument");
+    *ctx = NULL;
+    int rc = dsig_backend_init();
+    if (rc)
+        return rc;
+    if ((rc = dsig_key_check_alg(key, alg)))
+        return rc;
+    if ((alg->flags & DSIG_ALG_SYMMETRIC) && !key->has_private)
+        return dsig_fail(DSIG_E_NO_PRIVATE, "%s verification needs the secret key", alg->name);
+    struct dsig_verify_ctx *c = dsig_calloc(1, sizeof *c);
+    if (!c)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    c->alg = alg;
+    rc = alg->ops->verify_init(&c->state, alg, key, sig ? sig : (const uint8_t *)"", sig_len);
+    if (rc) {
+        dsig_xfree(c, sizeof *c);
+        return rc;
+    }
+    *ctx = c;
+    return DSIG_OK;
+}
+
+int dsig_verify_update(dsig_verify_ctx *ctx, const void *data, size_t len)
+{
+    if (!ctx || (!data && len))
+        return dsig_fail(DSIG_E_ARG, "dsig_verify_update: NULL argument");
+    if (ctx->failed)
+        return dsig_fail(DSIG_E_STATE, "dsig_verify_update after a failure");
+    if (len == 0)
+        return DSIG_OK;
+    int rc = ctx->alg->ops->verify_update(ctx->state, data, len);
+    if (rc)
+        ctx->failed = 1;
+    ctx->total += len;
+    return rc;
+}
+
+void dsig_verify_abort(dsig_verify_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->state)
+        ctx->alg->ops->free_state(ctx->state);
+    dsig_xfree(ctx, sizeof *ctx);
+}
+
+int dsig_verify_final(dsig_verify_ctx *ctx)
+{
+    if (!ctx)
+        return dsig_fail(DSIG_E_ARG, "dsig_verify_final: NULL context");
+    dsig_clear_error();
+    int rc = ctx->failed ? dsig_fail(DSIG_E_STATE, "dsig_verify_final after a failed update")
+                         : ctx->alg->ops->verify_final(ctx->state);
+    if (rc == DSIG_E_VERIFY && !dsig_last_error_detail()[0])
+        dsig_fail(DSIG_E_VERIFY, "%s signature does not verify", ctx->alg->name);
+    dsig_verify_abort(ctx);
+    return rc;
+}
+
+int dsig_sign(const dsig_alg *alg, const dsig_key *key, const void *msg, size_t msg_len,
+              uint8_t *sig, size_t cap, size_t *sig_len)
+{
+    if (!alg || !key || (!msg && msg_len) || !sig || !sig_len)
+        return dsig_fail(DSIG_E_ARG, "dsig_sign: NULL argument");
+    if (alg->ops->sign_oneshot) {
+        int rc = dsig_backend_init();
+        if (rc)
+            return rc;
+        if ((rc = dsig_key_check_alg(key, alg)))
+            return rc;
+        if (!key->has_private)
+            return dsig_fail(DSIG_E_NO_PRIVATE, "%s signing needs a private key", alg->name);
+        return alg->ops->sign_oneshot(alg, key, msg ? msg : (const void *)"", msg_len, sig, cap,
+                                      sig_len);
+    }
+    dsig_sign_ctx *c;
+    int rc = dsig_sign_init(&c, alg, key);
+    if (rc)
+        return rc;
+    if ((rc = dsig_sign_update(c, msg, msg_len))) {
+        dsig_sign_abort(c);
+        return rc;
+    }
+    return dsig_sign_final(c, sig, cap, sig_len);
+}
+
+int dsig_verify(const dsig_alg *alg, const dsig_key *key, const void *msg, size_t msg_len,
+                const uint8_t *sig, size_t sig_len)
+{
+    if (!alg || !key || (!msg && msg_len) || (!sig && sig_len))
+        return dsig_fail(DSIG_E_ARG, "dsig_verify: NULL argument");
+    if (alg->ops->verify_oneshot) {
+        int rc = dsig_backend_init();
+        if (rc)
+            return rc;
+        if ((rc = dsig_key_check_alg(key, alg)))
+            return rc;
+        return alg->ops->verify_oneshot(alg, key, msg ? msg : (const void *)"", msg_len,
+                                        sig ? sig : (const uint8_t *)"", sig_len);
+    }
+    dsig_verify_ctx *c;
+    int rc = dsig_verify_init(&c, alg, key, sig, sig_len);
+    if (rc)
+        return rc;
+    if ((rc = dsig_verify_update(c, msg, msg_len))) {
+        dsig_verify_abort(c);
+        return rc;
+    }
+    return dsig_verify_final(c);
+}

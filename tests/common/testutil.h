@@ -1,0 +1,43 @@
+/*
+ * tests/common/testutil.h — shared by every test: cmocka, vector loading from ../shared/vectors (run
+ * time; never copied into the repository), hex, files.
+ */
+#ifndef DSIG_TESTUTIL_H
+#define DSIG_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "dsig/dsig.h"
+
+/* Directory of the official vectors ($DSIG_VECTORS, else ../shared/vectors relative to the source). */
+const char *tu_vectors_dir(void);
+
+/* Load a JSON file relative to the vectors dir (e.g. "eddsa/rfc8032/ed25519.json"); fails the test
+ * if missing or invalid. Free with json_decref. */
+json_t *tu_load_json(const char *relpath);
+
+/* Read a whole file relative to the vectors dir; NUL-terminated; fails the test if missing. */
+char *tu_read_vector_file(const char *relpath, size_t *len);
+
+/* Hex string -> newly allocated bytes (free with free()). Fails the test on bad hex. */
+uint8_t *tu_hex(const char *hex, size_t *len);
+
+/* Convenience: string member of a JSON object, failing the test if absent. */
+const char *tu_str(const json_t *obj, const char *key);
+
+/* Deterministic pseudo-random bytes for tests (xorshift; NOT cryptographic). */
+void tu_fill(uint8_t *buf, size_t n, uint64_t seed);
+
+/* Stream `msg` through sign/verify with a given chunk size (0 = one update). */
+int tu_sign_chunked(const dsig_alg *alg, const dsig_key *key, const uint8_t *msg, size_t len,
+                    size_t chunk, uint8_t *sig, size_t cap, size_t *sig_len);
+int tu_verify_chunked(const dsig_alg *alg, const dsig_key *key, const uint8_t *msg, size_t len,
+                      size_t chunk, const uint8_t *sig, size_t sig_len);
+
+#endif
