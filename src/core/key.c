@@ -133,11 +133,12 @@ static const struct dsig_keytype *keytype_of_pkey(EVP_PKEY *pkey)
         if (!(*t)->from_pkey)
             continue;
         struct dsig_key probe = {.type = *t};
-        /* from_pkey returns DSIG_E_KEY_MISMATCH quickly when the EVP_PKEY is not its type. */
+        /* from_pkey returns DSIG_E_KEY_MISMATCH quickly when the EVP_PKEY is not its type; any other
+         * answer means "mine" (a weak or malformed key of this type is reported as such later). */
         int rc = (*t)->from_pkey(&probe, pkey);
         if (probe.impl)
             (*t)->destroy(&probe);
-        if (rc == DSIG_OK)
+        if (rc != DSIG_E_KEY_MISMATCH)
             return *t;
     }
     return NULL;

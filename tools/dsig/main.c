@@ -1,9 +1,155 @@
-/* PLACEHOLDER — replaced by the CLI. */
+/*
+ * dsig — sign and verify payloads of any size with every algorithm of libdsig.
+ *
+ * main.c only dispatches: global options, then one command (cmd_*.c). `dsig bench` is handed to the
+ * benchmark harness (bench/bench.h).
+ */
+#include <signal.h>
 #include <stdio.h>
-#include "dsig/dsig.h"
-int main(void)
+#include <string.h>
+
+#include "bench.h"
+#include "cli.h"
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+static int cmd_bench(int argc, char **argv);
+
+static const char usage_help[] = "Usage: dsig help [COMMAND]\n\nShow the usage of dsig or of one command.\n";
+static const char usage_version[] = "Usage: dsig version\n\nShow the versions of the tool and of libdsig.\n";
+static const char usage_bench[] =
+    "Usage: dsig bench SUBCOMMAND [options]\n\nBenchmarks; see 'dsig bench --help'.\n";
+
+static const struct cli_command commands[] = {
+    {"list", "list the algorithms of the registry", cli_usage_list, cmd_list},
+    {"keygen", "generate a key (JWK or PEM)", cli_usage_keygen, cmd_keygen},
+    {"pubkey", "extract the public key of a key file", cli_usage_pubkey, cmd_pubkey},
+    {"sign", "sign a file or standard input (streaming)", cli_usage_sign, cmd_sign},
+    {"verify", "verify a signature (exit 0 valid, 1 invalid, 2 error)", cli_usage_verify, cmd_verify},
+    {"bench", "run the benchmarks", usage_bench, cmd_bench},
+    {"version", "show versions", usage_version, cmd_version},
+    {"help", "show help for a command", usage_help, cmd_help},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+/* The general usage: synopsis, commands, global options, exit codes. */
+static void usage(FILE *f)
 {
-    for (size_t i = 0; i < dsig_alg_count(); i++)
-        printf("%s\n", dsig_alg_name(dsig_alg_at(i)));
-    return 0;
+    fputs("Usage: dsig [-q] COMMAND [options] [arguments]\n"
+          "\n"
+          "Sign and verify payloads of any size in one streaming pass, as JWS (RFC 7515/7797) or raw\n"
+          "signatures, with every algorithm of libdsig.\n"
+          "\n"
+          "Commands:\n",
+          f);
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %-8s  %s\n", commands[i].name, commands[i].summary);
+    fputs("\n"
+          "Global options:\n"
+          "  -q, --quiet     no informational messages or progress bar (also accepted by every command)\n"
+          "  -h, --help      this help ('dsig COMMAND --help' for a command's options)\n"
+          "  -V, --version   same as 'dsig version'\n"
+          "\n"
+          "Exit status: 0 success, 1 signature does not verify (verify only), 2 any error.\n",
+          f);
+}
+
+/* Find a command by name. */
+static const struct cli_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+/* Accept only -h/--help/-q/--quiet for commands that take no other arguments. */
+static int simple_args(const char *cmd, const char *usage_text, int argc, char **argv, const char **arg)
+{
+    static const struct cli_opt opts[] = {CLI_COMMON_OPTS, {NULL, 0, 0, 0}};
+    struct cli_parser p;
+    args_init(&p, cmd, opts, argc, argv);
+    int id;
+    const char *val;
+    while ((id = args_next(&p, &val)) != ARGS_END) {
+        if (id == CLI_OPT_HELP) {
+            fputs(usage_text, stdout);
+            return -1;
+        }
+        if (id == CLI_OPT_QUIET) {
+            cli_quiet = 1;
+        } else if (id == ARGS_POSITIONAL && arg && !*arg) {
+            *arg = val;
+        } else if (id == ARGS_POSITIONAL) {
+            return cli_usage_error(cmd, "unexpected argument '%s'", val);
+        } else {
+            return CLI_EXIT_ERROR;
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+/* `dsig help [COMMAND]` */
+static int cmd_help(int argc, char **argv)
+{
+    const char *topic = NULL;
+    int rc = simple_args("help", usage_help, argc, argv, &topic);
+    if (rc != CLI_EXIT_OK)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    if (!topic) {
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    const struct cli_command *c = find_command(topic);
+    if (!c)
+        return cli_usage_error("help", "unknown command '%s'", topic);
+    fputs(c->usage, stdout);
+    return CLI_EXIT_OK;
+}
+
+/* `dsig version` */
+static int cmd_version(int argc, char **argv)
+{
+    int rc = simple_args("version", usage_version, argc, argv, NULL);
+    if (rc != CLI_EXIT_OK)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    printf("dsig %s (libdsig %s)\n", DSIG_VERSION_STRING, dsig_version());
+    return CLI_EXIT_OK;
+}
+
+/* `dsig bench ...`: argv[0] is "bench". */
+static int cmd_bench(int argc, char **argv)
+{
+    return dsig_bench_main(argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+    /* Must come before anything touches OpenSSL, so the benchmarks can count its heap too. */
+    (void)dsig_track_openssl_allocations();
+    /* A closed output pipe must be an error message and exit 2, not death by SIGPIPE. */
+    signal(SIGPIPE, SIG_IGN);
+
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            cli_quiet = 1;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return CLI_EXIT_OK;
+        } else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
+            return cmd_version(1, argv + i);
+        } else {
+            return cli_usage_error(NULL, "unknown option '%s'", a);
+        }
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return CLI_EXIT_ERROR;
+    }
+    const struct cli_command *c = find_command(argv[i]);
+    if (!c)
+        return cli_usage_error(NULL, "unknown command '%s'", argv[i]);
+    return c->run(argc - i, argv + i);
 }

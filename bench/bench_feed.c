@@ -1,0 +1,214 @@
+/*
+ * bench/bench_feed.c — feeding a payload to a sink in fixed-size chunks from memory, a file or a pipe,
+ * and the OpenSSL bare-hash baselines the efficiency column is computed from.
+ *
+ * Everything that is not the data transfer itself (opening the file, forking the pipe writer, reaping
+ * it) happens in feed_prepare/feed_finish, outside the timed region.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "bench_feed.h"
+
+/* Point a feeder at a payload; buf must hold `chunk` bytes (used by the file and pipe sources). */
+void feed_init(bench_feeder *f, int kind, const uint8_t *payload, uint64_t len, size_t chunk,
+               const char *path, uint8_t *buf)
+{
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->payload = payload;
+    f->len = len;
+    f->chunk = chunk;
+    f->path = path;
+    f->buf = buf;
+    f->fd = -1;
+    f->writer = -1;
+}
+
+/* Write all of buf to fd (pipe writer child: only async-signal-safe calls). */
+static int write_all(int fd, const uint8_t *p, uint64_t n)
+{
+    while (n > 0) {
+        size_t step = n > (1u << 20) ? (1u << 20) : (size_t)n;
+        ssize_t w = write(fd, p, step);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        n -= (uint64_t)w;
+    }
+    return 0;
+}
+
+/* Untimed set-up of one pass: open the file, or start a writer process feeding a fresh pipe. */
+int feed_prepare(bench_feeder *f)
+{
+    if (f->kind == BENCH_SRC_FILE) {
+        f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+        return f->fd < 0 ? -1 : 0;
+    }
+    if (f->kind == BENCH_SRC_PIPE) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) != 0)
+            return -1;
+        pid_t pid = fork();
+        if (pid < 0) {
+            close(p[0]);
+            close(p[1]);
+            return -1;
+        }
+        if (pid == 0) {
+            /* The writer is a separate process so that it adds nothing to our RSS or CPU time. */
+            close(p[0]);
+            _exit(write_all(p[1], f->payload, f->len) == 0 ? 0 : 1);
+        }
+        close(p[1]);
+        f->fd = p[0];
+        f->writer = pid;
+    }
+    return 0;
+}
+
+/* Timed part of one pass: every chunk of the payload to fn, from memory or through dsig_read_fd. */
+int feed_run(bench_feeder *f, bench_sink fn, void *arg)
+{
+    if (f->kind == BENCH_SRC_MEM) {
+        for (uint64_t off = 0; off < f->len; off += f->chunk) {
+            size_t n = f->len - off < f->chunk ? (size_t)(f->len - off) : f->chunk;
+            int rc = fn(arg, f->payload + off, n);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
+    uint64_t total = 0;
+    int rc = dsig_read_fd(f->fd, f->buf, f->chunk, fn, arg, &total);
+    if (rc)
+        return rc;
+    return total == f->len ? 0 : DSIG_E_IO;
+}
+
+/* Untimed tear-down: close the descriptor and reap the writer. Returns -1 if the writer failed. */
+int feed_finish(bench_feeder *f)
+{
+    int rc = 0;
+    if (f->fd >= 0)
+        close(f->fd);
+    f->fd = -1;
+    if (f->writer > 0) {
+        int st;
+        while (waitpid(f->writer, &st, 0) < 0 && errno == EINTR) {
+        }
+        /* A writer killed by SIGPIPE means the reader stopped early: already reported there. */
+        if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0) && !(WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE))
+            rc = -1;
+        f->writer = -1;
+    }
+    return rc;
+}
+
+/* ---- baselines ---------------------------------------------------------------------------- */
+
+enum { BL_DIGEST, BL_XOF, BL_CIPHER };
+
+/* dsig_alg_baseline() strings and what OpenSSL 3.0 runs for them. OpenSSL 3.0 has no cSHAKE: the
+ * SHAKE of the same width is the same permutation and rate, so it costs the same per byte. */
+static const struct {
+    const char *name, *ossl;
+    int kind;
+} table[] = {
+    {"SHA-256", "SHA2-256", BL_DIGEST},   {"SHA-384", "SHA2-384", BL_DIGEST},
+    {"SHA-512", "SHA2-512", BL_DIGEST},   {"SHA3-256", "SHA3-256", BL_DIGEST},
+    {"SHA3-384", "SHA3-384", BL_DIGEST},  {"SHA3-512", "SHA3-512", BL_DIGEST},
+    {"SHAKE128", "SHAKE128", BL_XOF},     {"SHAKE256", "SHAKE256", BL_XOF},
+    {"cSHAKE128", "SHAKE128", BL_XOF},    {"cSHAKE256", "SHAKE256", BL_XOF},
+    {"AES-128-CBC", "AES-128-CBC", BL_CIPHER}, {"AES-192-CBC", "AES-192-CBC", BL_CIPHER},
+    {"AES-256-CBC", "AES-256-CBC", BL_CIPHER},
+};
+#define NTABLE (sizeof table / sizeof table[0])
+
+#define SCRATCH (64u * 1024u)
+
+/* Find the table entry of a baseline name and fetch its OpenSSL object (once per harness run). */
+int baseline_open(bench_baseline *b, const char *name)
+{
+    memset(b, 0, sizeof *b);
+    if (!name)
+        return -1;
+    for (size_t i = 0; i < NTABLE; i++) {
+        if (strcmp(table[i].name, name) != 0)
+            continue;
+        b->kind = table[i].kind;
+        if (b->kind == BL_CIPHER)
+            b->cipher = EVP_CIPHER_fetch(NULL, table[i].ossl, NULL);
+        else
+            b->md = EVP_MD_fetch(NULL, table[i].ossl, NULL);
+        b->mdctx = EVP_MD_CTX_new();
+        b->cctx = EVP_CIPHER_CTX_new();
+        b->scratch = OPENSSL_malloc(SCRATCH + 32);
+        if ((!b->md && !b->cipher) || !b->mdctx || !b->cctx || !b->scratch) {
+            baseline_close(b);
+            return -1;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+/* Release what baseline_open fetched. */
+void baseline_close(bench_baseline *b)
+{
+    EVP_MD_free(b->md);
+    EVP_CIPHER_free(b->cipher);
+    EVP_MD_CTX_free(b->mdctx);
+    EVP_CIPHER_CTX_free(b->cctx);
+    OPENSSL_free(b->scratch);
+    memset(b, 0, sizeof *b);
+}
+
+/* Hash (or encrypt into the fixed scratch buffer, 64 KiB at a time) one chunk. */
+static int baseline_sink(void *arg, const uint8_t *d, size_t n)
+{
+    bench_baseline *b = arg;
+    if (b->kind != BL_CIPHER)
+        return EVP_DigestUpdate(b->mdctx, d, n) == 1 ? 0 : DSIG_E_CRYPTO;
+    while (n > 0) {
+        size_t step = n > SCRATCH ? SCRATCH : n;
+        int outl;
+        if (EVP_EncryptUpdate(b->cctx, b->scratch, &outl, d, (int)step) != 1)
+            return DSIG_E_CRYPTO;
+        d += step;
+        n -= step;
+    }
+    return 0;
+}
+
+/* One timed pass of the bare baseline over the feeder's bytes: init, every chunk, final. */
+int baseline_pass(bench_baseline *b, bench_feeder *f)
+{
+    static const uint8_t key[32], iv[16];
+    unsigned char out[EVP_MAX_MD_SIZE > 64 ? EVP_MAX_MD_SIZE : 64];
+    if (b->kind == BL_CIPHER) {
+        if (EVP_EncryptInit_ex2(b->cctx, b->cipher, key, iv, NULL) != 1)
+            return DSIG_E_CRYPTO;
+    } else if (EVP_DigestInit_ex2(b->mdctx, b->md, NULL) != 1) {
+        return DSIG_E_CRYPTO;
+    }
+    int rc = feed_run(f, baseline_sink, b);
+    if (rc)
+        return rc;
+    int outl;
+    if (b->kind == BL_CIPHER)
+        return EVP_EncryptFinal_ex(b->cctx, b->scratch, &outl) == 1 ? 0 : DSIG_E_CRYPTO;
+    if (b->kind == BL_XOF)
+        return EVP_DigestFinalXOF(b->mdctx, out, 64) == 1 ? 0 : DSIG_E_CRYPTO;
+    return EVP_DigestFinal_ex(b->mdctx, out, NULL) == 1 ? 0 : DSIG_E_CRYPTO;
+}

@@ -1,0 +1,129 @@
+/*
+ * bench/bench_internal.h — pieces of the benchmark harness shared between its files and its tests
+ * (tests/bench/). Not part of the library API: the harness itself uses only include/dsig/ headers plus
+ * OpenSSL for the bare-hash baselines.
+ */
+#ifndef DSIG_BENCH_INTERNAL_H
+#define DSIG_BENCH_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dsig/dsig.h"
+
+#define BENCH_MAX_SIZES 32
+#define BENCH_MAX_BITS 8
+#define BENCH_MAX_ALGS 128
+#define BENCH_ERR_LEN 4096
+
+enum bench_source { BENCH_SRC_MEM = 0, BENCH_SRC_FILE = 1, BENCH_SRC_PIPE = 2 };
+enum bench_format { BENCH_FMT_JWS = 0, BENCH_FMT_RAW = 1 };
+
+/* Options of `dsig bench stream` after parsing (profile applied, explicit options on top). */
+typedef struct bench_stream_opts {
+    uint64_t sizes[BENCH_MAX_SIZES]; /* payload sizes in bytes (multiples of 1 KiB) */
+    size_t nsizes;
+    unsigned warmup, measure;
+    uint64_t seed;
+    size_t chunk;
+    int source;                      /* enum bench_source */
+    int format;                      /* enum bench_format */
+    const char *out_dir;
+    const char *algs;                /* comma-separated names/globs; NULL = every algorithm */
+    unsigned rsa_bits[BENCH_MAX_BITS];
+    size_t nrsa_bits;                /* 0 = profile default */
+    int quick, json, list;
+} bench_stream_opts;
+
+/* Options of `dsig bench sig`. */
+typedef struct bench_sig_opts {
+    size_t msg_bytes;
+    unsigned warmup, measure;        /* measure = maximum number of samples per (alg, op) */
+    double max_time;                 /* seconds per (alg, op) before stopping early */
+    uint64_t seed;
+    const char *out_dir;             /* CSV only when given */
+    const char *algs;
+    unsigned rsa_bits[BENCH_MAX_BITS];
+    size_t nrsa_bits;
+    int quick, json, list;
+} bench_sig_opts;
+
+/* Median, minimum and maximum of one metric over the measured iterations. */
+typedef struct bench_stat {
+    double median, min, max;
+} bench_stat;
+
+/* One row of the streaming report: one (algorithm, key size, payload size). */
+typedef struct bench_row {
+    char kty[16];
+    char alg[48];        /* registry name */
+    char label[64];      /* what the ALG column shows (alg, or alg/bits for RSA key sizes) */
+    unsigned key_bits;
+    uint64_t bytes;
+    bench_stat sign_ms, ver_ms, cpu_s_ms, cpu_v_ms, mem_s_kib, mem_v_kib;
+    double mibps_s, mibps_v;
+    char baseline[24];
+    double base_ms;      /* median wall ms of the bare baseline; < 0 = n/a */
+    double eff_s, eff_v; /* base_ms / op median; < 0 = n/a */
+} bench_row;
+
+/* ---- parsing (bench_args.c). Return 0 = run, 1 = help printed, -1 = error (message in err). ---- */
+int bench_stream_parse(int argc, char **argv, bench_stream_opts *o, char *err, size_t errlen);
+int bench_sig_parse(int argc, char **argv, bench_sig_opts *o, char *err, size_t errlen);
+/* "1" = 1 MiB, "64K", "5M", "1G", "512KiB", "10MiB": a positive multiple of 1 KiB. */
+int bench_parse_size(const char *s, uint64_t *out);
+/* Resolve comma-separated names or globs against the registry, in registry order, each once. */
+int bench_select_algs(const char *patterns, const dsig_alg **out, size_t cap, size_t *n, char *err,
+                      size_t errlen);
+void bench_print_stream_help(FILE *f);
+void bench_print_sig_help(FILE *f);
+
+/* ---- payload, statistics, clocks, memory (bench_util.c) ---- */
+/* Deterministic payload: little-endian splitmix64 outputs from state `seed` (a shorter payload is a
+ * prefix of a longer one with the same seed). Not cryptographic; only reproducible. */
+void bench_payload_fill(uint8_t *buf, size_t n, uint64_t seed);
+bench_stat bench_stat_of(double *v, size_t n);           /* sorts v */
+double bench_percentile(const double *sorted, size_t n, double q); /* nearest rank */
+double bench_now_ms(void);                                /* CLOCK_MONOTONIC */
+double bench_cpu_ms(void);                                /* CLOCK_THREAD_CPUTIME_ID */
+
+typedef struct bench_mem_probe {
+    long rss_before_kib;
+    long hwm_before_kib;
+    int peak_reset;       /* clear_refs worked: VmHWM was reset to the current RSS */
+    uint64_t lib_before;
+} bench_mem_probe;
+void bench_mem_begin(bench_mem_probe *p);
+double bench_mem_end(const bench_mem_probe *p); /* growth in KiB (see docs/benchmarks.md) */
+
+/* ---- keys and files shared by both harnesses (bench_util.c) ---- */
+/* 32 key-seed bytes derived from --seed and a counter (stateful schemes: one counter per key). */
+void bench_key_seed(uint8_t out[32], uint64_t seed, uint64_t counter);
+/* Does the algorithm take a modulus size (--rsa-bits)? Decided by its key type, not its name. */
+int bench_alg_takes_bits(const dsig_alg *alg);
+/* Seeded signing key and the key that verifies (the public part; the same key for MACs). */
+int bench_make_keys(const dsig_alg *alg, unsigned bits, uint64_t seed, uint64_t counter,
+                    dsig_key **sign_key, dsig_key **verify_key);
+/* "<strerror>: <detail>" for a failed call. */
+const char *bench_errstr(int rc, char *buf, size_t cap);
+int bench_mkdir_p(const char *dir);
+void bench_timestamp(char *buf, size_t cap);   /* local time, YYYYMMDD_HHMMSS */
+
+/* ---- formatting (bench_report.c) ---- */
+/* 1024 -> "1.024", 102400 -> "102.400", 7 -> "7" (the report's thousands dot). */
+void bench_fmt_thousands(char *buf, size_t cap, uint64_t v);
+void bench_table_header(FILE *f);
+void bench_table_rule(FILE *f);
+void bench_table_row(FILE *f, const bench_row *r);
+void bench_csv_header(FILE *f);
+void bench_csv_row(FILE *f, const bench_row *r);
+void bench_json_row(FILE *f, const bench_row *r);
+/* Grouped bar chart of sign/verify MiB/s of the rows whose bytes == `bytes`. */
+void bench_svg_write(FILE *f, const bench_row *rows, size_t n, uint64_t bytes);
+
+/* ---- runners ---- */
+int bench_stream_run(const bench_stream_opts *o);
+int bench_sig_run(const bench_sig_opts *o);
+
+#endif

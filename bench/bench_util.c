@@ -1,0 +1,240 @@
+/*
+ * bench/bench_util.c — the deterministic payload, statistics, clocks and the memory probe.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_internal.h"
+
+/* One splitmix64 step: a full-period, well-mixed 64-bit sequence (enough for reproducible bytes). */
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Fill buf with the payload for `seed`: output words written little-endian, so the bytes do not
+ * depend on the host and a short payload is a prefix of a long one. */
+void bench_payload_fill(uint8_t *buf, size_t n, uint64_t seed)
+{
+    uint64_t st = seed;
+    size_t i = 0;
+    while (i < n) {
+        uint64_t w = splitmix64(&st);
+        for (unsigned b = 0; b < 8 && i < n; b++, i++)
+            buf[i] = (uint8_t)(w >> (8 * b));
+    }
+}
+
+/* qsort comparator for doubles. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median (mean of the two middle values for an even count), min and max; sorts v in place. */
+bench_stat bench_stat_of(double *v, size_t n)
+{
+    bench_stat s = {0, 0, 0};
+    if (n == 0)
+        return s;
+    qsort(v, n, sizeof *v, cmp_double);
+    s.min = v[0];
+    s.max = v[n - 1];
+    s.median = (n % 2) ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+    return s;
+}
+
+/* Nearest-rank percentile of sorted data: the ceil(q*n)-th smallest value. */
+double bench_percentile(const double *sorted, size_t n, double q)
+{
+    if (n == 0)
+        return 0;
+    size_t rank = (size_t)ceil(q * (double)n);
+    if (rank < 1)
+        rank = 1;
+    if (rank > n)
+        rank = n;
+    return sorted[rank - 1];
+}
+
+/* Milliseconds from a clock. */
+static double clock_ms(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Wall-clock milliseconds (monotonic). */
+double bench_now_ms(void)
+{
+    return clock_ms(CLOCK_MONOTONIC);
+}
+
+/* CPU milliseconds consumed by the calling thread. */
+double bench_cpu_ms(void)
+{
+    return clock_ms(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* Read one "Key:  N kB" field of /proc/self/status without touching the heap (so that the probe
+ * itself does not grow what it measures). Returns -1 if unavailable. */
+static long status_kib(const char *key)
+{
+    char buf[4096];
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    size_t klen = strlen(key);
+    for (char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (strncmp(p, key, klen) == 0 && p[klen] == ':')
+            return strtol(p + klen + 1, NULL, 10);
+    }
+    return -1;
+}
+
+/* Reset the kernel's peak-RSS mark (VmHWM) to the current RSS: "5" to /proc/self/clear_refs. */
+static int reset_peak_rss(void)
+{
+    int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    int ok = write(fd, "5", 1) == 1;
+    close(fd);
+    return ok;
+}
+
+/* Peak RSS of the process in KiB from getrusage (cannot be reset: the fallback). */
+static long rusage_peak_kib(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return -1;
+    return ru.ru_maxrss;
+}
+
+/* Start a memory measurement: reset peaks (RSS and the library's allocation counter), note levels. */
+void bench_mem_begin(bench_mem_probe *p)
+{
+    p->peak_reset = reset_peak_rss();
+    p->rss_before_kib = status_kib("VmRSS");
+    p->hwm_before_kib = p->peak_reset ? -1 : rusage_peak_kib();
+    dsig_alloc_stats_reset();
+    dsig_alloc_stats stats;
+    dsig_alloc_stats_get(&stats);
+    p->lib_before = stats.current;
+}
+
+/*
+ * Growth in KiB since bench_mem_begin:
+ *   max(0, VmHWM_after - VmRSS_before)              (peak RSS growth of the process)
+ * + (library peak - library current before) / 1024  (bytes libdsig + OpenSSL allocated at peak)
+ * Without clear_refs, the RSS term is max(0, ru_maxrss_after - ru_maxrss_before), a lower bound.
+ */
+double bench_mem_end(const bench_mem_probe *p)
+{
+    dsig_alloc_stats stats;
+    dsig_alloc_stats_get(&stats);
+    double lib = stats.peak > p->lib_before ? (double)(stats.peak - p->lib_before) / 1024.0 : 0.0;
+    long growth = 0;
+    if (p->peak_reset) {
+        long hwm = status_kib("VmHWM");
+        if (hwm >= 0 && p->rss_before_kib >= 0 && hwm > p->rss_before_kib)
+            growth = hwm - p->rss_before_kib;
+    } else {
+        long after = rusage_peak_kib();
+        if (after >= 0 && p->hwm_before_kib >= 0 && after > p->hwm_before_kib)
+            growth = after - p->hwm_before_kib;
+    }
+    return (double)growth + lib;
+}
+
+/* Key seed: payload generator bytes under a domain constant, so keys and payload never coincide. */
+void bench_key_seed(uint8_t out[32], uint64_t seed, uint64_t counter)
+{
+    bench_payload_fill(out, 32, seed ^ 0x6b65792d73656564ull ^ (counter * 0xd1b54a32d192ed03ull));
+}
+
+/* Algorithms whose keys are RSA moduli get one row per --rsa-bits size. */
+int bench_alg_takes_bits(const dsig_alg *alg)
+{
+    const char *kty = dsig_alg_kty(alg);
+    return kty && strcmp(kty, "RSA") == 0;
+}
+
+/* Generate the seeded key pair for one row (never timed by the callers except keygen rows). */
+int bench_make_keys(const dsig_alg *alg, unsigned bits, uint64_t seed, uint64_t counter,
+                    dsig_key **sign_key, dsig_key **verify_key)
+{
+    uint8_t ks[32];
+    bench_key_seed(ks, seed, counter);
+    dsig_keygen_params params = {.bits = bits, .seed = ks, .seed_len = sizeof ks};
+    *sign_key = *verify_key = NULL;
+    int rc = dsig_key_generate(sign_key, alg, &params);
+    dsig_memzero(ks, sizeof ks);
+    if (rc)
+        return rc;
+    if (dsig_alg_flags(alg) & DSIG_ALG_SYMMETRIC) {
+        *verify_key = *sign_key;
+        return 0;
+    }
+    rc = dsig_key_public(verify_key, *sign_key);
+    if (rc) {
+        dsig_key_free(*sign_key);
+        *sign_key = NULL;
+    }
+    return rc;
+}
+
+/* Error code and the library's detail sentence. */
+const char *bench_errstr(int rc, char *buf, size_t cap)
+{
+    const char *d = dsig_last_error_detail();
+    snprintf(buf, cap, "%s%s%s", dsig_strerror(rc), d && *d ? ": " : "", d ? d : "");
+    return buf;
+}
+
+/* mkdir -p. */
+int bench_mkdir_p(const char *dir)
+{
+    char tmp[4096];
+    if (strlen(dir) >= sizeof tmp)
+        return -1;
+    strcpy(tmp, dir);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+/* Local time stamp for output file names. */
+void bench_timestamp(char *buf, size_t cap)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(buf, cap, "%Y%m%d_%H%M%S", &tm);
+}

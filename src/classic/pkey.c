@@ -1,0 +1,177 @@
+/* Helpers shared by the RSA and ECDSA providers: fetched digests, streaming state, EVP_PKEY glue. */
+#include <pthread.h>
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+
+#include "classic/pkey.h"
+
+static pthread_once_t md_once = PTHREAD_ONCE_INIT;
+static EVP_MD *mds[3];
+
+/* Fetch the three digests once per process (EVP_MD_fetch is costly; the objects are immutable). */
+static void fetch_mds(void)
+{
+    mds[DSIG_PK_SHA256] = EVP_MD_fetch(NULL, "SHA2-256", NULL);
+    mds[DSIG_PK_SHA384] = EVP_MD_fetch(NULL, "SHA2-384", NULL);
+    mds[DSIG_PK_SHA512] = EVP_MD_fetch(NULL, "SHA2-512", NULL);
+}
+
+/* The fetched digest for `h` (NULL if the default provider does not offer it). */
+const EVP_MD *dsig_pk_md(enum dsig_pk_hash h)
+{
+    pthread_once(&md_once, fetch_mds);
+    if ((unsigned)h > DSIG_PK_SHA512)
+        return NULL;
+    return mds[h];
+}
+
+/* Allocate a streaming state holding a key reference and an initialised digest context. */
+int dsig_pk_state_new(struct dsig_pk_state **out, const dsig_alg *alg, enum dsig_pk_hash h,
+                      EVP_PKEY *pkey)
+{
+    *out = NULL;
+    const EVP_MD *md = dsig_pk_md(h);
+    if (!md)
+        return dsig_fail_openssl(DSIG_E_CRYPTO, "cannot fetch the SHA-2 digest");
+    struct dsig_pk_state *st = dsig_calloc(1, sizeof *st);
+    if (!st)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    st->md_ctx = EVP_MD_CTX_new();
+    if (!st->md_ctx) {
+        dsig_xfree(st, sizeof *st);
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    }
+    if (!EVP_DigestInit_ex(st->md_ctx, md, NULL)) {
+        EVP_MD_CTX_free(st->md_ctx);
+        dsig_xfree(st, sizeof *st);
+        return dsig_fail_openssl(DSIG_E_CRYPTO, "digest init");
+    }
+    if (!EVP_PKEY_up_ref(pkey)) {
+        EVP_MD_CTX_free(st->md_ctx);
+        dsig_xfree(st, sizeof *st);
+        return dsig_fail_openssl(DSIG_E_CRYPTO, "key reference");
+    }
+    st->md = md;
+    st->pkey = pkey;
+    st->alg = alg;
+    *out = st;
+    return DSIG_OK;
+}
+
+/* Hash one chunk: the only work done per update. */
+int dsig_pk_update(void *state, const uint8_t *data, size_t len)
+{
+    struct dsig_pk_state *st = state;
+    if (!EVP_DigestUpdate(st->md_ctx, data, len))
+        return dsig_fail_openssl(DSIG_E_CRYPTO, "digest update");
+    return DSIG_OK;
+}
+
+/* Finish the message digest. */
+int dsig_pk_digest(struct dsig_pk_state *st, uint8_t *out, size_t *out_len)
+{
+    unsigned int n = 0;
+    if (!EVP_DigestFinal_ex(st->md_ctx, out, &n))
+        return dsig_fail_openssl(DSIG_E_CRYPTO, "digest final");
+    *out_len = n;
+    return DSIG_OK;
+}
+
+/* Wipe and free a state (EVP_MD_CTX_free cleanses the hash state). */
+void dsig_pk_free_state(void *state)
+{
+    struct dsig_pk_state *st = state;
+    if (!st)
+        return;
+    EVP_MD_CTX_free(st->md_ctx);
+    EVP_PKEY_free(st->pkey);
+    dsig_xfree(st, sizeof *st);
+}
+
+/* An EVP_PKEY_CTX for one sign or verify operation on a precomputed digest. */
+int dsig_pk_ctx(EVP_PKEY *pkey, const EVP_MD *md, int sign, EVP_PKEY_CTX **out)
+{
+    *out = NULL;
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
+    if (!c)
+        return dsig_fail_openssl(DSIG_E_NOMEM, "EVP_PKEY_CTX_new_from_pkey");
+    int ok = sign ? EVP_PKEY_sign_init(c) : EVP_PKEY_verify_init(c);
+    if (ok > 0)
+        ok = EVP_PKEY_CTX_set_signature_md(c, md);
+    if (ok <= 0) {
+        EVP_PKEY_CTX_free(c);
+        return dsig_fail_openssl(DSIG_E_CRYPTO, sign ? "sign init" : "verify init");
+    }
+    *out = c;
+    return DSIG_OK;
+}
+
+/* EVP_PKEY_fromdata wrapper: `params` is an OSSL_PARAM array (void* keeps the header light). */
+int dsig_pk_fromdata(const char *type, void *params, int with_private, EVP_PKEY **out)
+{
+    *out = NULL;
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(NULL, type, NULL);
+    if (!c)
+        return dsig_fail_openssl(DSIG_E_CRYPTO, "EVP_PKEY_CTX_new_from_name");
+    EVP_PKEY *pkey = NULL;
+    int ok = EVP_PKEY_fromdata_init(c) > 0 &&
+             EVP_PKEY_fromdata(c, &pkey, with_private ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY,
+                               (OSSL_PARAM *)params) > 0;
+    EVP_PKEY_CTX_free(c);
+    if (!ok || !pkey)
+        return dsig_fail_openssl(DSIG_E_KEY, "cannot build the key");
+    *out = pkey;
+    return DSIG_OK;
+}
+
+/* Cleanse the values (private key integers) before the block goes back to the allocator. */
+void dsig_pk_params_free(OSSL_PARAM *params)
+{
+    if (!params)
+        return;
+    for (OSSL_PARAM *p = params; p->key; p++)
+        if (p->data && p->data_size)
+            OPENSSL_cleanse(p->data, p->data_size);
+    OSSL_PARAM_free(params);
+}
+
+/* Big-endian export of a BIGNUM (constant-time padded form when width > 0). */
+int dsig_pk_bn_export(const BIGNUM *bn, size_t width, uint8_t **out, size_t *out_len)
+{
+    *out = NULL;
+    size_t n = width ? width : (size_t)BN_num_bytes(bn);
+    if (n == 0)
+        n = 1; /* zero is one octet, never an empty string */
+    uint8_t *p = dsig_malloc(n);
+    if (!p)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    if (BN_bn2binpad(bn, p, (int)n) != (int)n) {
+        dsig_xfree(p, n);
+        return dsig_fail(DSIG_E_INTERNAL, "integer does not fit in %zu bytes", n);
+    }
+    *out = p;
+    *out_len = n;
+    return DSIG_OK;
+}
+
+/* Look up a present JWK member: members come in pub_members-then-priv_members order; names, when
+ * given, are trusted over positions. */
+const dsig_jwk_member *dsig_pk_member(const struct dsig_keytype *t, const dsig_jwk_member *m, size_t n,
+                                      const char *name)
+{
+    size_t idx = 0, found = (size_t)-1;
+    for (const char *const *p = t->pub_members; *p; p++, idx++)
+        if (strcmp(*p, name) == 0)
+            found = idx;
+    for (const char *const *p = t->priv_members; *p; p++, idx++)
+        if (strcmp(*p, name) == 0)
+            found = idx;
+    if (found < n && (!m[found].name || strcmp(m[found].name, name) == 0))
+        return m[found].data ? &m[found] : NULL;
+    for (size_t i = 0; i < n; i++)
+        if (m[i].name && strcmp(m[i].name, name) == 0)
+            return m[i].data ? &m[i] : NULL;
+    return NULL;
+}

@@ -1,2 +1,0 @@
-/* PLACEHOLDER — replaced by the JOSE layer (jwk.c, jws.c). */
-#include "core/internal.h"

@@ -1,0 +1,178 @@
+/*
+ * Streaming JWS signing: the signing input BASE64URL(header) "." payload is fed to the signer while the
+ * payload streams (RFC 7797 unencoded for DSIG_FMT_JWS/JSON; base64url on the fly for COMPACT_B64).
+ */
+#include <string.h>
+
+#include "jose/jose_internal.h"
+
+struct dsig_jws_sign_ctx {
+    dsig_format fmt;
+    const dsig_alg *alg;
+    dsig_sign_ctx *sign;
+    char *hdr;                  /* BASE64URL(protected header); NULL for DSIG_FMT_RAW */
+    size_t hdr_len;
+    jose_buf body;              /* COMPACT_B64: the encoded payload, also fed to the signer */
+    dsig_b64url_stream enc;
+    uint64_t payload_total;
+    int failed;
+};
+
+/* Sink of the on-the-fly encoder: the text is both signed and kept for the output. */
+static int body_sink(void *arg, const char *text, size_t len)
+{
+    struct dsig_jws_sign_ctx *c = arg;
+    int rc = dsig_sign_update(c->sign, text, len);
+    if (rc)
+        return rc;
+    jose_buf_add(&c->body, text, len);
+    return c->body.oom ? dsig_fail(DSIG_E_NOMEM, "out of memory") : DSIG_OK;
+}
+
+void dsig_jws_sign_abort(dsig_jws_sign_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    dsig_sign_abort(ctx->sign);
+    if (ctx->hdr)
+        dsig_xfree(ctx->hdr, ctx->hdr_len);
+    jose_buf_wipe(&ctx->body);
+    dsig_xfree(ctx, sizeof *ctx);
+}
+
+/* @spec RFC 7515 §5.1 steps 1-5; RFC 7797 §3 (b64:false signing input). */
+int dsig_jws_sign_init(dsig_jws_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
+                       const dsig_jws_sign_opts *opts)
+{
+    if (!ctx || !key)
+        return dsig_fail(DSIG_E_ARG, "dsig_jws_sign_init: NULL argument");
+    *ctx = NULL;
+    if (!alg)
+        alg = key->alg;
+    if (!alg)
+        return dsig_fail(DSIG_E_ARG, "JWS sign: no algorithm given and the key is not bound to one");
+    dsig_format fmt = opts && opts->format ? opts->format : DSIG_FMT_JWS;
+    if (fmt != DSIG_FMT_JWS && fmt != DSIG_FMT_JSON && fmt != DSIG_FMT_COMPACT_B64 && fmt != DSIG_FMT_RAW)
+        return dsig_fail(DSIG_E_ARG, "JWS sign: invalid output format %d", (int)fmt);
+    struct dsig_jws_sign_ctx *c = dsig_calloc(1, sizeof *c);
+    if (!c)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    c->fmt = fmt;
+    c->alg = alg;
+    int rc = dsig_sign_init(&c->sign, alg, key);
+    if (rc == DSIG_OK && fmt != DSIG_FMT_RAW) {
+        rc = jose_header_build(alg, key, fmt == DSIG_FMT_COMPACT_B64, opts && opts->include_kid,
+                               &c->hdr, &c->hdr_len);
+        if (rc == DSIG_OK)
+            rc = dsig_sign_update(c->sign, c->hdr, c->hdr_len);
+        if (rc == DSIG_OK)
+            rc = dsig_sign_update(c->sign, ".", 1);
+    }
+    if (rc) {
+        dsig_jws_sign_abort(c);
+        return rc;
+    }
+    dsig_b64url_stream_init(&c->enc, body_sink, c);
+    *ctx = c;
+    return DSIG_OK;
+}
+
+int dsig_jws_sign_update(dsig_jws_sign_ctx *ctx, const void *data, size_t len)
+{
+    if (!ctx || (!data && len))
+        return dsig_fail(DSIG_E_ARG, "dsig_jws_sign_update: NULL argument");
+    if (ctx->failed)
+        return dsig_fail(DSIG_E_STATE, "dsig_jws_sign_update after a failure");
+    int rc;
+    if (ctx->fmt != DSIG_FMT_COMPACT_B64) {
+        rc = dsig_sign_update(ctx->sign, data, len); /* hot path: the bare signer, nothing added */
+    } else if (len > DSIG_JWS_MAX_EMBEDDED || ctx->payload_total > DSIG_JWS_MAX_EMBEDDED - len) {
+        rc = dsig_fail(DSIG_E_TOO_LARGE, "JWS: embedded payloads are limited to %u bytes; use the "
+                                         "detached format", DSIG_JWS_MAX_EMBEDDED);
+    } else {
+        ctx->payload_total += len;
+        rc = dsig_b64url_stream_update(&ctx->enc, data, len);
+    }
+    if (rc)
+        ctx->failed = 1;
+    return rc;
+}
+
+/* Assemble the output text around the encoded signature. */
+static int assemble(struct dsig_jws_sign_ctx *c, const char *sig, jose_buf *out)
+{
+    switch (c->fmt) {
+    case DSIG_FMT_JSON:
+        jose_buf_adds(out, "{");
+        jose_buf_member(out, NULL, "protected", c->hdr);
+        jose_buf_member(out, ",", "signature", sig);
+        jose_buf_adds(out, "}");
+        break;
+    case DSIG_FMT_COMPACT_B64:
+        jose_buf_add(out, c->hdr, c->hdr_len);
+        jose_buf_add(out, ".", 1);
+        jose_buf_add(out, c->body.p ? c->body.p : "", c->body.len);
+        jose_buf_add(out, ".", 1);
+        jose_buf_adds(out, sig);
+        break;
+    default: /* DSIG_FMT_JWS: detached */
+        jose_buf_add(out, c->hdr, c->hdr_len);
+        jose_buf_add(out, "..", 2);
+        jose_buf_adds(out, sig);
+        break;
+    }
+    return out->oom ? dsig_fail(DSIG_E_NOMEM, "out of memory") : DSIG_OK;
+}
+
+int dsig_jws_sign_final(dsig_jws_sign_ctx *ctx, char **out, size_t *out_len)
+{
+    if (!ctx)
+        return dsig_fail(DSIG_E_ARG, "dsig_jws_sign_final: NULL context");
+    int rc = DSIG_OK;
+    if (!out)
+        rc = dsig_fail(DSIG_E_ARG, "dsig_jws_sign_final: NULL output");
+    else if (ctx->failed)
+        rc = dsig_fail(DSIG_E_STATE, "dsig_jws_sign_final after a failed update");
+    if (rc) {
+        dsig_jws_sign_abort(ctx);
+        return rc;
+    }
+    *out = NULL;
+    if (ctx->fmt == DSIG_FMT_COMPACT_B64 && (rc = dsig_b64url_stream_final(&ctx->enc))) {
+        dsig_jws_sign_abort(ctx);
+        return rc;
+    }
+    size_t cap = dsig_alg_sig_max(ctx->alg), sig_len = 0;
+    uint8_t *sig = dsig_malloc(cap ? cap : 1);
+    if (!sig) {
+        dsig_jws_sign_abort(ctx);
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    }
+    rc = dsig_sign_final(ctx->sign, sig, cap, &sig_len);
+    ctx->sign = NULL; /* freed by dsig_sign_final on every path */
+    if (rc == DSIG_OK && ctx->fmt == DSIG_FMT_RAW) {
+        *out = (char *)sig; /* raw bytes; allocated by dsig_malloc so dsig_free applies */
+        if (out_len)
+            *out_len = sig_len;
+        dsig_jws_sign_abort(ctx);
+        return DSIG_OK;
+    }
+    char *enc = rc == DSIG_OK ? dsig_b64url_encode_alloc(sig, sig_len) : NULL;
+    dsig_xfree(sig, cap);
+    if (rc == DSIG_OK && !enc)
+        rc = dsig_fail(DSIG_E_NOMEM, "out of memory");
+    jose_buf text = {0};
+    if (rc == DSIG_OK)
+        rc = assemble(ctx, enc, &text);
+    if (enc)
+        dsig_xfree(enc, strlen(enc));
+    dsig_jws_sign_abort(ctx);
+    if (rc) {
+        jose_buf_wipe(&text);
+        return rc;
+    }
+    *out = text.p;
+    if (out_len)
+        *out_len = text.len;
+    return DSIG_OK;
+}

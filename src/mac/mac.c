@@ -1,0 +1,553 @@
+/*
+ * src/mac/mac.c — the MAC provider: key type "oct" and the HMAC (SHA-2, SHA-3), KMAC and CMAC-AES
+ * algorithms, all through OpenSSL 3.0 EVP_MAC.
+ *
+ * Design:
+ *  - Each EVP_MAC ("HMAC", "KMAC-128", "KMAC-256", "CMAC") is fetched once per process
+ *    (pthread_once). For HMAC and KMAC a key-less template context, with the digest / output size
+ *    already set, is built at the same time; an operation EVP_MAC_CTX_dup()s it and adds the key,
+ *    which skips the per-call parameter parsing and digest lookup. OpenSSL 3.0 cannot duplicate a
+ *    key-less CMAC context, so CMAC creates its context with the cipher parameter at init.
+ *  - The per-chunk update is a bare EVP_MAC_update: no allocation, no copying.
+ *  - Verify recomputes the tag and compares it with CRYPTO_memcmp (constant time). A presented tag
+ *    of the wrong length is DSIG_E_VERIFY, never an error or a crash.
+ *  - Keys are raw byte strings (struct oct_key) held in dsig_malloc memory and wiped on destroy.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include "core/internal.h"
+#include "mac/mac.h"
+
+/* ---- the oct key type (RFC 7518 §6.4) ------------------------------------------------------- */
+
+/* Upper bound on a secret key, so that bits() = 8*len cannot overflow; a JWK is bounded anyway. */
+#define OCT_MAX_BYTES ((size_t)DSIG_JWK_MAX_BYTES)
+
+struct oct_key {
+    size_t len;
+    uint8_t k[];
+};
+
+/* Allocate an oct key impl of `len` bytes (contents uninitialised). */
+static struct oct_key *oct_alloc(size_t len)
+{
+    struct oct_key *o = dsig_malloc(sizeof *o + len);
+    if (o)
+        o->len = len;
+    return o;
+}
+
+/* Wipe and free the key bytes. */
+static void oct_destroy(struct dsig_key *key)
+{
+    struct oct_key *o = key->impl;
+    if (o)
+        dsig_xfree(o, sizeof *o + o->len);
+    key->impl = NULL;
+}
+
+/* Key size in bits: 8 * byte length (the per-algorithm minimum is checked by dsig_key_check_alg). */
+static unsigned oct_bits(const struct dsig_key *key)
+{
+    const struct oct_key *o = key->impl;
+    return o ? (unsigned)(o->len * 8u) : 0;
+}
+
+/* Generate a random secret key of `bits` bits (whole bytes) from the given RNG. */
+static int oct_generate(struct dsig_key *key, unsigned bits, dsig_rng *rng)
+{
+    if (bits == 0 || bits % 8 != 0)
+        return dsig_fail(DSIG_E_ARG, "oct key size must be a positive multiple of 8 bits, got %u",
+                         bits);
+    size_t len = bits / 8u;
+    if (len > OCT_MAX_BYTES)
+        return dsig_fail(DSIG_E_TOO_LARGE, "oct key of %u bits is larger than %zu bytes", bits,
+                         OCT_MAX_BYTES);
+    struct oct_key *o = oct_alloc(len);
+    if (!o)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    int rc = dsig_rng_bytes(rng, o->k, len);
+    if (rc) {
+        dsig_xfree(o, sizeof *o + len);
+        return rc;
+    }
+    if (key->impl)
+        oct_destroy(key);
+    key->impl = o;
+    return DSIG_OK;
+}
+
+/* @spec RFC 7518 §6.4.1: import the "k" member (members[0]: there are no public members). */
+static int oct_import_jwk(struct dsig_key *key, const dsig_jwk_member *members, size_t n)
+{
+    if (n < 1 || !members[0].name || strcmp(members[0].name, "k") != 0)
+        return dsig_fail(DSIG_E_INTERNAL, "oct import: expected the member \"k\"");
+    const dsig_jwk_member *k = &members[0];
+    if (!k->data)
+        return dsig_fail(DSIG_E_KEY, "oct JWK: the member \"k\" is missing");
+    if (k->len == 0)
+        return dsig_fail(DSIG_E_KEY, "oct JWK: \"k\" is empty");
+    if (k->len > OCT_MAX_BYTES)
+        return dsig_fail(DSIG_E_TOO_LARGE, "oct JWK: \"k\" is longer than %zu bytes", OCT_MAX_BYTES);
+    struct oct_key *o = oct_alloc(k->len);
+    if (!o)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    memcpy(o->k, k->data, k->len);
+    if (key->impl)
+        oct_destroy(key);
+    key->impl = o;
+    key->has_private = 1;
+    return DSIG_OK;
+}
+
+/* @spec RFC 7518 §6.4.1: export "k" (only with include_private: an oct key has no public part). */
+static int oct_export_jwk(const struct dsig_key *key, int include_private, dsig_jwk_member *members,
+                          size_t *n)
+{
+    const struct oct_key *o = key->impl;
+    if (!o)
+        return dsig_fail(DSIG_E_KEY, "oct key has no material");
+    if (!include_private) {
+        *n = 0;
+        return dsig_fail(DSIG_E_UNSUPPORTED, "oct keys are secret keys and have no public part");
+    }
+    uint8_t *d = dsig_malloc(o->len);
+    if (!d)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    memcpy(d, o->k, o->len);
+    members[0].name = "k";
+    members[0].data = d;
+    members[0].len = o->len;
+    *n = 1;
+    return DSIG_OK;
+}
+
+/*
+ * The RFC 7638 thumbprint of an oct key uses {k, kty}; "k" is secret, so it is listed as a private
+ * member and pub_members is empty — the JOSE layer special-cases oct thumbprints.
+ */
+static const char *const oct_pub[] = {NULL};
+static const char *const oct_priv[] = {"k", NULL};
+
+const struct dsig_keytype dsig_keytype_oct = {
+    .kty = "oct",
+    .crv = NULL,
+    .pub_members = oct_pub,
+    .priv_members = oct_priv,
+    .has_public = 0,
+    .generate = oct_generate,
+    .import_jwk = oct_import_jwk,
+    .export_jwk = oct_export_jwk,
+    .to_pkey = NULL,
+    .from_pkey = NULL,
+    .public_copy = NULL,
+    .destroy = oct_destroy,
+    .bits = oct_bits,
+};
+
+/* ---- EVP_MAC objects, fetched once ---------------------------------------------------------- */
+
+enum mac_kind { K_HMAC, K_KMAC128, K_KMAC256, K_CMAC, K_COUNT };
+
+static const char *const evp_mac_names[K_COUNT] = {"HMAC", "KMAC-128", "KMAC-256", "CMAC"};
+
+/* Provider-private parameters of one registered algorithm (dsig_alg.params). */
+struct mac_params {
+    enum mac_kind kind;
+    const char *sub;     /* HMAC: digest name; CMAC: cipher name; KMAC: NULL */
+    size_t tag_len;      /* registered tag length = KMAC output length L/8 */
+    size_t exact_key;    /* CMAC: the only accepted key length in bytes; else 0 */
+    unsigned slot;       /* index of its template in `templates` */
+};
+
+#define MAC_MAX_TAG 64u
+/* OpenSSL 3.0 KMAC accepts keys of 4..512 bytes and customization strings up to 512 bytes. */
+#define KMAC_MIN_KEY 4u
+#define KMAC_MAX_KEY 512u
+#define KMAC_MAX_CUSTOM 512u
+#define KMAC_MAX_OUT ((size_t)0xFFFFFF / 8u)
+
+#define N_MAC_ALGS 11u
+
+static pthread_once_t fetch_once = PTHREAD_ONCE_INIT;
+static EVP_MAC *evp_macs[K_COUNT];
+static EVP_MAC_CTX *templates[N_MAC_ALGS];
+static int fetch_ok;
+
+static const struct mac_params *const all_params[N_MAC_ALGS];
+
+/* Build the key-less template of one HMAC/KMAC algorithm (digest or output size preset). */
+static EVP_MAC_CTX *make_template(const struct mac_params *p)
+{
+    EVP_MAC_CTX *c = EVP_MAC_CTX_new(evp_macs[p->kind]);
+    if (!c)
+        return NULL;
+    size_t size = p->tag_len;
+    OSSL_PARAM prm[2];
+    if (p->kind == K_HMAC)
+        prm[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)p->sub, 0);
+    else
+        prm[0] = OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &size);
+    prm[1] = OSSL_PARAM_construct_end();
+    if (!EVP_MAC_CTX_set_params(c, prm)) {
+        EVP_MAC_CTX_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* pthread_once body: fetch every EVP_MAC and build the HMAC/KMAC templates. */
+static void fetch_all(void)
+{
+    for (unsigned i = 0; i < K_COUNT; i++)
+        if (!(evp_macs[i] = EVP_MAC_fetch(NULL, evp_mac_names[i], NULL)))
+            return;
+    for (unsigned i = 0; i < N_MAC_ALGS; i++) {
+        const struct mac_params *p = all_params[i];
+        if (p->kind == K_CMAC)
+            continue;
+        if (!(templates[p->slot] = make_template(p)))
+            return;
+    }
+    fetch_ok = 1;
+}
+
+/* Make sure the EVP_MAC objects exist; DSIG_E_CRYPTO naming the failure if the backend lacks one. */
+static int mac_backend(void)
+{
+    pthread_once(&fetch_once, fetch_all);
+    if (!fetch_ok)
+        return dsig_fail_openssl(DSIG_E_CRYPTO, "cannot fetch the OpenSSL HMAC/KMAC/CMAC "
+                                                "implementations");
+    return DSIG_OK;
+}
+
+/* Refuse key lengths the primitive cannot take (CMAC: exact AES size; KMAC: backend range). */
+static int check_key_len(const dsig_alg *alg, const struct mac_params *p, size_t klen)
+{
+    if (p->exact_key && klen != p->exact_key)
+        return dsig_fail(DSIG_E_KEY_MISMATCH, "%s needs a key of exactly %zu bits, got %zu", alg->name,
+                         p->exact_key * 8u, klen * 8u);
+    if ((p->kind == K_KMAC128 || p->kind == K_KMAC256) && (klen < KMAC_MIN_KEY || klen > KMAC_MAX_KEY))
+        return dsig_fail(DSIG_E_KEY_MISMATCH, "%s keys must be %u to %u bits long, got %zu", alg->name,
+                         KMAC_MIN_KEY * 8u, KMAC_MAX_KEY * 8u, klen * 8u);
+    return DSIG_OK;
+}
+
+/* A keyed EVP_MAC context for `alg` (registered output length), ready for updates. */
+static int keyed_ctx(const dsig_alg *alg, const uint8_t *key, size_t klen, EVP_MAC_CTX **out)
+{
+    const struct mac_params *p = alg->params;
+    *out = NULL;
+    int rc = mac_backend();
+    if (rc)
+        return rc;
+    if ((rc = check_key_len(alg, p, klen)))
+        return rc;
+    EVP_MAC_CTX *c;
+    OSSL_PARAM prm[2], *pp = NULL;
+    if (p->kind == K_CMAC) {
+        c = EVP_MAC_CTX_new(evp_macs[K_CMAC]);
+        prm[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_CIPHER, (char *)p->sub, 0);
+        prm[1] = OSSL_PARAM_construct_end();
+        pp = prm;
+    } else {
+        c = EVP_MAC_CTX_dup(templates[p->slot]);
+    }
+    if (!c)
+        return dsig_fail_openssl(DSIG_E_NOMEM, "EVP_MAC_CTX allocation");
+    /* EVP_MAC_init needs a non-NULL key pointer to (re)key, even for zero bytes. */
+    if (!EVP_MAC_init(c, key ? key : (const uint8_t *)"", klen, pp)) {
+        EVP_MAC_CTX_free(c);
+        return dsig_fail_openssl(DSIG_E_CRYPTO, alg->name);
+    }
+    *out = c;
+    return DSIG_OK;
+}
+
+/* ---- streaming operations ------------------------------------------------------------------ */
+
+struct mac_state {
+    EVP_MAC_CTX *ctx;
+    const dsig_alg *alg;
+    size_t tag_len;
+    int bad_len;                 /* verify: the presented tag has the wrong length */
+    size_t got_len;              /* verify: its length, for the error detail */
+    uint8_t expect[MAC_MAX_TAG]; /* verify: the presented tag */
+};
+
+/* Allocate a state with a keyed context for `alg` and `key`. */
+static int state_new(struct mac_state **out, const dsig_alg *alg, const struct dsig_key *key)
+{
+    const struct oct_key *o = key->impl;
+    *out = NULL;
+    if (!o)
+        return dsig_fail(DSIG_E_KEY, "oct key has no material");
+    struct mac_state *s = dsig_calloc(1, sizeof *s);
+    if (!s)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    int rc = keyed_ctx(alg, o->k, o->len, &s->ctx);
+    if (rc) {
+        dsig_xfree(s, sizeof *s);
+        return rc;
+    }
+    s->alg = alg;
+    s->tag_len = ((const struct mac_params *)alg->params)->tag_len;
+    *out = s;
+    return DSIG_OK;
+}
+
+/* Wipe and free a state (either direction); EVP_MAC_CTX_free cleanses the keyed context. */
+static void mac_free_state(void *state)
+{
+    struct mac_state *s = state;
+    if (!s)
+        return;
+    EVP_MAC_CTX_free(s->ctx);
+    dsig_xfree(s, sizeof *s);
+}
+
+/* Start a MAC computation with the secret key. */
+static int mac_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
+{
+    struct mac_state *s;
+    int rc = state_new(&s, alg, key);
+    *state = s;
+    return rc;
+}
+
+/* Hot path: feed a chunk straight to the EVP_MAC (no allocation, no copy). */
+static int mac_update(void *state, const uint8_t *data, size_t len)
+{
+    struct mac_state *s = state;
+    if (!EVP_MAC_update(s->ctx, data, len))
+        return dsig_fail_openssl(DSIG_E_CRYPTO, "EVP_MAC_update");
+    return DSIG_OK;
+}
+
+/* Write the tag (exactly tag_len bytes). */
+static int mac_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len)
+{
+    struct mac_state *s = state;
+    if (cap < s->tag_len)
+        return dsig_fail(DSIG_E_BUFFER, "%s tag needs %zu bytes, buffer has %zu", s->alg->name,
+                         s->tag_len, cap);
+    size_t n = 0;
+    if (!EVP_MAC_final(s->ctx, sig, &n, cap) || n != s->tag_len)
+        return dsig_fail_openssl(DSIG_E_CRYPTO, "EVP_MAC_final");
+    *sig_len = n;
+    return DSIG_OK;
+}
+
+/* Start verification: remember the presented tag (any length is accepted here). */
+static int mac_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                           const uint8_t *sig, size_t sig_len)
+{
+    struct mac_state *s;
+    int rc = state_new(&s, alg, key);
+    *state = s;
+    if (rc)
+        return rc;
+    if (sig_len != s->tag_len) {
+        s->bad_len = 1;
+        s->got_len = sig_len;
+    } else {
+        memcpy(s->expect, sig, sig_len);
+    }
+    return DSIG_OK;
+}
+
+/* Recompute the tag and compare in constant time: DSIG_OK or DSIG_E_VERIFY. */
+static int mac_verify_final(void *state)
+{
+    struct mac_state *s = state;
+    uint8_t tag[MAC_MAX_TAG];
+    size_t n = 0;
+    if (!EVP_MAC_final(s->ctx, tag, &n, sizeof tag) || n != s->tag_len) {
+        dsig_memzero(tag, sizeof tag);
+        return dsig_fail_openssl(DSIG_E_CRYPTO, "EVP_MAC_final");
+    }
+    /* The length is public; only the tag contents are compared in constant time. */
+    int diff = CRYPTO_memcmp(tag, s->expect, s->tag_len);
+    dsig_memzero(tag, sizeof tag);
+    if (s->bad_len)
+        return dsig_fail(DSIG_E_VERIFY, "%s tag must be %zu bytes, got %zu", s->alg->name, s->tag_len,
+                         s->got_len);
+    if (diff != 0)
+        return dsig_fail(DSIG_E_VERIFY, "%s tag does not verify", s->alg->name);
+    return DSIG_OK;
+}
+
+static const struct dsig_alg_ops mac_ops = {
+    .sign_init = mac_sign_init,
+    .sign_update = mac_update,
+    .sign_final = mac_sign_final,
+    .verify_init = mac_verify_init,
+    .verify_update = mac_update,
+    .verify_final = mac_verify_final,
+    .free_state = mac_free_state,
+    .sign_oneshot = NULL,
+    .verify_oneshot = NULL,
+};
+
+/* ---- descriptors ------------------------------------------------------------------------------ */
+
+#define MAC_FLAGS (DSIG_ALG_SYMMETRIC | DSIG_ALG_ONE_PASS)
+
+/* One HMAC/CMAC/KMAC descriptor; `sec` is the classical security level claimed. */
+#define MAC_ALG(var, nm, fam, desc, base, sec, tag, minb, defb)                                       \
+    static const dsig_alg var = {                                                                     \
+        .name = nm,                                                                                   \
+        .family = fam,                                                                                \
+        .description = desc,                                                                          \
+        .keytype = &dsig_keytype_oct,                                                                 \
+        .baseline = base,                                                                             \
+        .security_bits = sec,                                                                         \
+        .flags = MAC_FLAGS,                                                                           \
+        .sig_max = tag,                                                                               \
+        .min_key_bits = minb,                                                                         \
+        .default_key_bits = defb,                                                                     \
+        .ops = &mac_ops,                                                                              \
+        .params = &var##_p,                                                                           \
+    }
+
+/* @spec RFC 7518 §3.2 (HS256/384/512 = HMAC, RFC 2104, with SHA-2); key >= hash output size. */
+static const struct mac_params hs256_p = {K_HMAC, "SHA2-256", 32, 0, 0};
+static const struct mac_params hs384_p = {K_HMAC, "SHA2-384", 48, 0, 1};
+static const struct mac_params hs512_p = {K_HMAC, "SHA2-512", 64, 0, 2};
+MAC_ALG(hs256, "HS256", "HMAC", "HMAC with SHA-256 (RFC 7518)", "SHA-256", 128, 32, 256, 256);
+MAC_ALG(hs384, "HS384", "HMAC", "HMAC with SHA-384 (RFC 7518)", "SHA-384", 192, 48, 384, 384);
+MAC_ALG(hs512, "HS512", "HMAC", "HMAC with SHA-512 (RFC 7518)", "SHA-512", 256, 64, 512, 512);
+
+/* @spec FIPS 198-1 HMAC with FIPS 202 SHA3; not JOSE-registered (project naming); key >= output. */
+static const struct mac_params hs3_256_p = {K_HMAC, "SHA3-256", 32, 0, 3};
+static const struct mac_params hs3_384_p = {K_HMAC, "SHA3-384", 48, 0, 4};
+static const struct mac_params hs3_512_p = {K_HMAC, "SHA3-512", 64, 0, 5};
+MAC_ALG(hs3_256, "HMAC-SHA3-256", "HMAC", "HMAC with SHA3-256 (FIPS 198-1, FIPS 202)", "SHA3-256",
+        128, 32, 256, 256);
+MAC_ALG(hs3_384, "HMAC-SHA3-384", "HMAC", "HMAC with SHA3-384 (FIPS 198-1, FIPS 202)", "SHA3-384",
+        192, 48, 384, 384);
+MAC_ALG(hs3_512, "HMAC-SHA3-512", "HMAC", "HMAC with SHA3-512 (FIPS 198-1, FIPS 202)", "SHA3-512",
+        256, 64, 512, 512);
+
+/*
+ * @spec SP 800-185 §4 KMAC. Fixed parameters, chosen to match `openssl mac KMAC128/KMAC256` defaults
+ * so that tags interoperate: customization string S = "" and output length
+ *   KMAC128: L = 256 bits (32-byte tag), minimum key 128 bits, default key 256 bits;
+ *   KMAC256: L = 512 bits (64-byte tag), minimum key 256 bits, default key 512 bits.
+ * L is the non-XOF form (right_encode(L) is absorbed), so a tag is bound to its length.
+ */
+static const struct mac_params kmac128_p = {K_KMAC128, NULL, 32, 0, 6};
+static const struct mac_params kmac256_p = {K_KMAC256, NULL, 64, 0, 7};
+MAC_ALG(kmac128, "KMAC128", "KMAC", "KMAC128 (SP 800-185), S = \"\", L = 256 bits", "cSHAKE128", 128,
+        32, 128, 256);
+MAC_ALG(kmac256, "KMAC256", "KMAC", "KMAC256 (SP 800-185), S = \"\", L = 512 bits", "cSHAKE256", 256,
+        64, 256, 512);
+
+/*
+ * @spec SP 800-38B CMAC with AES (FIPS 197); 128-bit tag, key exactly the AES key size. The claimed
+ * security is 128 bits for every key size: forgery is bounded by the 128-bit block/tag.
+ */
+static const struct mac_params cmac128_p = {K_CMAC, "AES-128-CBC", 16, 16, 8};
+static const struct mac_params cmac192_p = {K_CMAC, "AES-192-CBC", 16, 24, 9};
+static const struct mac_params cmac256_p = {K_CMAC, "AES-256-CBC", 16, 32, 10};
+MAC_ALG(cmac128, "CMAC-AES-128", "CMAC", "CMAC with AES-128 (SP 800-38B)", "AES-128-CBC", 128, 16, 128,
+        128);
+MAC_ALG(cmac192, "CMAC-AES-192", "CMAC", "CMAC with AES-192 (SP 800-38B)", "AES-192-CBC", 128, 16, 192,
+        192);
+MAC_ALG(cmac256, "CMAC-AES-256", "CMAC", "CMAC with AES-256 (SP 800-38B)", "AES-256-CBC", 128, 16, 256,
+        256);
+
+static const struct mac_params *const all_params[N_MAC_ALGS] = {
+    &hs256_p,   &hs384_p,   &hs512_p,   &hs3_256_p, &hs3_384_p, &hs3_512_p,
+    &kmac128_p, &kmac256_p, &cmac128_p, &cmac192_p, &cmac256_p,
+};
+
+const dsig_alg *const dsig_mac_algs[] = {
+    &hs256, &hs384,   &hs512,   &hs3_256, &hs3_384, &hs3_512,
+    &kmac128, &kmac256, &cmac128, &cmac192, &cmac256, NULL,
+};
+
+/* ---- test hook ------------------------------------------------------------------------------- */
+
+/* Look up one of this provider's descriptors by registry name. */
+static const dsig_alg *mac_alg_by_name(const char *name)
+{
+    for (const dsig_alg *const *a = dsig_mac_algs; *a; a++)
+        if (strcmp((*a)->name, name) == 0)
+            return *a;
+    return NULL;
+}
+
+/* @spec SP 800-185 §4.3 (KMAC, KMACXOF) with arbitrary S and L; see mac.h. */
+static int kmac_compute(const dsig_alg *alg, const uint8_t *key, size_t klen, const uint8_t *msg,
+                        size_t mlen, const uint8_t *custom, size_t clen, size_t out_len, int xof,
+                        uint8_t *out)
+{
+    const struct mac_params *p = alg->params;
+    if (out_len > KMAC_MAX_OUT)
+        return dsig_fail(DSIG_E_ARG, "KMAC output of %zu bytes is too long", out_len);
+    if (clen > KMAC_MAX_CUSTOM)
+        return dsig_fail(DSIG_E_ARG, "KMAC customization string longer than %u bytes",
+                         KMAC_MAX_CUSTOM);
+    int rc = check_key_len(alg, p, klen);
+    if (rc)
+        return rc;
+    EVP_MAC_CTX *c = EVP_MAC_CTX_new(evp_macs[p->kind]);
+    if (!c)
+        return dsig_fail_openssl(DSIG_E_NOMEM, "EVP_MAC_CTX_new");
+    int xof_flag = xof ? 1 : 0;
+    OSSL_PARAM prm[4];
+    size_t np = 0;
+    prm[np++] = OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &out_len);
+    prm[np++] = OSSL_PARAM_construct_int(OSSL_MAC_PARAM_XOF, &xof_flag);
+    if (clen)
+        prm[np++] = OSSL_PARAM_construct_octet_string(OSSL_MAC_PARAM_CUSTOM, (void *)custom, clen);
+    prm[np] = OSSL_PARAM_construct_end();
+    size_t n = 0;
+    int ok = EVP_MAC_init(c, key, klen, prm) && EVP_MAC_update(c, msg, mlen) &&
+             EVP_MAC_final(c, out, &n, out_len) && n == out_len;
+    EVP_MAC_CTX_free(c);
+    return ok ? DSIG_OK : dsig_fail_openssl(DSIG_E_CRYPTO, alg->name);
+}
+
+/* Test hook: the MAC with free output length / customization / XOF mode (contract in mac.h). */
+int dsig_mac_compute(const char *alg_name, const uint8_t *key, size_t klen, const uint8_t *msg,
+                     size_t mlen, const uint8_t *custom, size_t clen, size_t out_len, int xof,
+                     uint8_t *out)
+{
+    if (!alg_name || (!key && klen) || (!msg && mlen) || (!custom && clen) || !out || out_len == 0)
+        return dsig_fail(DSIG_E_ARG, "dsig_mac_compute: bad argument");
+    const dsig_alg *alg = mac_alg_by_name(alg_name);
+    if (!alg)
+        return dsig_fail(DSIG_E_UNSUPPORTED, "%s is not a MAC algorithm", alg_name);
+    int rc = mac_backend();
+    if (rc)
+        return rc;
+    key = key ? key : (const uint8_t *)"";
+    msg = msg ? msg : (const uint8_t *)"";
+    const struct mac_params *p = alg->params;
+    if (p->kind == K_KMAC128 || p->kind == K_KMAC256)
+        return kmac_compute(alg, key, klen, msg, mlen, custom, clen, out_len, xof, out);
+    if (clen || xof)
+        return dsig_fail(DSIG_E_ARG, "%s has no customization string or XOF mode", alg->name);
+    if (out_len > p->tag_len)
+        return dsig_fail(DSIG_E_ARG, "%s tags are at most %zu bytes", alg->name, p->tag_len);
+    EVP_MAC_CTX *c;
+    if ((rc = keyed_ctx(alg, key, klen, &c)))
+        return rc;
+    uint8_t tag[MAC_MAX_TAG];
+    size_t n = 0;
+    int ok = EVP_MAC_update(c, msg, mlen) && EVP_MAC_final(c, tag, &n, sizeof tag) && n == p->tag_len;
+    EVP_MAC_CTX_free(c);
+    if (ok)
+        memcpy(out, tag, out_len); /* truncation keeps the leftmost bytes */
+    dsig_memzero(tag, sizeof tag);
+    return ok ? DSIG_OK : dsig_fail_openssl(DSIG_E_CRYPTO, alg->name);
+}

@@ -1,0 +1,224 @@
+/*
+ * CTest driver for the fuzz targets (always built; libFuzzer builds use DSIG_FUZZ=ON with clang):
+ * a seed corpus generated in code (our own JWS in every format, RFC-shaped headers, exported JWKs),
+ * then deterministic mutations — bit flips, byte substitutions with JOSE-significant characters,
+ * truncation, insertion, deletion, duplication — fed to both entry points.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "fuzz_common.h"
+
+#define MAX_SEEDS 96
+#define MAX_LEN 4096
+
+typedef struct seed {
+    uint8_t *data;
+    size_t len;
+} seed;
+
+static seed jws_seeds[MAX_SEEDS], jwk_seeds[MAX_SEEDS];
+static size_t n_jws, n_jwk;
+
+/* Add a copy of a seed to a corpus. */
+static void add(seed *corpus, size_t *n, uint8_t prefix, int use_prefix, const void *d, size_t len)
+{
+    if (*n >= MAX_SEEDS || len + 1 > MAX_LEN)
+        return;
+    uint8_t *p = malloc(len + 1);
+    size_t o = 0;
+    if (use_prefix)
+        p[o++] = prefix;
+    memcpy(p + o, d, len);
+    corpus[(*n)++] = (seed){p, len + o};
+}
+
+/* Sign "$.02" with `key` in each format and add the texts (with mode bytes for each path). */
+static void seed_jws_from_key(dsig_key *key, const dsig_alg *alg)
+{
+    for (int f = DSIG_FMT_JWS; f <= DSIG_FMT_RAW; f++) {
+        dsig_jws_sign_opts so = {.format = (dsig_format)f, .include_kid = f == DSIG_FMT_JSON};
+        dsig_jws_sign_ctx *sc;
+        if (dsig_jws_sign_init(&sc, alg, key, &so) != DSIG_OK)
+            continue;
+        char *out;
+        size_t ol;
+        if (dsig_jws_sign_update(sc, "$.02", 4) != DSIG_OK) {
+            dsig_jws_sign_abort(sc);
+            continue;
+        }
+        if (dsig_jws_sign_final(sc, &out, &ol) != DSIG_OK)
+            continue;
+        add(jws_seeds, &n_jws, (uint8_t)(0x40 | f), 1, out, ol);
+        add(jws_seeds, &n_jws, 0x40, 1, out, ol);
+        if (f == DSIG_FMT_COMPACT_B64)
+            add(jws_seeds, &n_jws, 0x80, 1, out, ol);
+        dsig_free(out);
+    }
+}
+
+/* BASE64URL(header) + rest, as a JWS seed. */
+static void seed_header(const char *hdr, const char *rest, uint8_t mode)
+{
+    char *h = dsig_b64url_encode_alloc((const uint8_t *)hdr, strlen(hdr));
+    char buf[MAX_LEN];
+    int n = snprintf(buf, sizeof buf, "%s%s", h, rest);
+    dsig_free(h);
+    add(jws_seeds, &n_jws, mode, 1, buf, (size_t)n);
+}
+
+static void build_corpus(void)
+{
+    const fuzz_keys *fk = fuzz_get_keys();
+    for (size_t i = 0; i < fk->n; i++) {
+        const dsig_alg *a = NULL;
+        for (size_t j = 0; j < dsig_alg_count() && !a; j++)
+            if (dsig_key_check_alg(fk->key[i], dsig_alg_at(j)) == DSIG_OK)
+                a = dsig_alg_at(j);
+        if (a)
+            seed_jws_from_key(fk->key[i], a);
+        for (int priv = 1; priv >= 0; priv--) {
+            char *j;
+            size_t jl;
+            if (dsig_jwk_export(fk->key[i], priv, &j, &jl) == DSIG_OK) {
+                add(jwk_seeds, &n_jwk, 0, 0, j, jl);
+                dsig_free(j);
+            }
+        }
+    }
+    static const char *const headers[] = {
+        "{\"alg\":\"HS256\",\"b64\":false,\"crit\":[\"b64\"]}",
+        "{\"alg\":\"HS256\",\"b64\":true}",
+        "{\"alg\":\"none\"}",
+        "{\"alg\":\"EdDSA\",\"crit\":[\"exp\"],\"exp\":1}",
+        "{\"alg\":\"ES256\",\"alg\":\"HS256\"}",
+        "{\"alg\":\"HS256\",\"crit\":[\"b64\",\"b64\"],\"b64\":false}",
+        "{\"alg\":\"\\u0000HS256\",\"kid\":\"\\ud800\"}",
+        "{\"alg\":[],\"b64\":0,\"crit\":{}}",
+    };
+    for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++) {
+        seed_header(headers[i], "..AAAA", 0x40);
+        seed_header(headers[i], ".JC4wMg.AAAA", 0x80);
+    }
+    static const char *const texts[] = {
+        "{\"protected\":\"eyJhbGciOiJIUzI1NiIsImI2NCI6ZmFsc2UsImNyaXQiOlsiYjY0Il19\",\"payload\":\"$.02\","
+        "\"header\":{\"kid\":\"x\"},\"signature\":\"A5dxf2s96_n5FLueVuW1Z_vh161FwXZC4YLPff6dmDY\"}",
+        "{\"payload\":\"Zm9v\",\"signatures\":[{\"protected\":\"eyJhbGciOiJIUzI1NiJ9\",\"signature\":\"AA\"}]}",
+        "eyJhbGciOiJIUzI1NiJ9.JC4wMg.5mvfOroL-g7HyqJoozehmsaqmvTYGEq5jTI1gVvoEoQ\n",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        for (uint8_t m = 0; m < 2; m++)
+            add(jws_seeds, &n_jws, m ? 0x80 : 0x42, 1, texts[i], strlen(texts[i]));
+    static const char *const jwks[] = {
+        "{\"kty\":\"oct\",\"k\":\"AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow\",\"alg\":\"HS256\",\"use\":\"sig\",\"key_ops\":[\"sign\",\"verify\"]}",
+        "{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"d\":\"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A\",\"x\":\"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo\",\"alg\":\"EdDSA\"}",
+        "{\"kty\":\"EC\",\"crv\":\"P-256\",\"x\":\"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU\",\"y\":\"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0\",\"d\":\"jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI\"}",
+        "{\"kty\":\"RSA\",\"n\":\"AQAB\",\"e\":\"AQAB\"}",
+    };
+    for (size_t i = 0; i < sizeof jwks / sizeof jwks[0]; i++)
+        add(jwk_seeds, &n_jwk, 0, 0, jwks[i], strlen(jwks[i]));
+}
+
+/* xorshift64*: deterministic mutations (not cryptographic). */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+/* One to four mutations of `in` into `out` (capacity MAX_LEN); returns the new length. */
+static size_t mutate(const seed *s, uint8_t *out, int keep_first)
+{
+    static const uint8_t special[] = {'.', '"', '{', '}', '[', ']', ':', ',', '=', '\\', 0,
+                                      0xff, 'A', '_', '-', ' ', '\n', 0x80, '0', 'u'};
+    size_t len = s->len;
+    memcpy(out, s->data, len);
+    int rounds = 1 + (int)(rnd() % 4);
+    size_t lo = keep_first && len ? 1 : 0;
+    for (int r = 0; r < rounds; r++) {
+        size_t span = len > lo ? len - lo : 0;
+        size_t pos = lo + (span ? rnd() % span : 0);
+        switch (rnd() % 7) {
+        case 0: /* bit flip */
+            if (span)
+                out[pos] ^= (uint8_t)(1u << (rnd() % 8));
+            break;
+        case 1: /* JOSE-significant byte */
+            if (span)
+                out[pos] = special[rnd() % sizeof special];
+            break;
+        case 2: /* truncation */
+            len = pos;
+            break;
+        case 3: /* insertion of 1-8 bytes */
+        {
+            size_t k = 1 + rnd() % 8;
+            if (len + k > MAX_LEN)
+                break;
+            memmove(out + pos + k, out + pos, len - pos);
+            for (size_t i = 0; i < k; i++)
+                out[pos + i] = (rnd() & 1) ? special[rnd() % sizeof special] : (uint8_t)rnd();
+            len += k;
+            break;
+        }
+        case 4: /* deletion */
+        {
+            size_t k = span ? 1 + rnd() % (span < 16 ? span : 16) : 0;
+            if (pos + k > len)
+                k = len - pos;
+            memmove(out + pos, out + pos + k, len - pos - k);
+            len -= k;
+            break;
+        }
+        case 5: /* duplicate a chunk */
+        {
+            size_t k = span ? 1 + rnd() % (span < 32 ? span : 32) : 0;
+            if (pos + k > len || len + k > MAX_LEN)
+                break;
+            memmove(out + pos + k, out + pos, len - pos);
+            len += k;
+            break;
+        }
+        default: /* new mode byte */
+            if (keep_first && len)
+                out[0] = (uint8_t)rnd();
+            break;
+        }
+    }
+    return len;
+}
+
+int main(int argc, char **argv)
+{
+    long iterations = argc > 1 ? atol(argv[1]) : 20000;
+    build_corpus();
+    printf("fuzz_driver: %zu JWS seeds, %zu JWK seeds, %zu keys, %ld mutations\n", n_jws, n_jwk,
+           fuzz_get_keys()->n, iterations);
+    for (size_t i = 0; i < n_jws; i++)
+        fuzz_jws_one(jws_seeds[i].data, jws_seeds[i].len);
+    for (size_t i = 0; i < n_jwk; i++)
+        fuzz_jwk_one(jwk_seeds[i].data, jwk_seeds[i].len);
+    static uint8_t buf[MAX_LEN];
+    long jwk_iters = iterations * 3 / 10;
+    for (long it = 0; it < iterations; it++) {
+        if (it < jwk_iters && n_jwk) {
+            size_t len = mutate(&jwk_seeds[rnd() % n_jwk], buf, 0);
+            fuzz_jwk_one(buf, len);
+        } else if (n_jws) {
+            size_t len = mutate(&jws_seeds[rnd() % n_jws], buf, 1);
+            fuzz_jws_one(buf, len);
+        }
+    }
+    for (size_t i = 0; i < n_jws; i++)
+        free(jws_seeds[i].data);
+    for (size_t i = 0; i < n_jwk; i++)
+        free(jwk_seeds[i].data);
+    fuzz_free_keys();
+    printf("fuzz_driver: done\n");
+    return 0;
+}

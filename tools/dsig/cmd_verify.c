@@ -1,0 +1,265 @@
+/*
+ * `dsig verify`: read the (small) signature first, then stream the payload through the verifier.
+ * Three outcomes, never confused: 0 valid, 1 a signature that does not verify, 2 anything else
+ * (usage, I/O — including a read error in the middle of a pipe —, malformed input, unusable key).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char cli_usage_verify[] =
+    "Usage: dsig verify -k KEY -s SIG [-a ALG] [--format jws|json|compact|raw] [-q] [FILE|-]\n"
+    "\n"
+    "Verify the signature SIG over FILE (or standard input when FILE is '-' or absent). The format is\n"
+    "detected when --format is not given. A compact JWS with an embedded payload needs no FILE; if\n"
+    "FILE is given it must equal the embedded payload.\n"
+    "\n"
+    "Options:\n"
+    "  -k, --key KEY       public key (or the secret key of a MAC), JWK or PEM (detected); required\n"
+    "  -s, --sig SIG       signature file; required\n"
+    "  -a, --alg ALG       algorithm, for keys without \"alg\" (PEM keys); must match the key's \"alg\"\n"
+    "                      and the JWS header\n"
+    "      --format F      jws, json, compact or raw (see 'dsig sign --help'); default: detected\n"
+    "  -q, --quiet         no \"OK\", no progress bar\n"
+    "  -h, --help          this help\n"
+    "\n"
+    "Exit status: 0 the signature is valid (\"OK\" on stderr), 1 it does not verify, 2 error.\n";
+
+/* A signature file can hold a compact JWS with an embedded payload of up to DSIG_JWS_MAX_EMBEDDED. */
+#define SIG_MAX_BYTES ((DSIG_JWS_MAX_EMBEDDED / 3u + 1u) * 4u + (4u << 20))
+
+struct verify_feed {
+    dsig_jws_verify_ctx *ctx;
+    struct progress pg;
+    int lib_rc;     /* set when the verifier (not the reader) failed */
+};
+
+/* One chunk from the reader into the verifier. */
+static int verify_chunk(void *arg, const uint8_t *data, size_t len)
+{
+    struct verify_feed *f = arg;
+    int rc = dsig_jws_verify_update(f->ctx, data, len);
+    if (rc != DSIG_OK) {
+        f->lib_rc = rc;
+        return rc;
+    }
+    progress_add(&f->pg, len);
+    return DSIG_OK;
+}
+
+struct compare_feed {
+    const uint8_t *expect;
+    size_t len, off;
+    int differs;
+};
+
+/* Compare a chunk of FILE with the next bytes of the embedded payload (public data). */
+static int compare_chunk(void *arg, const uint8_t *data, size_t len)
+{
+    struct compare_feed *c = arg;
+    if (len > c->len - c->off || memcmp(c->expect + c->off, data, len) != 0) {
+        c->differs = 1;
+        return DSIG_E_VERIFY;
+    }
+    c->off += len;
+    return DSIG_OK;
+}
+
+/* Printable ASCII and whitespace only: what every JWS serialization written by a JOSE tool is. */
+static int is_ascii_text(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c > 0x7e)
+            return 0;
+    }
+    return 1;
+}
+
+/* A bare signature is binary; printable text with JWS punctuation is a JWS that the library's
+ * detector refused, so give it to the JWS parser to name what is wrong rather than calling it raw. */
+static dsig_format guess_malformed(const char *s, size_t n)
+{
+    if (n == 0)
+        return DSIG_FMT_RAW;
+    size_t dots = 0;
+    const char *first_dot = NULL;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c > 0x7e)
+            return DSIG_FMT_RAW;
+        if (c == '.' && dots++ == 0)
+            first_dot = s + i;
+    }
+    if (s[0] == '{')
+        return DSIG_FMT_JSON;
+    if (dots == 0)
+        return DSIG_FMT_RAW;
+    return first_dot + 1 < s + n && first_dot[1] == '.' ? DSIG_FMT_JWS : DSIG_FMT_COMPACT_B64;
+}
+
+/* Map a verification status to the exit code and report it. */
+static int outcome(int rc, const char *sigpath, const char *keypath, const char *payload)
+{
+    if (rc == DSIG_OK) {
+        cli_note("OK");
+        return CLI_EXIT_OK;
+    }
+    cli_err_lib(rc, "signature '%s' (key '%s', payload '%s')", sigpath, keypath, payload);
+    return rc == DSIG_E_VERIFY ? CLI_EXIT_INVALID : CLI_EXIT_ERROR;
+}
+
+/* Verify a compact JWS carrying its payload; FILE, when given, must be that payload. */
+static int verify_embedded(const char *sig, size_t sig_len, const dsig_key *key,
+                           const dsig_jws_verify_opts *vopts, const char *sigpath, const char *keypath,
+                           const char *file)
+{
+    uint8_t *payload = NULL;
+    size_t plen = 0;
+    int rc = dsig_jws_verify_compact(sig, sig_len, key, vopts, &payload, &plen);
+    if (rc != DSIG_OK || !file) {
+        dsig_free(payload);
+        return outcome(rc, sigpath, keypath, "embedded");
+    }
+    struct cli_input in;
+    if (input_open(&in, file) != 0) {
+        dsig_free(payload);
+        return CLI_EXIT_ERROR;
+    }
+    struct compare_feed cmp = {.expect = payload, .len = plen};
+    rc = dsig_read_fd(in.fd, NULL, CLI_CHUNK, compare_chunk, &cmp, NULL);
+    dsig_free(payload);
+    int status;
+    if (rc != DSIG_OK && !cmp.differs) {
+        cli_err_lib(rc, "cannot read '%s'", in.name);
+        status = CLI_EXIT_ERROR;
+    } else if (cmp.differs || cmp.off != plen) {
+        fprintf(stderr, "dsig: signature '%s': %s: '%s' differs from the payload embedded in the JWS\n",
+                sigpath, dsig_strerror(DSIG_E_VERIFY), in.name);
+        status = CLI_EXIT_INVALID;
+    } else {
+        status = outcome(DSIG_OK, sigpath, keypath, in.name);
+    }
+    input_close(&in);
+    return status;
+}
+
+/* `dsig verify` */
+int cmd_verify(int argc, char **argv)
+{
+    enum { OPT_KEY = 1, OPT_SIG, OPT_ALG, OPT_FORMAT };
+    static const struct cli_opt opts[] = {
+        {"key", 'k', 1, OPT_KEY},     {"sig", 's', 1, OPT_SIG}, {"alg", 'a', 1, OPT_ALG},
+        {"format", 0, 1, OPT_FORMAT}, CLI_COMMON_OPTS,          {NULL, 0, 0, 0}};
+    struct cli_parser p;
+    args_init(&p, "verify", opts, argc, argv);
+    const char *keypath = NULL, *sigpath = NULL, *alg_name = NULL, *file = NULL;
+    dsig_jws_verify_opts vopts = {.format = DSIG_FMT_AUTO};
+    int id, nfiles = 0;
+    const char *val;
+    while ((id = args_next(&p, &val)) != ARGS_END) {
+        switch (id) {
+        case OPT_KEY: keypath = val; break;
+        case OPT_SIG: sigpath = val; break;
+        case OPT_ALG: alg_name = val; break;
+        case OPT_FORMAT:
+            if (cli_parse_format("verify", val, &vopts.format) != 0)
+                return CLI_EXIT_ERROR;
+            break;
+        case CLI_OPT_QUIET: cli_quiet = 1; break;
+        case CLI_OPT_HELP: fputs(cli_usage_verify, stdout); return CLI_EXIT_OK;
+        case ARGS_POSITIONAL:
+            if (nfiles++)
+                return cli_usage_error("verify", "only one payload can be verified (got '%s' and '%s')",
+                                       file, val);
+            file = val;
+            break;
+        default: return CLI_EXIT_ERROR;
+        }
+    }
+    if (!keypath)
+        return cli_usage_error("verify", "missing -k KEY");
+    if (!sigpath)
+        return cli_usage_error("verify", "missing -s SIG");
+    if (input_is_stdin(keypath) && input_is_stdin(sigpath))
+        return cli_usage_error("verify", "the key and the signature cannot both come from standard input");
+    const dsig_alg *alg = NULL;
+    if (alg_name && !(alg = cli_alg_lookup("verify", alg_name)))
+        return CLI_EXIT_ERROR;
+
+    int status = CLI_EXIT_ERROR, is_pem = 0, rc;
+    dsig_key *key = NULL;
+    char *sig = NULL;
+    size_t sig_len = 0;
+    struct verify_feed feed = {0};
+    struct cli_input in = {.fd = -1};
+    if (keyfile_load(keypath, &key, &is_pem) != 0)
+        goto out;
+    if (alg && (rc = dsig_key_check_alg(key, alg)) != DSIG_OK) {
+        cli_err_lib(rc, "key '%s' cannot be used with %s", keypath, alg_name);
+        goto out;
+    }
+    if (!alg && !dsig_key_alg(key)) {
+        fprintf(stderr, "dsig: key '%s': %s: the key is not bound to an algorithm%s; give -a ALG\n",
+                keypath, dsig_strerror(DSIG_E_ARG), is_pem ? " (PEM keys never are)" : "");
+        goto out;
+    }
+    vopts.alg = alg;
+    if (input_read_all(sigpath, SIG_MAX_BYTES, "signature", &sig, &sig_len) != 0)
+        goto out;
+    int sig_on_stdin = input_is_stdin(sigpath);
+    if (sig_on_stdin)
+        sigpath = "<stdin>";
+    /* Text formats were written with a trailing newline; raw signatures are used byte for byte. */
+    size_t text_len = sig_len;
+    while (text_len && strchr(" \t\r\n", sig[text_len - 1]))
+        text_len--;
+    if (vopts.format == DSIG_FMT_AUTO) {
+        /* Binary content is a raw signature whatever its first byte is (one in 256 raw signatures
+         * starts with '{'); only ASCII text is handed to the JWS detector. */
+        if (!is_ascii_text(sig, text_len))
+            vopts.format = DSIG_FMT_RAW;
+        else if ((vopts.format = dsig_jws_detect_format(sig, text_len)) == DSIG_FMT_RAW)
+            vopts.format = guess_malformed(sig, text_len);
+    }
+    size_t use_len = vopts.format == DSIG_FMT_RAW ? sig_len : text_len;
+    if (vopts.format == DSIG_FMT_COMPACT_B64) {
+        if (file && input_is_stdin(file) && (input_is_stdin(keypath) || sig_on_stdin)) {
+            status = cli_usage_error("verify", "standard input is already used for the key or signature");
+            goto out;
+        }
+        status = verify_embedded(sig, use_len, key, &vopts, sigpath, keypath, file);
+        goto out;
+    }
+    if (input_is_stdin(file) && (input_is_stdin(keypath) || sig_on_stdin)) {
+        status = cli_usage_error("verify", "the payload must be a file when the key or signature is on "
+                                           "standard input");
+        goto out;
+    }
+    if (input_open(&in, file) != 0)
+        goto out;
+    rc = dsig_jws_verify_init(&feed.ctx, sig, use_len, key, &vopts);
+    if (rc != DSIG_OK) {
+        status = outcome(rc, sigpath, keypath, in.name);
+        goto out;
+    }
+    progress_start(&feed.pg, &in);
+    rc = dsig_read_fd(in.fd, NULL, CLI_CHUNK, verify_chunk, &feed, NULL);
+    progress_end(&feed.pg);
+    if (rc != DSIG_OK) {
+        dsig_jws_verify_abort(feed.ctx);
+        if (feed.lib_rc)
+            status = outcome(rc, sigpath, keypath, in.name);
+        else
+            cli_err_lib(rc, "cannot read '%s'", in.name);
+        goto out;
+    }
+    status = outcome(dsig_jws_verify_final(feed.ctx), sigpath, keypath, in.name);
+out:
+    input_close(&in);
+    free(sig);
+    dsig_key_free(key);
+    return status;
+}

@@ -1,0 +1,56 @@
+/*
+ * Key files: one JWK object or one PEM key (PKCS#8 private / SubjectPublicKeyInfo public), detected
+ * from the content. The file text is wiped as soon as the key is parsed.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Load and parse a key file. */
+int keyfile_load(const char *path, dsig_key **key, int *is_pem)
+{
+    *key = NULL;
+    *is_pem = 0;
+    char *text;
+    size_t len;
+    if (input_read_all(path, DSIG_JWK_MAX_BYTES, "key", &text, &len) != 0)
+        return -1;
+    const char *name = input_is_stdin(path) ? "<stdin>" : path;
+    size_t i = 0;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
+        i++;
+    int rc;
+    if (i < len && text[i] == '{') {
+        rc = dsig_jwk_import(key, text, len);
+    } else if (memmem(text, len, "-----BEGIN", 10)) {
+        *is_pem = 1;
+        rc = dsig_key_import_pem(key, text, len);
+    } else {
+        cli_free_secret(text, len);
+        fprintf(stderr, "dsig: key '%s': %s: neither a JWK (JSON object) nor a PEM key\n", name,
+                dsig_strerror(DSIG_E_FORMAT));
+        return -1;
+    }
+    cli_free_secret(text, len);
+    if (rc != DSIG_OK) {
+        cli_err_lib(rc, "key '%s' (%s)", name, *is_pem ? "PEM" : "JWK");
+        *key = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Serialize a key (private or public part) as JWK or PEM. */
+int keyfile_export(const dsig_key *key, int pem, int include_private, const char *what, char **text,
+                   size_t *len)
+{
+    int rc = pem ? dsig_key_export_pem(key, include_private, text, len)
+                 : dsig_jwk_export(key, include_private, text, len);
+    if (rc != DSIG_OK) {
+        cli_err_lib(rc, "cannot export the %s as %s", what, pem ? "PEM" : "JWK");
+        *text = NULL;
+        return -1;
+    }
+    return 0;
+}
