@@ -14,14 +14,6 @@
 #include "bench_feed.h"
 #include "bench_internal.h"
 
-/*
- * BENCH_HAVE_JWS=0 builds the harness against the raw streaming API only (e.g. to compare); the
- * default times the JWS layer, as the issue asks.
- */
-#ifndef BENCH_HAVE_JWS
-#define BENCH_HAVE_JWS 1
-#endif
-
 /* One signature in flight between the sign and the verify of an iteration. */
 typedef struct op_ctx {
     const dsig_alg *alg;
@@ -36,16 +28,13 @@ typedef struct op_ctx {
 /* Sinks: one chunk into the running operation. */
 static int sink_sign_raw(void *arg, const uint8_t *d, size_t n) { return dsig_sign_update(arg, d, n); }
 static int sink_verify_raw(void *arg, const uint8_t *d, size_t n) { return dsig_verify_update(arg, d, n); }
-#if BENCH_HAVE_JWS
 static int sink_sign_jws(void *arg, const uint8_t *d, size_t n) { return dsig_jws_sign_update(arg, d, n); }
 static int sink_verify_jws(void *arg, const uint8_t *d, size_t n) { return dsig_jws_verify_update(arg, d, n); }
-#endif
 
 /* Streaming sign of the feeder's bytes; the signature stays in op. (The one place to swap APIs.) */
 static int op_sign(op_ctx *op, bench_feeder *f)
 {
     int rc;
-#if BENCH_HAVE_JWS
     if (op->format == BENCH_FMT_JWS) {
         dsig_jws_sign_ctx *c;
         dsig_jws_sign_opts so = {.format = DSIG_FMT_JWS};
@@ -57,7 +46,6 @@ static int op_sign(op_ctx *op, bench_feeder *f)
         }
         return dsig_jws_sign_final(c, &op->jws, &op->sig_len);
     }
-#endif
     dsig_sign_ctx *c;
     if ((rc = dsig_sign_init(&c, op->alg, op->sign_key)))
         return rc;
@@ -72,7 +60,6 @@ static int op_sign(op_ctx *op, bench_feeder *f)
 static int op_verify(op_ctx *op, bench_feeder *f)
 {
     int rc;
-#if BENCH_HAVE_JWS
     if (op->format == BENCH_FMT_JWS) {
         dsig_jws_verify_ctx *c;
         dsig_jws_verify_opts vo = {.format = DSIG_FMT_JWS, .alg = op->alg};
@@ -84,7 +71,6 @@ static int op_verify(op_ctx *op, bench_feeder *f)
         }
         return dsig_jws_verify_final(c);
     }
-#endif
     dsig_verify_ctx *c;
     if ((rc = dsig_verify_init(&c, op->alg, op->verify_key, op->raw, op->sig_len)))
         return rc;
@@ -421,7 +407,7 @@ static void print_summary(run *R, FILE *f, size_t nalgs, const char *csv, const 
             nalgs, R->nrows, b, bytes / 1e9, s, v);
     fprintf(f, "Source: %s, chunk %zu bytes, format %s, warm-up %u, measured %u, seed %llu\n",
             R->o->source == BENCH_SRC_FILE ? "file" : R->o->source == BENCH_SRC_PIPE ? "pipe" : "mem",
-            R->o->chunk, R->o->format == BENCH_FMT_RAW || !BENCH_HAVE_JWS ? "raw" : "jws",
+            R->o->chunk, R->o->format == BENCH_FMT_RAW ? "raw" : "jws",
             R->o->warmup, R->o->measure, (unsigned long long)R->o->seed);
     if (R->nkeygens) {
         fprintf(f, "Key generation of stateful schemes (a fresh key per signature; not in SIGN):\n");
@@ -455,9 +441,6 @@ int bench_stream_run(const bench_stream_opts *o)
         fprintf(stderr, "dsig bench stream: no algorithm is registered in this build\n");
         return 2;
     }
-    if (!BENCH_HAVE_JWS && o->format == BENCH_FMT_JWS)
-        fprintf(stderr, "bench: note: the JWS layer is not in this build; timing raw streaming "
-                        "signatures\n");
     if (bench_mkdir_p(o->out_dir) != 0) {
         fprintf(stderr, "dsig bench stream: cannot create --out directory %s: %s\n", o->out_dir,
                 strerror(errno));

@@ -55,6 +55,10 @@ int dsig_fail(int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
+    /* Details quote untrusted input (header members, JWK fields): keep terminal control bytes out. */
+    for (char *c = detail; *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f)
+            *c = '?';
     return code;
 }
 

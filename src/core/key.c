@@ -127,21 +127,37 @@ const dsig_alg *dsig_key_alg(const dsig_key *key) { return key->alg; }
 
 /* ---- PEM ------------------------------------------------------------------------------------ */
 
-static const struct dsig_keytype *keytype_of_pkey(EVP_PKEY *pkey)
+/* Never prompt for a passphrase (OpenSSL's default reads the terminal): encrypted keys are refused. */
+static int no_passphrase(char *buf, int size, int rwflag, void *u)
+{
+    (void)buf;
+    (void)size;
+    (void)rwflag;
+    (void)u;
+    return -1;
+}
+
+/* A dsig key from an EVP_PKEY: the first key type whose from_pkey does not answer
+ * DSIG_E_KEY_MISMATCH owns it (a weak or malformed key of that type is reported as such). */
+static int key_from_pkey(EVP_PKEY *pkey, struct dsig_key **out)
 {
     for (const struct dsig_keytype *const *t = dsig_keytypes; *t; t++) {
         if (!(*t)->from_pkey)
             continue;
-        struct dsig_key probe = {.type = *t};
-        /* from_pkey returns DSIG_E_KEY_MISMATCH quickly when the EVP_PKEY is not its type; any other
-         * answer means "mine" (a weak or malformed key of this type is reported as such later). */
-        int rc = (*t)->from_pkey(&probe, pkey);
-        if (probe.impl)
-            (*t)->destroy(&probe);
+        struct dsig_key *k = dsig_key_new(*t);
+        if (!k)
+            return dsig_fail(DSIG_E_NOMEM, "out of memory");
+        int rc = (*t)->from_pkey(k, pkey);
+        if (rc == DSIG_OK) {
+            *out = k;
+            return DSIG_OK;
+        }
+        dsig_key_free(k);
         if (rc != DSIG_E_KEY_MISMATCH)
-            return *t;
+            return rc;
     }
-    return NULL;
+    const char *name = EVP_PKEY_get0_type_name(pkey);
+    return dsig_fail(DSIG_E_UNSUPPORTED, "PEM: key type %s is not supported", name ? name : "?");
 }
 
 int dsig_key_import_pem(dsig_key **out, const char *pem, size_t len)
@@ -154,6 +170,9 @@ int dsig_key_import_pem(dsig_key **out, const char *pem, size_t len)
         return rc;
     if (len > DSIG_JWK_MAX_BYTES)
         return dsig_fail(DSIG_E_TOO_LARGE, "PEM input larger than %u bytes", DSIG_JWK_MAX_BYTES);
+    if (memmem(pem, len, "ENCRYPTED", 9))
+        return dsig_fail(DSIG_E_UNSUPPORTED, "PEM: encrypted private keys are not supported; "
+                                             "decrypt it first (openssl pkey -in KEY -out PLAIN)");
     BIO *bio = BIO_new_mem_buf(pem, (int)len);
     if (!bio)
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
@@ -161,9 +180,9 @@ int dsig_key_import_pem(dsig_key **out, const char *pem, size_t len)
     EVP_PKEY *pkey = NULL;
     if (memmem(pem, len, "-----BEGIN PUBLIC KEY-----", 26)) {
         priv = 0;
-        pkey = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+        pkey = PEM_read_bio_PUBKEY(bio, NULL, no_passphrase, NULL);
     } else if (memmem(pem, len, "-----BEGIN PRIVATE KEY-----", 27)) {
-        pkey = PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL);
+        pkey = PEM_read_bio_PrivateKey(bio, NULL, no_passphrase, NULL);
     } else {
         BIO_free(bio);
         return dsig_fail(DSIG_E_FORMAT, "PEM: expected \"-----BEGIN PRIVATE KEY-----\" (PKCS#8) or "
@@ -172,24 +191,13 @@ int dsig_key_import_pem(dsig_key **out, const char *pem, size_t len)
     BIO_free(bio);
     if (!pkey)
         return dsig_fail_openssl(DSIG_E_FORMAT, "PEM: cannot parse key");
-    const struct dsig_keytype *t = keytype_of_pkey(pkey);
-    if (!t) {
-        EVP_PKEY_free(pkey);
-        return dsig_fail(DSIG_E_UNSUPPORTED, "PEM: key type %s is not supported",
-                         EVP_PKEY_get0_type_name(pkey) ? EVP_PKEY_get0_type_name(pkey) : "?");
-    }
-    struct dsig_key *k = dsig_key_new(t);
-    if (!k) {
-        EVP_PKEY_free(pkey);
-        return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    }
-    rc = t->from_pkey(k, pkey);
+    struct dsig_key *k = NULL;
+    rc = key_from_pkey(pkey, &k);
     EVP_PKEY_free(pkey);
-    if (rc) {
-        dsig_key_free(k);
+    if (rc)
         return rc;
-    }
-    k->has_private = priv;
+    if (!priv) /* a PUBLIC KEY block never yields a signing key, whatever the provider said */
+        k->has_private = 0;
     *out = k;
     return DSIG_OK;
 }

@@ -7,38 +7,77 @@
 
 #include "core/internal.h"
 
-struct dsig_sign_ctx {
+/* What a sign and a verify context share; the public types wrap it so they cannot be mixed up. */
+struct stream {
     const dsig_alg *alg;
     void *state;
     uint64_t total;
     int failed;
 };
 
-struct dsig_verify_ctx {
-    const dsig_alg *alg;
-    void *state;
-    uint64_t total;
-    int failed;
+struct dsig_sign_ctx {
+    struct stream s;
 };
+
+struct dsig_verify_ctx {
+    struct stream s;
+};
+
+/* Checks common to both directions before a provider sees the key. */
+static int stream_check(const dsig_alg *alg, const dsig_key *key, int signing)
+{
+    int rc = dsig_backend_init();
+    if (rc)
+        return rc;
+    if ((rc = dsig_key_check_alg(key, alg)))
+        return rc;
+    if (signing && !key->has_private)
+        return dsig_fail(DSIG_E_NO_PRIVATE, "%s signing needs a private key", alg->name);
+    if (!signing && (alg->flags & DSIG_ALG_SYMMETRIC) && !key->has_private)
+        return dsig_fail(DSIG_E_NO_PRIVATE, "%s verification needs the secret key", alg->name);
+    return DSIG_OK;
+}
+
+/* Feed one chunk; a failed update poisons the context (only final/abort remain). */
+static int stream_update(struct stream *s, int (*update)(void *, const uint8_t *, size_t),
+                         const void *data, size_t len, const char *fn)
+{
+    if (!s || (!data && len))
+        return dsig_fail(DSIG_E_ARG, "%s: NULL argument", fn);
+    if (s->failed)
+        return dsig_fail(DSIG_E_STATE, "%s after a failure", fn);
+    if (len == 0)
+        return DSIG_OK;
+    int rc = update(s->state, data, len);
+    if (rc)
+        s->failed = 1;
+    s->total += len;
+    return rc;
+}
+
+/* Wipe and free a context of either direction (the stream is its first and only member). */
+static void stream_free(struct stream *s)
+{
+    if (!s)
+        return;
+    if (s->state)
+        s->alg->ops->free_state(s->state);
+    dsig_xfree(s, sizeof *s);
+}
 
 int dsig_sign_init(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key)
 {
     if (!ctx || !alg || !key)
         return dsig_fail(DSIG_E_ARG, "dsig_sign_init: NULL argument");
     *ctx = NULL;
-    int rc = dsig_backend_init();
+    int rc = stream_check(alg, key, 1);
     if (rc)
         return rc;
-    if ((rc = dsig_key_check_alg(key, alg)))
-        return rc;
-    if (!key->has_private)
-        return dsig_fail(DSIG_E_NO_PRIVATE, "%s signing needs a private key", alg->name);
     struct dsig_sign_ctx *c = dsig_calloc(1, sizeof *c);
     if (!c)
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    c->alg = alg;
-    rc = alg->ops->sign_init(&c->state, alg, key);
-    if (rc) {
+    c->s.alg = alg;
+    if ((rc = alg->ops->sign_init(&c->s.state, alg, key))) {
         dsig_xfree(c, sizeof *c);
         return rc;
     }
@@ -48,31 +87,18 @@ int dsig_sign_init(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key
 
 int dsig_sign_update(dsig_sign_ctx *ctx, const void *data, size_t len)
 {
-    if (!ctx || (!data && len))
-        return dsig_fail(DSIG_E_ARG, "dsig_sign_update: NULL argument");
-    if (ctx->failed)
-        return dsig_fail(DSIG_E_STATE, "dsig_sign_update after a failure");
-    if (len == 0)
-        return DSIG_OK;
-    int rc = ctx->alg->ops->sign_update(ctx->state, data, len);
-    if (rc)
-        ctx->failed = 1;
-    ctx->total += len;
-    return rc;
+    return stream_update(ctx ? &ctx->s : NULL, ctx ? ctx->s.alg->ops->sign_update : NULL, data, len,
+                         "dsig_sign_update");
 }
 
 uint64_t dsig_sign_total(const dsig_sign_ctx *ctx)
 {
-    return ctx ? ctx->total : 0;
+    return ctx ? ctx->s.total : 0;
 }
 
 void dsig_sign_abort(dsig_sign_ctx *ctx)
 {
-    if (!ctx)
-        return;
-    if (ctx->state)
-        ctx->alg->ops->free_state(ctx->state);
-    dsig_xfree(ctx, sizeof *ctx);
+    stream_free(ctx ? &ctx->s : NULL);
 }
 
 int dsig_sign_final(dsig_sign_ctx *ctx, uint8_t *sig, size_t cap, size_t *sig_len)
@@ -82,10 +108,10 @@ int dsig_sign_final(dsig_sign_ctx *ctx, uint8_t *sig, size_t cap, size_t *sig_le
     int rc;
     if (!sig || !sig_len)
         rc = dsig_fail(DSIG_E_ARG, "dsig_sign_final: NULL output");
-    else if (ctx->failed)
+    else if (ctx->s.failed)
         rc = dsig_fail(DSIG_E_STATE, "dsig_sign_final after a failed update");
     else
-        rc = ctx->alg->ops->sign_final(ctx->state, sig, cap, sig_len);
+        rc = ctx->s.alg->ops->sign_final(ctx->s.state, sig, cap, sig_len);
     dsig_sign_abort(ctx);
     return rc;
 }
@@ -96,18 +122,14 @@ int dsig_verify_init(dsig_verify_ctx **ctx, const dsig_alg *alg, const dsig_key 
     if (!ctx || !alg || !key || (!sig && sig_len))
         return dsig_fail(DSIG_E_ARG, "dsig_verify_init: NULL argument");
     *ctx = NULL;
-    int rc = dsig_backend_init();
+    int rc = stream_check(alg, key, 0);
     if (rc)
         return rc;
-    if ((rc = dsig_key_check_alg(key, alg)))
-        return rc;
-    if ((alg->flags & DSIG_ALG_SYMMETRIC) && !key->has_private)
-        return dsig_fail(DSIG_E_NO_PRIVATE, "%s verification needs the secret key", alg->name);
     struct dsig_verify_ctx *c = dsig_calloc(1, sizeof *c);
     if (!c)
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    c->alg = alg;
-    rc = alg->ops->verify_init(&c->state, alg, key, sig ? sig : (const uint8_t *)"", sig_len);
+    c->s.alg = alg;
+    rc = alg->ops->verify_init(&c->s.state, alg, key, sig ? sig : (const uint8_t *)"", sig_len);
     if (rc) {
         dsig_xfree(c, sizeof *c);
         return rc;
@@ -118,26 +140,13 @@ int dsig_verify_init(dsig_verify_ctx **ctx, const dsig_alg *alg, const dsig_key 
 
 int dsig_verify_update(dsig_verify_ctx *ctx, const void *data, size_t len)
 {
-    if (!ctx || (!data && len))
-        return dsig_fail(DSIG_E_ARG, "dsig_verify_update: NULL argument");
-    if (ctx->failed)
-        return dsig_fail(DSIG_E_STATE, "dsig_verify_update after a failure");
-    if (len == 0)
-        return DSIG_OK;
-    int rc = ctx->alg->ops->verify_update(ctx->state, data, len);
-    if (rc)
-        ctx->failed = 1;
-    ctx->total += len;
-    return rc;
+    return stream_update(ctx ? &ctx->s : NULL, ctx ? ctx->s.alg->ops->verify_update : NULL, data, len,
+                         "dsig_verify_update");
 }
 
 void dsig_verify_abort(dsig_verify_ctx *ctx)
 {
-    if (!ctx)
-        return;
-    if (ctx->state)
-        ctx->alg->ops->free_state(ctx->state);
-    dsig_xfree(ctx, sizeof *ctx);
+    stream_free(ctx ? &ctx->s : NULL);
 }
 
 int dsig_verify_final(dsig_verify_ctx *ctx)
@@ -145,10 +154,10 @@ int dsig_verify_final(dsig_verify_ctx *ctx)
     if (!ctx)
         return dsig_fail(DSIG_E_ARG, "dsig_verify_final: NULL context");
     dsig_clear_error();
-    int rc = ctx->failed ? dsig_fail(DSIG_E_STATE, "dsig_verify_final after a failed update")
-                         : ctx->alg->ops->verify_final(ctx->state);
+    int rc = ctx->s.failed ? dsig_fail(DSIG_E_STATE, "dsig_verify_final after a failed update")
+                           : ctx->s.alg->ops->verify_final(ctx->s.state);
     if (rc == DSIG_E_VERIFY && !dsig_last_error_detail()[0])
-        dsig_fail(DSIG_E_VERIFY, "%s signature does not verify", ctx->alg->name);
+        dsig_fail(DSIG_E_VERIFY, "%s signature does not verify", ctx->s.alg->name);
     dsig_verify_abort(ctx);
     return rc;
 }
@@ -159,13 +168,9 @@ int dsig_sign(const dsig_alg *alg, const dsig_key *key, const void *msg, size_t 
     if (!alg || !key || (!msg && msg_len) || !sig || !sig_len)
         return dsig_fail(DSIG_E_ARG, "dsig_sign: NULL argument");
     if (alg->ops->sign_oneshot) {
-        int rc = dsig_backend_init();
+        int rc = stream_check(alg, key, 1);
         if (rc)
             return rc;
-        if ((rc = dsig_key_check_alg(key, alg)))
-            return rc;
-        if (!key->has_private)
-            return dsig_fail(DSIG_E_NO_PRIVATE, "%s signing needs a private key", alg->name);
         return alg->ops->sign_oneshot(alg, key, msg ? msg : (const void *)"", msg_len, sig, cap,
                                       sig_len);
     }
@@ -186,10 +191,8 @@ int dsig_verify(const dsig_alg *alg, const dsig_key *key, const void *msg, size_
     if (!alg || !key || (!msg && msg_len) || (!sig && sig_len))
         return dsig_fail(DSIG_E_ARG, "dsig_verify: NULL argument");
     if (alg->ops->verify_oneshot) {
-        int rc = dsig_backend_init();
+        int rc = stream_check(alg, key, 0);
         if (rc)
-            return rc;
-        if ((rc = dsig_key_check_alg(key, alg)))
             return rc;
         return alg->ops->verify_oneshot(alg, key, msg ? msg : (const void *)"", msg_len,
                                         sig ? sig : (const uint8_t *)"", sig_len);

@@ -53,8 +53,16 @@ dsig_format dsig_jws_detect_format(const char *sig, size_t len)
     len = trim_len(sig, len);
     if (len == 0)
         return DSIG_FMT_RAW;
-    if (sig[0] == '{')
+    if (sig[0] == '{') {
+        /* JSON serializations are ASCII text; binary that merely starts with '{' (one raw signature
+         * in 256) is a raw signature. */
+        for (size_t i = 0; i < len; i++) {
+            unsigned char c = (unsigned char)sig[i];
+            if (c >= 0x7f || (c < 0x20 && c != '\t' && c != '\n' && c != '\r'))
+                return DSIG_FMT_RAW;
+        }
         return DSIG_FMT_JSON;
+    }
     size_t dots = 0, first = 0, second = 0;
     for (size_t i = 0; i < len; i++) {
         if (sig[i] == '.') {
