@@ -110,54 +110,62 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
     return argv[++*i];
 }
 
-/* Comma-separated list of sizes into out[]. */
-static int parse_sizes(const char *s, uint64_t *out, size_t cap, size_t *n, char *err, size_t len)
+/* A comma-separated list option: its limits, its messages and how one item is read. */
+struct list_spec {
+    const char *opt;     /* "--sizes" */
+    size_t max_len;      /* longest accepted list text */
+    const char *item;    /* what an item is, for messages ("size") */
+    const char *unit;    /* what "at most N ..." counts ("sizes") */
+    const char *valid;   /* the valid items, for the bad-item message */
+    const char *example; /* for the empty-list message */
+    int (*parse)(const char *t, void *out, size_t i); /* read item t into element i of out */
+};
+
+/* Split a comma-separated list and read each item into out[0..cap). */
+static int parse_list(const struct list_spec *ls, const char *s, void *out, size_t cap, size_t *n,
+                      char *err, size_t len)
 {
     char tmp[512];
-    if (strlen(s) >= sizeof tmp)
-        return fail(err, len, "--sizes: list too long");
+    if (strlen(s) >= ls->max_len || ls->max_len > sizeof tmp)
+        return fail(err, len, "%s: list too long", ls->opt);
     strcpy(tmp, s);
     *n = 0;
     char *save = NULL;
     for (char *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (*n >= cap)
-            return fail(err, len, "--sizes: at most %zu sizes", cap);
-        if (bench_parse_size(t, &out[*n]) != 0)
-            return fail(err, len,
-                        "--sizes: bad size \"%s\"; valid: positive whole numbers of MiB (e.g. "
-                        "1,5,10,50,100), or with a unit K/KiB, M/MiB, G/GiB (e.g. 64K, 512KiB); "
-                        "multiples of 1 KiB up to 4 GiB",
-                        t);
+            return fail(err, len, "%s: at most %zu %s", ls->opt, cap, ls->unit);
+        if (ls->parse(t, out, *n) != 0)
+            return fail(err, len, "%s: bad %s \"%s\"; valid: %s", ls->opt, ls->item, t, ls->valid);
         (*n)++;
     }
     if (*n == 0)
-        return fail(err, len, "--sizes: empty list; valid: e.g. 1,5,10,50,100 (MiB) or 64K");
+        return fail(err, len, "%s: empty list; valid: %s", ls->opt, ls->example);
     return 0;
 }
 
-/* Comma-separated RSA modulus sizes. */
-static int parse_bits(const char *s, unsigned *out, size_t cap, size_t *n, char *err, size_t len)
+/* One payload size of --sizes. */
+static int size_item(const char *t, void *out, size_t i)
 {
-    char tmp[256];
-    if (strlen(s) >= sizeof tmp)
-        return fail(err, len, "--rsa-bits: list too long");
-    strcpy(tmp, s);
-    *n = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (*n >= cap)
-            return fail(err, len, "--rsa-bits: at most %zu sizes", cap);
-        if (parse_uint(t, 2048, 16384, &out[*n]) != 0 || out[*n] % 8 != 0)
-            return fail(err, len,
-                        "--rsa-bits: bad key size \"%s\"; valid: multiples of 8 from 2048 to 16384, "
-                        "e.g. 2048,3072,4096,6144,8192",
-                        t);
-        (*n)++;
-    }
-    if (*n == 0)
-        return fail(err, len, "--rsa-bits: empty list; valid: e.g. 2048,3072,4096");
-    return 0;
+    return bench_parse_size(t, &((uint64_t *)out)[i]);
 }
+
+/* One RSA modulus size of --rsa-bits: a multiple of 8 in [2048, 16384]. */
+static int bits_item(const char *t, void *out, size_t i)
+{
+    unsigned *bits = out;
+    return parse_uint(t, 2048, 16384, &bits[i]) != 0 || bits[i] % 8 != 0 ? -1 : 0;
+}
+
+static const struct list_spec sizes_list = {
+    "--sizes", 512, "size", "sizes",
+    "positive whole numbers of MiB (e.g. 1,5,10,50,100), or with a unit K/KiB, M/MiB, G/GiB (e.g. 64K, "
+    "512KiB); multiples of 1 KiB up to 4 GiB",
+    "e.g. 1,5,10,50,100 (MiB) or 64K", size_item};
+
+static const struct list_spec bits_list = {
+    "--rsa-bits", 256, "key size", "sizes",
+    "multiples of 8 from 2048 to 16384, e.g. 2048,3072,4096,6144,8192", "e.g. 2048,3072,4096",
+    bits_item};
 
 /* Does argv contain a flag (used to apply --quick before the other options)? */
 static int has_flag(int argc, char **argv, const char *flag)
@@ -209,6 +217,121 @@ void bench_print_sig_help(FILE *f)
           f);
 }
 
+/* The options both subcommands take (where to store them and their per-command limits), and the
+ * subcommand's own valued options. */
+struct arg_spec {
+    const char *cmd;                 /* "stream" / "sig", for messages */
+    unsigned count_max;              /* upper bound of --warmup and --measure */
+    int *json, *list;
+    const char **algs, **out_dir;
+    unsigned *warmup, *measure;
+    uint64_t *seed;
+    unsigned *rsa_bits;
+    size_t *nrsa_bits;
+    const char *const *own;          /* the subcommand's own valued options, NULL-terminated */
+    /* Apply own option `name` = v: 0, or -1 with err set. */
+    int (*apply_own)(void *o, const char *name, const char *v, char *err, size_t len);
+    void *o;
+    const char *valid;               /* every option, for the unknown-option message */
+};
+
+/* Apply an option common to both subcommands; 1 if `name` is not one of them. */
+static int apply_common(const struct arg_spec *sp, const char *name, const char *v, char *err,
+                        size_t len)
+{
+    if (strcmp(name, "--alg") == 0) {
+        if (!*v)
+            return fail(err, len, "--alg: empty list");
+        *sp->algs = v;
+    } else if (strcmp(name, "--warmup") == 0) {
+        if (parse_uint(v, 0, sp->count_max, sp->warmup))
+            return fail(err, len, "--warmup: bad count \"%s\"; valid: 0 to %u", v, sp->count_max);
+    } else if (strcmp(name, "--measure") == 0) {
+        if (parse_uint(v, 1, sp->count_max, sp->measure))
+            return fail(err, len, "--measure: bad count \"%s\"; valid: 1 to %u", v, sp->count_max);
+    } else if (strcmp(name, "--seed") == 0) {
+        if (parse_seed(v, sp->seed))
+            return fail(err, len, "--seed: bad seed \"%s\"; valid: a 64-bit number, "
+                                  "decimal or 0x-hex", v);
+    } else if (strcmp(name, "--rsa-bits") == 0) {
+        return parse_list(&bits_list, v, sp->rsa_bits, BENCH_MAX_BITS, sp->nrsa_bits, err, len);
+    } else if (strcmp(name, "--out") == 0) {
+        if (!*v)
+            return fail(err, len, "--out: empty directory name");
+        *sp->out_dir = v;
+    } else {
+        return 1;
+    }
+    return 0;
+}
+
+/* Walk argv: flags, common valued options, then the subcommand's own. 0 = run, 1 = help, -1 = error. */
+static int parse_args(int argc, char **argv, const struct arg_spec *sp, char *err, size_t len)
+{
+    static const char *const common[] = {"--alg", "--warmup", "--measure", "--seed", "--rsa-bits",
+                                         "--out", NULL};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        int missing = 0;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+            return 1;
+        if (strcmp(a, "--quick") == 0)
+            continue;
+        if (strcmp(a, "--json") == 0) {
+            *sp->json = 1;
+            continue;
+        }
+        if (strcmp(a, "--list") == 0) {
+            *sp->list = 1;
+            continue;
+        }
+        for (const char *const *nm = common; *nm && !v && !missing; nm++)
+            if ((v = opt_value(argc, argv, &i, *nm, &missing)) && apply_common(sp, *nm, v, err, len))
+                return -1;
+        for (const char *const *nm = sp->own; *nm && !v && !missing; nm++)
+            if ((v = opt_value(argc, argv, &i, *nm, &missing)) && sp->apply_own(sp->o, *nm, v, err, len))
+                return -1;
+        if (v)
+            continue;
+        if (missing)
+            return fail(err, len, "%s needs a value (see dsig bench %s --help)", a, sp->cmd);
+        return fail(err, len, "unknown option \"%s\"; valid: %s", a, sp->valid);
+    }
+    return 0;
+}
+
+/* `stream`'s own options: --sizes, --chunk, --source, --format. */
+static int stream_own(void *opts, const char *name, const char *v, char *err, size_t len)
+{
+    bench_stream_opts *o = opts;
+    if (strcmp(name, "--sizes") == 0)
+        return parse_list(&sizes_list, v, o->sizes, BENCH_MAX_SIZES, &o->nsizes, err, len);
+    if (strcmp(name, "--chunk") == 0) {
+        uint64_t c;
+        if (parse_unit(v, 1, &c) || c > 64 * MIB)
+            return fail(err, len, "--chunk: bad size \"%s\"; valid: 1 byte to 64M, bare "
+                                  "numbers are bytes, units K/M (e.g. 65536, 64K, 1M)", v);
+        o->chunk = (size_t)c;
+    } else if (strcmp(name, "--source") == 0) {
+        if (strcmp(v, "mem") == 0 || strcmp(v, "memory") == 0)
+            o->source = BENCH_SRC_MEM;
+        else if (strcmp(v, "file") == 0)
+            o->source = BENCH_SRC_FILE;
+        else if (strcmp(v, "pipe") == 0)
+            o->source = BENCH_SRC_PIPE;
+        else
+            return fail(err, len, "--source: unknown source \"%s\"; valid: mem, file, pipe", v);
+    } else {
+        if (strcmp(v, "jws") == 0)
+            o->format = BENCH_FMT_JWS;
+        else if (strcmp(v, "raw") == 0)
+            o->format = BENCH_FMT_RAW;
+        else
+            return fail(err, len, "--format: unknown format \"%s\"; valid: jws, raw", v);
+    }
+    return 0;
+}
+
 /* Parse `stream [options]`. */
 int bench_stream_parse(int argc, char **argv, bench_stream_opts *o, char *err, size_t len)
 {
@@ -227,70 +350,32 @@ int bench_stream_parse(int argc, char **argv, bench_stream_opts *o, char *err, s
     o->format = BENCH_FMT_JWS;
     o->out_dir = ".";
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int missing = 0;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
-            return 1;
-        if (strcmp(a, "--quick") == 0)
-            continue;
-        if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-        } else if (strcmp(a, "--list") == 0) {
-            o->list = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--alg", &missing))) {
-            if (!*v)
-                return fail(err, len, "--alg: empty list");
-            o->algs = v;
-        } else if ((v = opt_value(argc, argv, &i, "--sizes", &missing))) {
-            if (parse_sizes(v, o->sizes, BENCH_MAX_SIZES, &o->nsizes, err, len))
-                return -1;
-        } else if ((v = opt_value(argc, argv, &i, "--warmup", &missing))) {
-            if (parse_uint(v, 0, 100000, &o->warmup))
-                return fail(err, len, "--warmup: bad count \"%s\"; valid: 0 to 100000", v);
-        } else if ((v = opt_value(argc, argv, &i, "--measure", &missing))) {
-            if (parse_uint(v, 1, 100000, &o->measure))
-                return fail(err, len, "--measure: bad count \"%s\"; valid: 1 to 100000", v);
-        } else if ((v = opt_value(argc, argv, &i, "--seed", &missing))) {
-            if (parse_seed(v, &o->seed))
-                return fail(err, len, "--seed: bad seed \"%s\"; valid: a 64-bit number, "
-                                      "decimal or 0x-hex", v);
-        } else if ((v = opt_value(argc, argv, &i, "--chunk", &missing))) {
-            uint64_t c;
-            if (parse_unit(v, 1, &c) || c > 64 * MIB)
-                return fail(err, len, "--chunk: bad size \"%s\"; valid: 1 byte to 64M, bare "
-                                      "numbers are bytes, units K/M (e.g. 65536, 64K, 1M)", v);
-            o->chunk = (size_t)c;
-        } else if ((v = opt_value(argc, argv, &i, "--source", &missing))) {
-            if (strcmp(v, "mem") == 0 || strcmp(v, "memory") == 0)
-                o->source = BENCH_SRC_MEM;
-            else if (strcmp(v, "file") == 0)
-                o->source = BENCH_SRC_FILE;
-            else if (strcmp(v, "pipe") == 0)
-                o->source = BENCH_SRC_PIPE;
-            else
-                return fail(err, len, "--source: unknown source \"%s\"; valid: mem, file, pipe", v);
-        } else if ((v = opt_value(argc, argv, &i, "--format", &missing))) {
-            if (strcmp(v, "jws") == 0)
-                o->format = BENCH_FMT_JWS;
-            else if (strcmp(v, "raw") == 0)
-                o->format = BENCH_FMT_RAW;
-            else
-                return fail(err, len, "--format: unknown format \"%s\"; valid: jws, raw", v);
-        } else if ((v = opt_value(argc, argv, &i, "--rsa-bits", &missing))) {
-            if (parse_bits(v, o->rsa_bits, BENCH_MAX_BITS, &o->nrsa_bits, err, len))
-                return -1;
-        } else if ((v = opt_value(argc, argv, &i, "--out", &missing))) {
-            if (!*v)
-                return fail(err, len, "--out: empty directory name");
-            o->out_dir = v;
-        } else if (missing) {
-            return fail(err, len, "%s needs a value (see dsig bench stream --help)", a);
-        } else {
-            return fail(err, len, "unknown option \"%s\"; valid: --alg --sizes --warmup --measure "
-                                  "--chunk --source --format --seed --rsa-bits --out --quick --json "
-                                  "--list --help", a);
-        }
+    static const char *const own[] = {"--sizes", "--chunk", "--source", "--format", NULL};
+    const struct arg_spec sp = {
+        "stream", 100000, &o->json, &o->list, &o->algs, &o->out_dir, &o->warmup, &o->measure,
+        &o->seed, o->rsa_bits, &o->nrsa_bits, own, stream_own, o,
+        "--alg --sizes --warmup --measure --chunk --source --format --seed --rsa-bits --out --quick "
+        "--json --list --help"};
+    return parse_args(argc, argv, &sp, err, len);
+}
+
+/* `sig`'s own options: --size, --max-time. */
+static int sig_own(void *opts, const char *name, const char *v, char *err, size_t len)
+{
+    bench_sig_opts *o = opts;
+    if (strcmp(name, "--size") == 0) {
+        uint64_t s;
+        if (parse_unit(v, 1, &s) || s > 64 * MIB)
+            return fail(err, len, "--size: bad message size \"%s\"; valid: 1 byte to 64M, bare "
+                                  "numbers are bytes (e.g. 32, 1K)", v);
+        o->msg_bytes = (size_t)s;
+    } else {
+        char *end;
+        errno = 0;
+        double t = strtod(v, &end);
+        if (errno || *end || end == v || !(t > 0 && t <= 3600))
+            return fail(err, len, "--max-time: bad duration \"%s\"; valid: seconds in (0, 3600]", v);
+        o->max_time = t;
     }
     return 0;
 }
@@ -306,61 +391,13 @@ int bench_sig_parse(int argc, char **argv, bench_sig_opts *o, char *err, size_t 
     o->max_time = o->quick ? 0.2 : 1.0;
     o->seed = 1;
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int missing = 0;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
-            return 1;
-        if (strcmp(a, "--quick") == 0)
-            continue;
-        if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-        } else if (strcmp(a, "--list") == 0) {
-            o->list = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--alg", &missing))) {
-            if (!*v)
-                return fail(err, len, "--alg: empty list");
-            o->algs = v;
-        } else if ((v = opt_value(argc, argv, &i, "--size", &missing))) {
-            uint64_t s;
-            if (parse_unit(v, 1, &s) || s > 64 * MIB)
-                return fail(err, len, "--size: bad message size \"%s\"; valid: 1 byte to 64M, bare "
-                                      "numbers are bytes (e.g. 32, 1K)", v);
-            o->msg_bytes = (size_t)s;
-        } else if ((v = opt_value(argc, argv, &i, "--warmup", &missing))) {
-            if (parse_uint(v, 0, 1000000, &o->warmup))
-                return fail(err, len, "--warmup: bad count \"%s\"; valid: 0 to 1000000", v);
-        } else if ((v = opt_value(argc, argv, &i, "--measure", &missing))) {
-            if (parse_uint(v, 1, 1000000, &o->measure))
-                return fail(err, len, "--measure: bad count \"%s\"; valid: 1 to 1000000", v);
-        } else if ((v = opt_value(argc, argv, &i, "--max-time", &missing))) {
-            char *end;
-            errno = 0;
-            double t = strtod(v, &end);
-            if (errno || *end || end == v || !(t > 0 && t <= 3600))
-                return fail(err, len, "--max-time: bad duration \"%s\"; valid: seconds in (0, 3600]",
-                            v);
-            o->max_time = t;
-        } else if ((v = opt_value(argc, argv, &i, "--seed", &missing))) {
-            if (parse_seed(v, &o->seed))
-                return fail(err, len, "--seed: bad seed \"%s\"; valid: a 64-bit number, "
-                                      "decimal or 0x-hex", v);
-        } else if ((v = opt_value(argc, argv, &i, "--rsa-bits", &missing))) {
-            if (parse_bits(v, o->rsa_bits, BENCH_MAX_BITS, &o->nrsa_bits, err, len))
-                return -1;
-        } else if ((v = opt_value(argc, argv, &i, "--out", &missing))) {
-            if (!*v)
-                return fail(err, len, "--out: empty directory name");
-            o->out_dir = v;
-        } else if (missing) {
-            return fail(err, len, "%s needs a value (see dsig bench sig --help)", a);
-        } else {
-            return fail(err, len, "unknown option \"%s\"; valid: --alg --size --warmup --measure "
-                                  "--max-time --seed --rsa-bits --out --quick --json --list --help",
-                        a);
-        }
-    }
-    return 0;
+    static const char *const own[] = {"--size", "--max-time", NULL};
+    const struct arg_spec sp = {
+        "sig", 1000000, &o->json, &o->list, &o->algs, &o->out_dir, &o->warmup, &o->measure,
+        &o->seed, o->rsa_bits, &o->nrsa_bits, own, sig_own, o,
+        "--alg --size --warmup --measure --max-time --seed --rsa-bits --out --quick --json --list "
+        "--help"};
+    return parse_args(argc, argv, &sp, err, len);
 }
 
 /* Append every registered name to err after `prefix` (for "valid: ..." messages). */

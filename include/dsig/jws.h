@@ -8,7 +8,9 @@
  *   DSIG_FMT_JSON  flattened JSON serialization without "payload": {"protected":…,"signature":…}
  *   DSIG_FMT_COMPACT_B64
  *                  ordinary compact JWS with the base64url payload embedded (small messages only:
- *                  the whole output is held in memory; bounded by DSIG_JWS_MAX_EMBEDDED)
+ *                  the whole output is held in memory; bounded by DSIG_JWS_MAX_EMBEDDED). Verified
+ *                  only by dsig_jws_verify_compact(), like a flattened JSON JWS carrying "payload":
+ *                  the streaming dsig_jws_verify_init() refuses every JWS that carries its payload.
  *   DSIG_FMT_RAW   plain signature bytes over the plain message (no JOSE at all)
  *
  * Verification decides the algorithm from the key (its bound "alg") and the caller's allow-list,
@@ -59,9 +61,12 @@ DSIG_EXPORT int dsig_jws_sign_final(dsig_jws_sign_ctx *ctx, char **out, size_t *
 DSIG_EXPORT void dsig_jws_sign_abort(dsig_jws_sign_ctx *ctx);
 
 /*
- * `sig` is the JWS text (or raw signature bytes for DSIG_FMT_RAW). For DSIG_FMT_COMPACT_B64 the payload
- * is inside the JWS: call dsig_jws_verify_final directly (updates are refused), then use
- * dsig_jws_verify_embedded_payload() before freeing... see dsig_jws_verify_compact().
+ * Streaming verification of a DETACHED payload: `sig` is the JWS text (DSIG_FMT_JWS, or DSIG_FMT_JSON
+ * without "payload") or raw signature bytes (DSIG_FMT_RAW); the payload is what the updates give —
+ * no update at all is an empty payload. A JWS that carries its payload (compact with a non-empty
+ * payload segment, format DSIG_FMT_COMPACT_B64, or JSON with a "payload" member) is refused with
+ * DSIG_E_FORMAT: verify it with dsig_jws_verify_compact(), which returns the payload it verified
+ * (dsig_jws_has_embedded_payload() tells which entry point a signature needs).
  */
 DSIG_EXPORT int dsig_jws_verify_init(dsig_jws_verify_ctx **ctx, const char *sig, size_t sig_len,
                                      const dsig_key *key, const dsig_jws_verify_opts *opts);
@@ -72,11 +77,18 @@ DSIG_EXPORT void dsig_jws_verify_abort(dsig_jws_verify_ctx *ctx);
 /* Algorithm chosen by dsig_jws_verify_init. */
 DSIG_EXPORT const dsig_alg *dsig_jws_verify_alg(const dsig_jws_verify_ctx *ctx);
 
-/* Verify an ordinary compact JWS with embedded payload; on success *payload (allocated, free with
- * dsig_free) receives the decoded payload. */
+/* Verify a JWS with an embedded payload — ordinary compact (DSIG_FMT_COMPACT_B64) or flattened JSON
+ * with "payload" — the one entry point for embedded payloads; on success *payload (allocated, free
+ * with dsig_free) receives the decoded payload. The caller must use that payload (or compare its own
+ * copy with it): the signature covers nothing else. */
 DSIG_EXPORT DSIG_WARN_UNUSED int dsig_jws_verify_compact(const char *jws, size_t len, const dsig_key *key,
                                                          const dsig_jws_verify_opts *opts,
                                                          uint8_t **payload, size_t *payload_len);
+
+/* 1 if the signature text carries its payload (compact JWS with a non-empty payload segment, or
+ * flattened JSON with a "payload" member): verify it with dsig_jws_verify_compact(); 0 if it does not
+ * (detached JWS, or not a JWS: raw); a negative DSIG_E_* if it is JSON that does not parse. */
+DSIG_EXPORT int dsig_jws_has_embedded_payload(const char *sig, size_t len);
 
 /* Detect the format of a signature text: DSIG_FMT_JWS, DSIG_FMT_JSON, DSIG_FMT_COMPACT_B64, or
  * DSIG_FMT_RAW when it is none of those. */

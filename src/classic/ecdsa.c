@@ -82,8 +82,6 @@ static int ec_build(struct dsig_key *key, const struct ec_curve *cv, const uint8
     BN_CTX *ctx = BN_CTX_secure_new();
     EC_POINT *P = EC_POINT_new(cv->group), *Q = EC_POINT_new(cv->group);
     BIGNUM *bx = BN_new(), *by = BN_new(), *bd = d ? BN_secure_new() : NULL;
-    OSSL_PARAM_BLD *b = NULL;
-    OSSL_PARAM *params = NULL;
     EVP_PKEY *pkey = NULL;
     uint8_t pub[1 + 2 * EC_MAX_BYTES];
     if (!ctx || !P || !Q || !bx || !by || (d && !bd)) {
@@ -133,15 +131,11 @@ static int ec_build(struct dsig_key *key, const struct ec_curve *cv, const uint8
     pub[0] = 0x04; /* uncompressed SEC 1 point */
     memcpy(pub + 1, x, cv->bytes);
     memcpy(pub + 1 + cv->bytes, y, cv->bytes);
-    b = OSSL_PARAM_BLD_new();
-    if (!b || !OSSL_PARAM_BLD_push_utf8_string(b, OSSL_PKEY_PARAM_GROUP_NAME, cv->ossl_name, 0) ||
-        !OSSL_PARAM_BLD_push_octet_string(b, OSSL_PKEY_PARAM_PUB_KEY, pub, 1 + 2 * cv->bytes) ||
-        (d && !OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_PRIV_KEY, bd)) ||
-        !(params = OSSL_PARAM_BLD_to_param(b))) {
-        rc = dsig_fail_openssl(DSIG_E_NOMEM, "EC key parameters");
-        goto out;
-    }
-    if ((rc = dsig_pk_fromdata("EC", params, d != NULL, &pkey)))
+    OSSL_PARAM_BLD *b = OSSL_PARAM_BLD_new();
+    int pushed = b && OSSL_PARAM_BLD_push_utf8_string(b, OSSL_PKEY_PARAM_GROUP_NAME, cv->ossl_name, 0) &&
+                 OSSL_PARAM_BLD_push_octet_string(b, OSSL_PKEY_PARAM_PUB_KEY, pub, 1 + 2 * cv->bytes) &&
+                 (!d || OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_PRIV_KEY, bd));
+    if ((rc = dsig_pk_from_builder("EC", b, pushed, d != NULL, "EC key parameters", &pkey)))
         goto out;
     struct ec_impl *impl = dsig_calloc(1, sizeof *impl);
     if (!impl) {
@@ -161,8 +155,6 @@ static int ec_build(struct dsig_key *key, const struct ec_curve *cv, const uint8
     rc = DSIG_OK;
 out:
     EVP_PKEY_free(pkey);
-    dsig_pk_params_free(params);
-    OSSL_PARAM_BLD_free(b);
     BN_clear_free(bd);
     BN_free(bx);
     BN_free(by);
@@ -284,28 +276,17 @@ static int ec_public_pkey(const struct ec_impl *impl, EVP_PKEY **out)
     memcpy(pub + 1, impl->x, cv->bytes);
     memcpy(pub + 1 + cv->bytes, impl->y, cv->bytes);
     OSSL_PARAM_BLD *b = OSSL_PARAM_BLD_new();
-    OSSL_PARAM *params = NULL;
-    if (b && OSSL_PARAM_BLD_push_utf8_string(b, OSSL_PKEY_PARAM_GROUP_NAME, cv->ossl_name, 0) &&
-        OSSL_PARAM_BLD_push_octet_string(b, OSSL_PKEY_PARAM_PUB_KEY, pub, 1 + 2 * cv->bytes))
-        params = OSSL_PARAM_BLD_to_param(b);
-    OSSL_PARAM_BLD_free(b);
-    if (!params)
-        return dsig_fail_openssl(DSIG_E_NOMEM, "EC key parameters");
-    int rc = dsig_pk_fromdata("EC", params, 0, out);
-    OSSL_PARAM_free(params);
-    return rc;
+    int pushed = b && OSSL_PARAM_BLD_push_utf8_string(b, OSSL_PKEY_PARAM_GROUP_NAME, cv->ossl_name, 0) &&
+                 OSSL_PARAM_BLD_push_octet_string(b, OSSL_PKEY_PARAM_PUB_KEY, pub, 1 + 2 * cv->bytes);
+    return dsig_pk_from_builder("EC", b, pushed, 0, "EC key parameters", out);
 }
 
 /* EVP_PKEY for PEM export. */
 static int ec_to_pkey(const struct dsig_key *key, int include_private, void **out)
 {
     const struct ec_impl *impl = key->impl;
-    if (include_private && impl->has_d) {
-        if (!EVP_PKEY_up_ref(impl->pkey))
-            return dsig_fail_openssl(DSIG_E_CRYPTO, "key reference");
-        *out = impl->pkey;
-        return DSIG_OK;
-    }
+    if (include_private && impl->has_d)
+        return dsig_pk_ref(impl->pkey, out);
     return ec_public_pkey(impl, (EVP_PKEY **)out);
 }
 
@@ -366,11 +347,7 @@ static int ec_public_copy(struct dsig_key *dst, const struct dsig_key *src)
 static void ec_destroy(struct dsig_key *key)
 {
     struct ec_impl *impl = key->impl;
-    if (!impl)
-        return;
-    EVP_PKEY_free(impl->pkey);
-    dsig_xfree(impl, sizeof *impl);
-    key->impl = NULL;
+    dsig_pk_free_impl(key, impl ? impl->pkey : NULL, sizeof *impl);
 }
 
 /* The curve's field size in bits. */
@@ -404,18 +381,12 @@ EC_KEYTYPE(dsig_keytype_p521, "P-521");
 
 /* ---- ES256 / ES384 / ES512 ------------------------------------------------------------------- */
 
-/* Start a streaming signature (the hash only, until final). */
+/* Start a streaming signature (the hash only, until final); the curve outlives every key. */
 static int es_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
 {
     const struct ec_params *p = alg->params;
     const struct ec_impl *impl = key->impl;
-    struct dsig_pk_state *st;
-    int rc = dsig_pk_state_new(&st, alg, p->hash, impl->pkey);
-    if (rc)
-        return rc;
-    st->key_impl = impl->curve; /* the curve outlives every key */
-    *state = st;
-    return DSIG_OK;
+    return dsig_pk_sign_init(state, alg, p->hash, impl->pkey, impl->curve);
 }
 
 /* @spec FIPS 186-5 §6.4.1 + RFC 7518 §3.4: sign the digest, then DER SEQUENCE{r, s} → R‖S. */
@@ -427,24 +398,17 @@ static int es_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len)
     if (cap < 2 * w)
         return dsig_fail(DSIG_E_BUFFER, "%s signature needs %zu bytes, buffer has %zu", st->alg->name,
                          2 * w, cap);
-    uint8_t dg[EVP_MAX_MD_SIZE], der[2 * EC_MAX_BYTES + 16];
-    size_t dlen, derlen = sizeof der;
-    int rc = dsig_pk_digest(st, dg, &dlen);
+    uint8_t der[2 * EC_MAX_BYTES + 16];
+    size_t derlen = sizeof der;
+    int rc = dsig_pk_sign_digest(st, NULL, der, &derlen, "ECDSA signing");
     if (rc)
         return rc;
-    EVP_PKEY_CTX *c;
-    if ((rc = dsig_pk_ctx(st->pkey, st->md, 1, &c)))
-        return rc;
-    int ok = EVP_PKEY_sign(c, der, &derlen, dg, dlen) > 0;
-    EVP_PKEY_CTX_free(c);
-    if (!ok)
-        return dsig_fail_openssl(DSIG_E_CRYPTO, "ECDSA signing");
     const unsigned char *pp = der;
     ECDSA_SIG *es = d2i_ECDSA_SIG(NULL, &pp, (long)derlen);
     if (!es)
         return dsig_fail_openssl(DSIG_E_CRYPTO, "ECDSA signature decoding");
     const BIGNUM *r = ECDSA_SIG_get0_r(es), *s = ECDSA_SIG_get0_s(es);
-    ok = BN_bn2binpad(r, sig, (int)w) == (int)w && BN_bn2binpad(s, sig + w, (int)w) == (int)w;
+    int ok = BN_bn2binpad(r, sig, (int)w) == (int)w && BN_bn2binpad(s, sig + w, (int)w) == (int)w;
     ECDSA_SIG_free(es);
     if (!ok)
         return dsig_fail(DSIG_E_INTERNAL, "ECDSA signature component wider than the order");
@@ -458,19 +422,8 @@ static int es_verify_init(void **state, const dsig_alg *alg, const struct dsig_k
 {
     const struct ec_params *p = alg->params;
     const struct ec_impl *impl = key->impl;
-    struct dsig_pk_state *st;
-    int rc = dsig_pk_state_new(&st, alg, p->hash, impl->pkey);
-    if (rc)
-        return rc;
-    st->key_impl = impl->curve;
-    if (sig_len != 2 * impl->curve->bytes) {
-        st->bad_sig = 1;
-    } else {
-        memcpy(st->sig, sig, sig_len);
-        st->sig_len = sig_len;
-    }
-    *state = st;
-    return DSIG_OK;
+    return dsig_pk_verify_init(state, alg, p->hash, impl->pkey, impl->curve, sig, sig_len,
+                               2 * impl->curve->bytes);
 }
 
 /* @spec FIPS 186-5 §6.4.2 + RFC 7518 §3.4: R‖S with 1 ≤ r, s < n, → DER, verify the digest. */
@@ -510,15 +463,7 @@ static int es_verify_final(void *state)
         return dsig_fail_openssl(DSIG_E_INTERNAL, "ECDSA signature encoding");
     }
     ECDSA_SIG_free(es);
-    EVP_PKEY_CTX *c;
-    if ((rc = dsig_pk_ctx(st->pkey, st->md, 0, &c)))
-        return rc;
-    int v = EVP_PKEY_verify(c, der, (size_t)derlen, dg, dlen);
-    EVP_PKEY_CTX_free(c);
-    ERR_clear_error();
-    if (v != 1)
-        return dsig_fail(DSIG_E_VERIFY, "%s signature does not verify", st->alg->name);
-    return DSIG_OK;
+    return dsig_pk_verify_digest(st, NULL, der, (size_t)derlen, dg, dlen);
 }
 
 static const struct dsig_alg_ops es_ops = {

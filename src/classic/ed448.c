@@ -20,13 +20,17 @@
 /* dom4(0, "") = "SigEd448" ‖ octet(0) ‖ octet(0)  (RFC 8032 §5.2). */
 static const uint8_t ed448_dom4[10] = {'S', 'i', 'g', 'E', 'd', '4', '4', '8', 0, 0};
 
+/* Key impl: the shared part (seed, pk = A, s = clamped scalar, prefix = second half of
+ * SHAKE256(seed, 114)) plus the OpenSSL key of the one-shot path. */
 struct ed448_key {
-    int has_seed;
-    uint8_t seed[57];   /* the RFC 8032 secret key (JWK "d") */
-    uint8_t pk[57];     /* encoded A (JWK "x") */
-    uint8_t s[57];      /* clamped secret scalar, little-endian */
-    uint8_t prefix[57]; /* second half of SHAKE256(seed, 114): secret input of the nonce seed */
-    EVP_PKEY *pkey;     /* OpenSSL key for the one-shot path (private if has_seed) */
+    struct dsig_eddsa_key base; /* first: the shared hooks see only this */
+    EVP_PKEY *pkey;             /* OpenSSL key for the one-shot path (private if has_seed) */
+};
+
+/* Streaming state: the shared part plus the nonce scalar. */
+struct ed448_state {
+    struct dsig_eddsa_state base; /* first: the shared hooks see only this */
+    gcry_mpi_t r;                 /* sign: nonce scalar (secret, secure MPI; released = wiped) */
 };
 
 /* ---- MPI and point helpers ---------------------------------------------------------------- */
@@ -224,8 +228,12 @@ static int ed448_nonce(const uint8_t h[114], gcry_mpi_t *r_out, uint8_t R[57])
     else {
         gcry_mpi_mod(r, a, n);
         gcry_mpi_set_flag(r, GCRYMPI_FLAG_SECURE);
-        gcry_mpi_ec_mul(P, r, G, ctx);
-        rc = ed448_encode(ctx, P, R);
+        if (gcry_mpi_cmp_ui(r, 0) == 0) /* probability 2^-446; R would be the identity */
+            rc = dsig_fail(DSIG_E_CRYPTO, "Ed448: nonce scalar is zero");
+        else {
+            gcry_mpi_ec_mul(P, r, G, ctx);
+            rc = ed448_encode(ctx, P, R);
+        }
     }
     gcry_mpi_release(n);
     gcry_mpi_release(a);
@@ -252,319 +260,78 @@ static int ed448_hash_seed(const uint8_t seed[57], uint8_t h[114])
 }
 
 /* @spec RFC 8032 §5.2.5 — expand the seed: s = clamp(h[0..57)), prefix = h[57..114), A = [s]B. */
-static int ed448_expand(struct ed448_key *k, const uint8_t seed[57])
+static int ed448_expand(struct dsig_eddsa_key *base)
 {
+    struct ed448_key *k = (struct ed448_key *)base;
     uint8_t h[114];
-    int rc = ed448_hash_seed(seed, h);
+    int rc = ed448_hash_seed(base->seed, h);
     if (rc)
         return rc;
-    memcpy(k->seed, seed, 57);
-    memcpy(k->s, h, 57);
-    k->s[0] &= 0xfc;
-    k->s[55] |= 0x80;
-    k->s[56] = 0;
-    memcpy(k->prefix, h + 57, 57);
+    memcpy(base->s, h, 57);
+    base->s[0] &= 0xfc;
+    base->s[55] |= 0x80;
+    base->s[56] = 0;
+    memcpy(base->prefix, h + 57, 57);
     dsig_memzero(h, sizeof h);
-    if ((rc = ed448_base_mul(k->s, 57, k->pk)))
+    if ((rc = ed448_base_mul(base->s, 57, base->pk)))
         return rc;
     /* Cross-check with OpenSSL, whose key object the one-shot signer uses. */
-    k->pkey = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED448, NULL, seed, 57);
+    k->pkey = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED448, NULL, base->seed, 57);
     uint8_t opk[57];
     size_t len = sizeof opk;
     if (!k->pkey || EVP_PKEY_get_raw_public_key(k->pkey, opk, &len) != 1 || len != 57)
         return dsig_fail_openssl(DSIG_E_CRYPTO, "Ed448 EVP_PKEY");
-    if (memcmp(opk, k->pk, 57) != 0)
+    if (memcmp(opk, base->pk, 57) != 0)
         return dsig_fail(DSIG_E_INTERNAL, "Ed448: libgcrypt and OpenSSL derive different public keys");
-    k->has_seed = 1;
     return DSIG_OK;
 }
 
-/* Free an impl (wiping secrets). */
-static void ed448_free_impl(struct ed448_key *k)
+/* A public-only key: the OpenSSL key object of the one-shot verifier. */
+static int ed448_init_public(struct dsig_eddsa_key *base)
 {
-    if (!k)
-        return;
-    EVP_PKEY_free(k->pkey);
-    dsig_xfree(k, sizeof *k);
-}
-
-/* Build key->impl from a public key and an optional seed (which must reproduce the public key). */
-static int ed448_set(struct dsig_key *key, const uint8_t *seed, const uint8_t *pk)
-{
-    struct ed448_key *k = dsig_calloc(1, sizeof *k);
-    if (!k)
-        return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    int rc = DSIG_OK;
-    if (pk && (rc = dsig_ed448_check_public(pk)))
-        goto fail;
-    if (seed) {
-        if ((rc = ed448_expand(k, seed)))
-            goto fail;
-        if (pk && !dsig_ct_equal(pk, k->pk, 57)) {
-            rc = dsig_fail(DSIG_E_KEY, "Ed448: \"x\" does not match the public key derived from \"d\"");
-            goto fail;
-        }
-    } else {
-        memcpy(k->pk, pk, 57);
-        k->pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED448, NULL, pk, 57);
-        if (!k->pkey) {
-            rc = dsig_fail_openssl(DSIG_E_KEY, "Ed448 EVP_PKEY");
-            goto fail;
-        }
-    }
-    if (key->impl && key->type->destroy)
-        key->type->destroy(key);
-    key->impl = k;
-    key->has_private = k->has_seed;
-    return DSIG_OK;
-fail:
-    ed448_free_impl(k);
-    return rc;
-}
-
-/* Key type hook: a fresh key from 57 seed bytes of the given RNG. */
-static int ed448_generate(struct dsig_key *key, unsigned bits, dsig_rng *rng)
-{
-    if (bits && bits != 456)
-        return dsig_fail(DSIG_E_ARG, "Ed448 keys have a fixed size (456 bits), %u requested", bits);
-    uint8_t seed[57];
-    int rc = dsig_rng_bytes(rng, seed, sizeof seed);
-    if (rc == DSIG_OK)
-        rc = ed448_set(key, seed, NULL);
-    dsig_memzero(seed, sizeof seed);
-    return rc;
-}
-
-/* Key type hook: JWK members x (required) and d (optional), already base64url-decoded. */
-static int ed448_import_jwk(struct dsig_key *key, const dsig_jwk_member *m, size_t n)
-{
-    if (n < 1 || !m[0].data)
-        return dsig_fail(DSIG_E_KEY, "Ed448 JWK: member \"x\" is missing");
-    if (m[0].len != ED448_KEY_BYTES)
-        return dsig_fail(DSIG_E_KEY, "Ed448 JWK: member \"x\" must be 57 bytes, got %zu", m[0].len);
-    const uint8_t *d = n >= 2 ? m[1].data : NULL;
-    if (d && m[1].len != ED448_KEY_BYTES)
-        return dsig_fail(DSIG_E_KEY, "Ed448 JWK: member \"d\" must be 57 bytes, got %zu", m[1].len);
-    return ed448_set(key, d, m[0].data);
-}
-
-/* Key type hook: x, then d when asked (allocated copies). */
-static int ed448_export_jwk(const struct dsig_key *key, int include_private, dsig_jwk_member *m,
-                            size_t *n)
-{
-    const struct ed448_key *k = key->impl;
-    if (include_private && !k->has_seed)
-        return dsig_fail(DSIG_E_NO_PRIVATE, "the Ed448 key has no private part to export");
-    size_t count = include_private ? 2 : 1;
-    const uint8_t *src[2] = {k->pk, k->seed};
-    static const char *const names[2] = {"x", "d"};
-    for (size_t i = 0; i < count; i++) {
-        m[i].name = names[i];
-        m[i].len = 57;
-        m[i].data = dsig_malloc(57);
-        if (!m[i].data) {
-            for (size_t j = 0; j < i; j++) {
-                dsig_xfree(m[j].data, m[j].len);
-                m[j].data = NULL;
-            }
-            return dsig_fail(DSIG_E_NOMEM, "out of memory");
-        }
-        memcpy(m[i].data, src[i], 57);
-    }
-    *n = count;
+    struct ed448_key *k = (struct ed448_key *)base;
+    k->pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED448, NULL, base->pk, 57);
+    if (!k->pkey)
+        return dsig_fail_openssl(DSIG_E_KEY, "Ed448 EVP_PKEY");
     return DSIG_OK;
 }
 
-/* Key type hook: an OpenSSL EVP_PKEY (raw Ed448) for PEM export. */
-static int ed448_to_pkey(const struct dsig_key *key, int include_private, void **pkey)
+/* Free the OpenSSL key object (the shared code wipes and frees the rest). */
+static void ed448_release_key(struct dsig_eddsa_key *base)
 {
-    const struct ed448_key *k = key->impl;
-    EVP_PKEY *p = include_private && k->has_seed
-                      ? EVP_PKEY_new_raw_private_key(EVP_PKEY_ED448, NULL, k->seed, 57)
-                      : EVP_PKEY_new_raw_public_key(EVP_PKEY_ED448, NULL, k->pk, 57);
-    if (!p)
-        return dsig_fail_openssl(DSIG_E_CRYPTO, "Ed448 EVP_PKEY");
-    *pkey = p;
-    return DSIG_OK;
+    EVP_PKEY_free(((struct ed448_key *)base)->pkey);
 }
 
-/* Key type hook: from an OpenSSL EVP_PKEY; DSIG_E_KEY_MISMATCH at once for other key types. */
-static int ed448_from_pkey(struct dsig_key *key, void *pkey)
+const struct dsig_keytype dsig_keytype_ed448 = DSIG_EDDSA_KEYTYPE("Ed448");
+
+/* ---- streaming (the skeleton is in eddsa_common.c) ------------------------------------------ */
+
+/* r = SHAKE256(nonce seed, 114) mod L as a secure MPI, and R = [r]B. */
+static int ed448_state_nonce(struct dsig_eddsa_state *base, const uint8_t *h)
 {
-    EVP_PKEY *p = pkey;
-    if (EVP_PKEY_get_id(p) != EVP_PKEY_ED448)
-        return dsig_fail(DSIG_E_KEY_MISMATCH, "not an Ed448 key");
-    uint8_t seed[57], pk[57];
-    size_t len = sizeof seed;
-    int rc;
-    ERR_set_mark();
-    int has_priv = EVP_PKEY_get_raw_private_key(p, seed, &len) == 1 && len == 57;
-    ERR_pop_to_mark();
-    len = sizeof pk;
-    if (EVP_PKEY_get_raw_public_key(p, pk, &len) != 1 || len != 57)
-        rc = dsig_fail_openssl(DSIG_E_KEY, "Ed448 PEM: cannot read the public key");
-    else
-        rc = ed448_set(key, has_priv ? seed : NULL, pk);
-    dsig_memzero(seed, sizeof seed);
-    return rc;
+    struct ed448_state *st = (struct ed448_state *)base;
+    return ed448_nonce(h, &st->r, base->R);
 }
 
-/* Key type hook: a key holding only A. */
-static int ed448_public_copy(struct dsig_key *dst, const struct dsig_key *src)
+/* Release the nonce MPI (libgcrypt wipes secure MPIs on release). */
+static void ed448_release_state(struct dsig_eddsa_state *base)
 {
-    const struct ed448_key *k = src->impl;
-    return ed448_set(dst, NULL, k->pk);
-}
-
-/* Key type hook: wipe and free. */
-static void ed448_destroy(struct dsig_key *key)
-{
-    ed448_free_impl(key->impl);
-    key->impl = NULL;
-}
-
-/* Key type hook: encoded key size, as OpenSSL reports it. */
-static unsigned ed448_bits(const struct dsig_key *key)
-{
-    (void)key;
-    return 456;
-}
-
-static const char *const okp_pub[] = {"x", NULL};
-static const char *const okp_priv[] = {"d", NULL};
-
-const struct dsig_keytype dsig_keytype_ed448 = {
-    .kty = "OKP",
-    .crv = "Ed448",
-    .pub_members = okp_pub,
-    .priv_members = okp_priv,
-    .has_public = 1,
-    .generate = ed448_generate,
-    .import_jwk = ed448_import_jwk,
-    .export_jwk = ed448_export_jwk,
-    .to_pkey = ed448_to_pkey,
-    .from_pkey = ed448_from_pkey,
-    .public_copy = ed448_public_copy,
-    .destroy = ed448_destroy,
-    .bits = ed448_bits,
-};
-
-/* ---- streaming ---------------------------------------------------------------------------- */
-
-struct ed448_state {
-    EVP_MD_CTX *md;   /* k-hash: SHAKE256(dom4 ‖ R ‖ A ‖ M, 114) */
-    uint8_t R[57];
-    uint8_t A[57];    /* public key */
-    uint8_t S[57];    /* verify: signature scalar */
-    gcry_mpi_t r;     /* sign: nonce scalar (secret, secure MPI; released = wiped) */
-    uint8_t s[57];    /* sign: copy of the secret scalar */
-};
-
-/* Wipe and free a state. */
-static void ed448_free_state(void *state)
-{
-    struct ed448_state *st = state;
-    if (!st)
-        return;
-    EVP_MD_CTX_free(st->md);
+    struct ed448_state *st = (struct ed448_state *)base;
     gcry_mpi_release(st->r);
-    dsig_xfree(st, sizeof *st);
+    st->r = NULL;
 }
 
-/* Allocate a state with its EVP context; NULL (error recorded) on failure. */
-static struct ed448_state *ed448_new_state(int *rc)
+/* @spec RFC 8032 §5.2.6 steps 5-6: k = h mod L, S = (r + k·s) mod L, signature R ‖ S. */
+static int ed448_sign_finish(struct dsig_eddsa_state *base, const uint8_t *h, uint8_t *sig)
 {
-    if (!dsig_eddsa_shake256()) {
-        *rc = dsig_fail(DSIG_E_CRYPTO, "Ed448: SHAKE256 is not available from OpenSSL");
-        return NULL;
-    }
-    struct ed448_state *st = dsig_calloc(1, sizeof *st);
-    if (st && !(st->md = EVP_MD_CTX_new())) {
-        dsig_xfree(st, sizeof *st);
-        st = NULL;
-    }
-    if (!st)
-        *rc = dsig_fail(DSIG_E_NOMEM, "out of memory");
-    return st;
-}
-
-/* Start the k-hash with dom4(0, "") ‖ R ‖ A. */
-static int ed448_start_k(struct ed448_state *st)
-{
-    if (!EVP_DigestInit_ex(st->md, dsig_eddsa_shake256(), NULL) ||
-        !EVP_DigestUpdate(st->md, ed448_dom4, sizeof ed448_dom4) ||
-        !EVP_DigestUpdate(st->md, st->R, 57) || !EVP_DigestUpdate(st->md, st->A, 57))
-        return dsig_fail_openssl(DSIG_E_CRYPTO, "Ed448: SHAKE256");
-    return DSIG_OK;
-}
-
-/* Squeeze 114 bytes of the current hash. */
-static int ed448_squeeze(struct ed448_state *st, uint8_t h[114])
-{
-    if (!EVP_DigestFinalXOF(st->md, h, 114))
-        return dsig_fail_openssl(DSIG_E_CRYPTO, "Ed448: SHAKE256");
-    return DSIG_OK;
-}
-
-/* @spec RFC 8032 §5.2.6 steps 2-3 with the hedged one-pass nonce of docs/eddsa-one-pass.md */
-static int ed448_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
-{
-    (void)alg;
-    const struct ed448_key *k = key->impl;
-    if (!k || !k->has_seed)
-        return dsig_fail(DSIG_E_NO_PRIVATE, "Ed448 signing needs a private key");
-    int rc = DSIG_OK;
-    struct ed448_state *st = ed448_new_state(&rc);
-    if (!st)
-        return rc;
-    uint8_t h[114];
-    if (!EVP_DigestInit_ex(st->md, dsig_eddsa_shake256(), NULL))
-        rc = dsig_fail_openssl(DSIG_E_CRYPTO, "Ed448: SHAKE256");
-    if (rc == DSIG_OK)
-        rc = dsig_eddsa_absorb_nonce_seed(st->md, "dsig/Ed448/one-pass-nonce/v1", k->prefix, 57);
-    if (rc == DSIG_OK)
-        rc = ed448_squeeze(st, h);
-    if (rc == DSIG_OK)
-        rc = ed448_nonce(h, &st->r, st->R);
-    if (rc == DSIG_OK) {
-        memcpy(st->A, k->pk, 57);
-        memcpy(st->s, k->s, 57);
-        rc = ed448_start_k(st);
-    }
-    dsig_memzero(h, sizeof h);
-    if (rc) {
-        ed448_free_state(st);
-        return rc;
-    }
-    *state = st;
-    return DSIG_OK;
-}
-
-/* Absorb a chunk into the k-hash: a plain EVP_DigestUpdate, nothing else. */
-static int ed448_update(void *state, const uint8_t *data, size_t len)
-{
-    struct ed448_state *st = state;
-    if (!EVP_DigestUpdate(st->md, data, len))
-        return dsig_fail_openssl(DSIG_E_CRYPTO, "Ed448: SHAKE256 update");
-    return DSIG_OK;
-}
-
-/* @spec RFC 8032 §5.2.6 steps 4-6: S = (r + k·s) mod L, signature R ‖ S. */
-static int ed448_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len)
-{
-    struct ed448_state *st = state;
-    if (cap < ED448_SIG_BYTES)
-        return dsig_fail(DSIG_E_BUFFER, "Ed448 signature needs 114 bytes, buffer has %zu", cap);
-    uint8_t h[114];
+    struct ed448_state *st = (struct ed448_state *)base;
     gcry_ctx_t ctx = NULL;
     gcry_mpi_t n = NULL, k = NULL, s = NULL, r = NULL, S = NULL;
-    int rc = ed448_squeeze(st, h);
-    if (rc == DSIG_OK)
-        rc = ed448_ctx(&ctx);
+    int rc = ed448_ctx(&ctx);
     if (rc == DSIG_OK) {
         n = gcry_mpi_ec_get_mpi("n", ctx, 1);
         k = mpi_from_le(h, 114, 0); /* k is public (recomputed by every verifier) */
-        s = mpi_from_le(st->s, 57, 1);
+        s = mpi_from_le(base->s, 57, 1);
         r = st->r;
         st->r = NULL; /* released (wiped) below */
         S = gcry_mpi_snew(0);
@@ -575,10 +342,8 @@ static int ed448_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_l
         gcry_mpi_mod(k, k, n);
         gcry_mpi_mulm(S, k, s, n);
         gcry_mpi_addm(S, S, r, n);
-        memcpy(sig, st->R, 57);
+        memcpy(sig, base->R, 57);
         rc = mpi_to_le(S, sig + 57, 57);
-        if (rc == DSIG_OK)
-            *sig_len = ED448_SIG_BYTES;
     }
     gcry_mpi_release(n);
     gcry_mpi_release(k);
@@ -587,19 +352,12 @@ static int ed448_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_l
     gcry_mpi_release(S);
     if (ctx)
         gcry_ctx_release(ctx);
-    dsig_memzero(h, sizeof h);
-    dsig_memzero(st->s, sizeof st->s);
     return rc;
 }
 
-/* @spec RFC 8032 §5.2.7 step 1: lengths, S < L, R decodes; then start SHAKE256(dom4 ‖ R ‖ A ‖ M). */
-static int ed448_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                             const uint8_t *sig, size_t sig_len)
+/* @spec RFC 8032 §5.2.7 step 1: S < L and R decodes. */
+static int ed448_check_sig(const uint8_t *sig)
 {
-    (void)alg;
-    const struct ed448_key *kk = key->impl;
-    if (sig_len != ED448_SIG_BYTES)
-        return dsig_fail(DSIG_E_VERIFY, "Ed448 signature must be 114 bytes, got %zu", sig_len);
     gcry_ctx_t ctx;
     int rc = ed448_ctx(&ctx);
     if (rc)
@@ -617,32 +375,15 @@ static int ed448_verify_init(void **state, const dsig_alg *alg, const struct dsi
     gcry_mpi_release(S);
     gcry_mpi_point_release(R);
     gcry_ctx_release(ctx);
-    if (rc)
-        return rc;
-    struct ed448_state *st = ed448_new_state(&rc);
-    if (!st)
-        return rc;
-    memcpy(st->R, sig, 57);
-    memcpy(st->S, sig + 57, 57);
-    memcpy(st->A, kk->pk, 57);
-    if ((rc = ed448_start_k(st))) {
-        ed448_free_state(st);
-        return rc;
-    }
-    *state = st;
-    return DSIG_OK;
+    return rc;
 }
 
 /* @spec RFC 8032 §5.2.7 step 3, the cofactored equation [4][S]B = [4]R + [4][k]A (as OpenSSL). */
-static int ed448_verify_final(void *state)
+static int ed448_verify_finish(struct dsig_eddsa_state *st, const uint8_t *h)
 {
-    struct ed448_state *st = state;
-    uint8_t h[114];
-    int rc = ed448_squeeze(st, h);
-    if (rc)
-        return rc;
     gcry_ctx_t ctx;
-    if ((rc = ed448_ctx(&ctx)))
+    int rc = ed448_ctx(&ctx);
+    if (rc)
         return rc;
     gcry_mpi_t n = gcry_mpi_ec_get_mpi("n", ctx, 1);
     gcry_mpi_t k = mpi_from_le(h, 114, 0);
@@ -688,18 +429,13 @@ static int ed448_verify_final(void *state)
     return rc;
 }
 
-/* ---- one-shot (exact RFC 8032) ------------------------------------------------------------- */
+/* ---- one-shot (exact RFC 8032; length and key checks are in eddsa_common.c) ------------------ */
 
 /* @spec RFC 8032 §5.2.6 — deterministic signature (OpenSSL one-shot EVP_DigestSign). */
-static int ed448_sign_oneshot(const dsig_alg *alg, const struct dsig_key *key, const uint8_t *msg,
-                              size_t len, uint8_t *sig, size_t cap, size_t *sig_len)
+static int ed448_sign_oneshot(const struct dsig_eddsa_key *base, const uint8_t *msg, size_t len,
+                              uint8_t *sig)
 {
-    (void)alg;
-    const struct ed448_key *k = key->impl;
-    if (!k || !k->has_seed)
-        return dsig_fail(DSIG_E_NO_PRIVATE, "Ed448 signing needs a private key");
-    if (cap < ED448_SIG_BYTES)
-        return dsig_fail(DSIG_E_BUFFER, "Ed448 signature needs 114 bytes, buffer has %zu", cap);
+    const struct ed448_key *k = (const struct ed448_key *)base;
     EVP_MD_CTX *c = EVP_MD_CTX_new();
     size_t n = ED448_SIG_BYTES;
     int ok = c && EVP_DigestSignInit(c, NULL, NULL, NULL, k->pkey) == 1 &&
@@ -707,18 +443,14 @@ static int ed448_sign_oneshot(const dsig_alg *alg, const struct dsig_key *key, c
     EVP_MD_CTX_free(c);
     if (!ok)
         return dsig_fail_openssl(DSIG_E_CRYPTO, "Ed448: OpenSSL signing failed");
-    *sig_len = n;
     return DSIG_OK;
 }
 
 /* @spec RFC 8032 §5.2.7 — verification (OpenSSL one-shot EVP_DigestVerify). */
-static int ed448_verify_oneshot(const dsig_alg *alg, const struct dsig_key *key, const uint8_t *msg,
-                                size_t len, const uint8_t *sig, size_t sig_len)
+static int ed448_verify_oneshot(const struct dsig_eddsa_key *base, const uint8_t *msg, size_t len,
+                                const uint8_t *sig)
 {
-    (void)alg;
-    const struct ed448_key *k = key->impl;
-    if (sig_len != ED448_SIG_BYTES)
-        return dsig_fail(DSIG_E_VERIFY, "Ed448 signature must be 114 bytes, got %zu", sig_len);
+    const struct ed448_key *k = (const struct ed448_key *)base;
     EVP_MD_CTX *c = EVP_MD_CTX_new();
     if (!c)
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
@@ -727,7 +459,7 @@ static int ed448_verify_oneshot(const dsig_alg *alg, const struct dsig_key *key,
         return dsig_fail_openssl(DSIG_E_CRYPTO, "Ed448: OpenSSL verify init");
     }
     ERR_set_mark();
-    int v = EVP_DigestVerify(c, sig, sig_len, msg, len);
+    int v = EVP_DigestVerify(c, sig, ED448_SIG_BYTES, msg, len);
     ERR_pop_to_mark(); /* a rejected signature is an answer, not an error to report */
     EVP_MD_CTX_free(c);
     if (v != 1)
@@ -735,28 +467,33 @@ static int ed448_verify_oneshot(const dsig_alg *alg, const struct dsig_key *key,
     return DSIG_OK;
 }
 
-static const struct dsig_alg_ops ed448_ops = {
-    .sign_init = ed448_sign_init,
-    .sign_update = ed448_update,
-    .sign_final = ed448_sign_final,
-    .verify_init = ed448_verify_init,
-    .verify_update = ed448_update,
-    .verify_final = ed448_verify_final,
-    .free_state = ed448_free_state,
+const struct dsig_eddsa_curve dsig_eddsa_curve_ed448 = {
+    .name = "Ed448",
+    .keytype = &dsig_keytype_ed448,
+    .key_bytes = ED448_KEY_BYTES,
+    .bits = 456,
+    .evp_id = EVP_PKEY_ED448,
+    .hash_name = "SHAKE256",
+    .md = dsig_eddsa_shake256,
+    .hash_bytes = 114,
+    .xof = 1,
+    .dom = ed448_dom4,
+    .dom_len = sizeof ed448_dom4,
+    .nonce_tag = "dsig/Ed448/one-pass-nonce/v1",
+    .key_size = sizeof(struct ed448_key),
+    .state_size = sizeof(struct ed448_state),
+    .check_public = dsig_ed448_check_public,
+    .expand = ed448_expand,
+    .init_public = ed448_init_public,
+    .release_key = ed448_release_key,
+    .nonce = ed448_state_nonce,
+    .check_sig = ed448_check_sig,
+    .sign_finish = ed448_sign_finish,
+    .verify_finish = ed448_verify_finish,
+    .release_state = ed448_release_state,
     .sign_oneshot = ed448_sign_oneshot,
     .verify_oneshot = ed448_verify_oneshot,
 };
 
-const dsig_alg dsig_alg_ed448 = {
-    .name = "Ed448",
-    .family = "EdDSA",
-    .description = "Ed448 (RFC 8032); one-pass streaming with a hedged nonce, exact RFC 8032 one-shot",
-    .keytype = &dsig_keytype_ed448,
-    .baseline = "SHAKE256",
-    .security_bits = 224,
-    .flags = DSIG_ALG_ONE_PASS | DSIG_ALG_RANDOMIZED | DSIG_ALG_DETERMINISTIC_ONESHOT,
-    .sig_max = ED448_SIG_BYTES,
-    .min_key_bits = 0,
-    .default_key_bits = 456,
-    .ops = &ed448_ops,
-};
+const dsig_alg dsig_alg_ed448 = DSIG_EDDSA_ALG("Ed448", dsig_keytype_ed448, "SHAKE256", 224,
+                                               ED448_SIG_BYTES, 456, dsig_eddsa_curve_ed448);

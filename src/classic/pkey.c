@@ -60,6 +60,39 @@ int dsig_pk_state_new(struct dsig_pk_state **out, const dsig_alg *alg, enum dsig
     return DSIG_OK;
 }
 
+/* Start a streaming signature: only the hash runs until final. */
+int dsig_pk_sign_init(void **state, const dsig_alg *alg, enum dsig_pk_hash h, EVP_PKEY *pkey,
+                      const void *key_impl)
+{
+    struct dsig_pk_state *st;
+    int rc = dsig_pk_state_new(&st, alg, h, pkey);
+    if (rc)
+        return rc;
+    st->key_impl = key_impl;
+    *state = st;
+    return DSIG_OK;
+}
+
+/* Start a streaming verification; a malformed signature is remembered and rejected at final (so
+ * that a bad length costs the same as a bad value from the caller's point of view). */
+int dsig_pk_verify_init(void **state, const dsig_alg *alg, enum dsig_pk_hash h, EVP_PKEY *pkey,
+                        const void *key_impl, const uint8_t *sig, size_t sig_len, size_t expected_len)
+{
+    struct dsig_pk_state *st;
+    int rc = dsig_pk_state_new(&st, alg, h, pkey);
+    if (rc)
+        return rc;
+    st->key_impl = key_impl;
+    if (sig_len != expected_len || sig_len > sizeof st->sig) {
+        st->bad_sig = 1;
+    } else {
+        memcpy(st->sig, sig, sig_len);
+        st->sig_len = sig_len;
+    }
+    *state = st;
+    return DSIG_OK;
+}
+
 /* Hash one chunk: the only work done per update. */
 int dsig_pk_update(void *state, const uint8_t *data, size_t len)
 {
@@ -106,6 +139,77 @@ int dsig_pk_ctx(EVP_PKEY *pkey, const EVP_MD *md, int sign, EVP_PKEY_CTX **out)
     }
     *out = c;
     return DSIG_OK;
+}
+
+/* Digest, then the private-key operation on it (the only key operation of a streaming signature). */
+int dsig_pk_sign_digest(struct dsig_pk_state *st, dsig_pk_setup_fn setup, uint8_t *out, size_t *out_len,
+                        const char *what)
+{
+    uint8_t dg[EVP_MAX_MD_SIZE];
+    size_t dlen = 0;
+    int rc = dsig_pk_digest(st, dg, &dlen);
+    if (rc)
+        return rc;
+    EVP_PKEY_CTX *c;
+    if ((rc = dsig_pk_ctx(st->pkey, st->md, 1, &c)))
+        return rc;
+    if (!setup || (rc = setup(c, st)) == DSIG_OK) {
+        if (EVP_PKEY_sign(c, out, out_len, dg, dlen) <= 0)
+            rc = dsig_fail_openssl(DSIG_E_CRYPTO, what);
+    }
+    EVP_PKEY_CTX_free(c);
+    return rc;
+}
+
+/* The public-key operation on a finished digest. */
+int dsig_pk_verify_digest(struct dsig_pk_state *st, dsig_pk_setup_fn setup, const uint8_t *sig,
+                          size_t sig_len, const uint8_t *dg, size_t dlen)
+{
+    EVP_PKEY_CTX *c;
+    int rc = dsig_pk_ctx(st->pkey, st->md, 0, &c);
+    if (rc)
+        return rc;
+    if (!setup || (rc = setup(c, st)) == DSIG_OK) {
+        int v = EVP_PKEY_verify(c, sig, sig_len, dg, dlen);
+        ERR_clear_error(); /* a bad signature leaves decoding errors on the queue */
+        if (v != 1)
+            rc = dsig_fail(DSIG_E_VERIFY, "%s signature does not verify", st->alg->name);
+    }
+    EVP_PKEY_CTX_free(c);
+    return rc;
+}
+
+/* Destroy a key impl built around an EVP_PKEY (OpenSSL clears private integers when freeing). */
+void dsig_pk_free_impl(struct dsig_key *key, EVP_PKEY *pkey, size_t impl_size)
+{
+    if (!key->impl)
+        return;
+    EVP_PKEY_free(pkey);
+    dsig_xfree(key->impl, impl_size);
+    key->impl = NULL;
+}
+
+/* A new reference to the key object itself (private PEM export). */
+int dsig_pk_ref(EVP_PKEY *pkey, void **out)
+{
+    if (!EVP_PKEY_up_ref(pkey))
+        return dsig_fail_openssl(DSIG_E_CRYPTO, "key reference");
+    *out = pkey;
+    return DSIG_OK;
+}
+
+/* Builder → OSSL_PARAM array → EVP_PKEY, freeing (and wiping) the intermediate objects. */
+int dsig_pk_from_builder(const char *type, OSSL_PARAM_BLD *b, int pushed, int with_private,
+                         const char *what, EVP_PKEY **out)
+{
+    *out = NULL;
+    OSSL_PARAM *params = pushed ? OSSL_PARAM_BLD_to_param(b) : NULL;
+    OSSL_PARAM_BLD_free(b);
+    if (!params)
+        return dsig_fail_openssl(DSIG_E_NOMEM, what);
+    int rc = dsig_pk_fromdata(type, params, with_private, out);
+    dsig_pk_params_free(params);
+    return rc;
 }
 
 /* EVP_PKEY_fromdata wrapper: `params` is an OSSL_PARAM array (void* keeps the header light). */

@@ -14,6 +14,7 @@
 
 #include <openssl/bn.h>
 #include <openssl/evp.h>
+#include <openssl/param_build.h>
 #include <openssl/params.h>
 
 #include "core/internal.h"
@@ -39,6 +40,13 @@ struct dsig_pk_state {
 /* Allocate a state, take a reference to `pkey` and start the digest. */
 int dsig_pk_state_new(struct dsig_pk_state **out, const dsig_alg *alg, enum dsig_pk_hash h,
                       EVP_PKEY *pkey);
+/* Ops sign_init: a state on `pkey` with the digest started; key_impl is kept for final. */
+int dsig_pk_sign_init(void **state, const dsig_alg *alg, enum dsig_pk_hash h, EVP_PKEY *pkey,
+                      const void *key_impl);
+/* Ops verify_init: as sign_init, plus a copy of the signature when it is expected_len bytes long
+ * (and fits); otherwise the state is marked bad_sig and final must reject it. */
+int dsig_pk_verify_init(void **state, const dsig_alg *alg, enum dsig_pk_hash h, EVP_PKEY *pkey,
+                        const void *key_impl, const uint8_t *sig, size_t sig_len, size_t expected_len);
 /* Hash a chunk (the hot path: one EVP_DigestUpdate). */
 int dsig_pk_update(void *state, const uint8_t *data, size_t len);
 /* Finish the digest into out (64 bytes suffice). */
@@ -48,6 +56,29 @@ void dsig_pk_free_state(void *state);
 
 /* A new EVP_PKEY_CTX on pkey initialised for sign (sign=1) or verify with the signature digest set. */
 int dsig_pk_ctx(EVP_PKEY *pkey, const EVP_MD *md, int sign, EVP_PKEY_CTX **out);
+
+/* Extra set-up of a sign/verify context (RSA padding); NULL when there is none. */
+typedef int (*dsig_pk_setup_fn)(EVP_PKEY_CTX *c, const struct dsig_pk_state *st);
+
+/* Finish the digest and sign it with the state's key: *out_len is the capacity of out on entry and
+ * the signature length on return. `what` names the operation in the DSIG_E_CRYPTO message. */
+int dsig_pk_sign_digest(struct dsig_pk_state *st, dsig_pk_setup_fn setup, uint8_t *out, size_t *out_len,
+                        const char *what);
+/* Verify `sig` (the key operation's own encoding) over a finished digest: DSIG_OK or DSIG_E_VERIFY
+ * ("<alg> signature does not verify"). */
+int dsig_pk_verify_digest(struct dsig_pk_state *st, dsig_pk_setup_fn setup, const uint8_t *sig,
+                          size_t sig_len, const uint8_t *dg, size_t dlen);
+
+/* Key type destroy for an impl holding `pkey`: free the key object, wipe and free the impl. */
+void dsig_pk_free_impl(struct dsig_key *key, EVP_PKEY *pkey, size_t impl_size);
+
+/* Key type to_pkey for a private export: a new reference to the key's own EVP_PKEY. */
+int dsig_pk_ref(EVP_PKEY *pkey, void **out);
+
+/* Turn a parameter builder into an EVP_PKEY of `type` and free the builder. `pushed` says whether
+ * every push succeeded; on a failure there, DSIG_E_NOMEM names `what`. The parameters are wiped. */
+int dsig_pk_from_builder(const char *type, OSSL_PARAM_BLD *b, int pushed, int with_private,
+                         const char *what, EVP_PKEY **out);
 
 /* Build an EVP_PKEY of `type` ("RSA", "EC") from an OSSL_PARAM array (selection = keypair or public). */
 int dsig_pk_fromdata(const char *type, void *params, int with_private, EVP_PKEY **out);

@@ -128,6 +128,21 @@ out:
     return rc;
 }
 
+/* Make `pkey` (ownership taken, freed on failure) the impl of `key`. */
+static int rsa_store(struct dsig_key *key, EVP_PKEY *pkey, unsigned bits, int has_private)
+{
+    struct rsa_impl *impl = dsig_calloc(1, sizeof *impl);
+    if (!impl) {
+        EVP_PKEY_free(pkey);
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    }
+    impl->pkey = pkey;
+    impl->bits = bits;
+    key->impl = impl;
+    key->has_private = has_private;
+    return DSIG_OK;
+}
+
 /* Validate the integers and store them in key->impl as an EVP_PKEY. `pairwise` adds OpenSSL's check. */
 static int rsa_build(struct dsig_key *key, const struct rsa_ints *r, int pairwise)
 {
@@ -146,7 +161,6 @@ static int rsa_build(struct dsig_key *key, const struct rsa_ints *r, int pairwis
         return rc;
 
     OSSL_PARAM_BLD *b = OSSL_PARAM_BLD_new();
-    OSSL_PARAM *params = NULL;
     int ok = b && OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_RSA_N, r->n) &&
              OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_RSA_E, r->e);
     if (ok && r->d)
@@ -157,17 +171,8 @@ static int rsa_build(struct dsig_key *key, const struct rsa_ints *r, int pairwis
              OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_RSA_EXPONENT1, r->dp) &&
              OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_RSA_EXPONENT2, r->dq) &&
              OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_RSA_COEFFICIENT1, r->qi);
-    if (ok)
-        ok = (params = OSSL_PARAM_BLD_to_param(b)) != NULL;
-    OSSL_PARAM_BLD_free(b);
-    if (!ok) {
-        dsig_pk_params_free(params);
-        return dsig_fail_openssl(DSIG_E_NOMEM, "RSA key parameters");
-    }
-    EVP_PKEY *pkey = NULL;
-    rc = dsig_pk_fromdata("RSA", params, r->d != NULL, &pkey);
-    dsig_pk_params_free(params);
-    if (rc)
+    EVP_PKEY *pkey;
+    if ((rc = dsig_pk_from_builder("RSA", b, ok, r->d != NULL, "RSA key parameters", &pkey)))
         return rc;
     if (pairwise && r->p) {
         EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
@@ -178,16 +183,7 @@ static int rsa_build(struct dsig_key *key, const struct rsa_ints *r, int pairwis
             return dsig_fail_openssl(DSIG_E_KEY, "RSA key fails the pairwise consistency check");
         }
     }
-    struct rsa_impl *impl = dsig_calloc(1, sizeof *impl);
-    if (!impl) {
-        EVP_PKEY_free(pkey);
-        return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    }
-    impl->pkey = pkey;
-    impl->bits = (unsigned)BN_num_bits(r->n);
-    key->impl = impl;
-    key->has_private = r->d != NULL;
-    return DSIG_OK;
+    return rsa_store(key, pkey, (unsigned)BN_num_bits(r->n), r->d != NULL);
 }
 
 /* Read the RSA integers of an EVP_PKEY (absent private ones stay NULL). */
@@ -207,6 +203,11 @@ static int rsa_ints_from_pkey(EVP_PKEY *pkey, struct rsa_ints *r, int with_priva
         EVP_PKEY_get_bn_param(pkey, OSSL_PKEY_PARAM_RSA_EXPONENT1, &r->dp);
         EVP_PKEY_get_bn_param(pkey, OSSL_PKEY_PARAM_RSA_EXPONENT2, &r->dq);
         EVP_PKEY_get_bn_param(pkey, OSSL_PKEY_PARAM_RSA_COEFFICIENT1, &r->qi);
+        /* Later consistency checks run BN arithmetic on these secrets: constant-time paths only. */
+        BIGNUM *secrets[] = {r->d, r->p, r->q, r->dp, r->dq, r->qi};
+        for (size_t i = 0; i < sizeof secrets / sizeof secrets[0]; i++)
+            if (secrets[i])
+                BN_set_flags(secrets[i], BN_FLG_CONSTTIME);
         BIGNUM *r3 = NULL;
         if (EVP_PKEY_get_bn_param(pkey, OSSL_PKEY_PARAM_RSA_FACTOR3, &r3)) {
             BN_clear_free(r3);
@@ -227,16 +228,10 @@ static int rsa_public_pkey(const struct rsa_impl *impl, EVP_PKEY **out)
     if (rc)
         return rc;
     OSSL_PARAM_BLD *b = OSSL_PARAM_BLD_new();
-    OSSL_PARAM *params = NULL;
-    if (b && OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_RSA_N, r.n) &&
-        OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_RSA_E, r.e))
-        params = OSSL_PARAM_BLD_to_param(b);
-    OSSL_PARAM_BLD_free(b);
+    int pushed = b && OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_RSA_N, r.n) &&
+                 OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_RSA_E, r.e);
+    rc = dsig_pk_from_builder("RSA", b, pushed, 0, "RSA key parameters", out);
     rsa_ints_free(&r);
-    if (!params)
-        return dsig_fail_openssl(DSIG_E_NOMEM, "RSA key parameters");
-    rc = dsig_pk_fromdata("RSA", params, 0, out);
-    OSSL_PARAM_free(params);
     return rc;
 }
 
@@ -323,16 +318,7 @@ static int rsa_generate_os(struct dsig_key *key, unsigned bits)
     EVP_PKEY_CTX_free(c);
     if (!ok)
         return dsig_fail_openssl(DSIG_E_CRYPTO, "RSA key generation");
-    struct rsa_impl *impl = dsig_calloc(1, sizeof *impl);
-    if (!impl) {
-        EVP_PKEY_free(pkey);
-        return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    }
-    impl->pkey = pkey;
-    impl->bits = (unsigned)EVP_PKEY_get_bits(pkey);
-    key->impl = impl;
-    key->has_private = 1;
-    return DSIG_OK;
+    return rsa_store(key, pkey, (unsigned)EVP_PKEY_get_bits(pkey), 1);
 }
 
 /* Generate an RSA key (e = 65537); deterministic when the RNG is seeded. */
@@ -479,12 +465,8 @@ static int rsa_export_jwk(const struct dsig_key *key, int include_private, dsig_
 static int rsa_to_pkey(const struct dsig_key *key, int include_private, void **out)
 {
     const struct rsa_impl *impl = key->impl;
-    if (include_private) {
-        if (!EVP_PKEY_up_ref(impl->pkey))
-            return dsig_fail_openssl(DSIG_E_CRYPTO, "key reference");
-        *out = impl->pkey;
-        return DSIG_OK;
-    }
+    if (include_private)
+        return dsig_pk_ref(impl->pkey, out);
     return rsa_public_pkey(impl, (EVP_PKEY **)out);
 }
 
@@ -511,27 +493,14 @@ static int rsa_public_copy(struct dsig_key *dst, const struct dsig_key *src)
     int rc = rsa_public_pkey(s, &pkey);
     if (rc)
         return rc;
-    struct rsa_impl *impl = dsig_calloc(1, sizeof *impl);
-    if (!impl) {
-        EVP_PKEY_free(pkey);
-        return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    }
-    impl->pkey = pkey;
-    impl->bits = s->bits;
-    dst->impl = impl;
-    dst->has_private = 0;
-    return DSIG_OK;
+    return rsa_store(dst, pkey, s->bits, 0);
 }
 
 /* Free the key (OpenSSL clears the RSA integers when freeing them). */
 static void rsa_destroy(struct dsig_key *key)
 {
     struct rsa_impl *impl = key->impl;
-    if (!impl)
-        return;
-    EVP_PKEY_free(impl->pkey);
-    dsig_xfree(impl, sizeof *impl);
-    key->impl = NULL;
+    dsig_pk_free_impl(key, impl ? impl->pkey : NULL, sizeof *impl);
 }
 
 /* Modulus size in bits. */
@@ -564,12 +533,13 @@ const struct dsig_keytype dsig_keytype_rsa = {
 
 /* Configure the padding of a sign/verify context. @spec RFC 7518 §3.3 (PKCS#1 v1.5), §3.5 (PSS with
  * MGF1 using the same hash and a salt as long as the hash output; verification demands exactly it). */
-static int rsa_set_padding(EVP_PKEY_CTX *c, const struct rsa_params *p, const EVP_MD *md)
+static int rsa_set_padding(EVP_PKEY_CTX *c, const struct dsig_pk_state *st)
 {
+    const struct rsa_params *p = st->alg->params;
     int ok = EVP_PKEY_CTX_set_rsa_padding(c, p->pss ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING) > 0;
     if (ok && p->pss)
         ok = EVP_PKEY_CTX_set_rsa_pss_saltlen(c, RSA_PSS_SALTLEN_DIGEST) > 0 &&
-             EVP_PKEY_CTX_set_rsa_mgf1_md(c, md) > 0;
+             EVP_PKEY_CTX_set_rsa_mgf1_md(c, st->md) > 0;
     return ok ? DSIG_OK : dsig_fail_openssl(DSIG_E_CRYPTO, "RSA padding parameters");
 }
 
@@ -577,40 +547,23 @@ static int rsa_set_padding(EVP_PKEY_CTX *c, const struct rsa_params *p, const EV
 static int rsa_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
 {
     const struct rsa_params *p = alg->params;
-    const struct rsa_impl *impl = key->impl;
-    struct dsig_pk_state *st;
-    int rc = dsig_pk_state_new(&st, alg, p->hash, impl->pkey);
-    if (rc)
-        return rc;
-    *state = st;
-    return DSIG_OK;
+    return dsig_pk_sign_init(state, alg, p->hash, ((const struct rsa_impl *)key->impl)->pkey, NULL);
 }
 
 /* @spec RFC 8017 §8.1.1 / §8.2.1: sign the digest (RSASP1 over the EMSA encoding). */
 static int rsa_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len)
 {
     struct dsig_pk_state *st = state;
-    const struct rsa_params *p = st->alg->params;
     size_t k = (size_t)EVP_PKEY_get_size(st->pkey);
     if (cap < k)
         return dsig_fail(DSIG_E_BUFFER, "%s signature needs %zu bytes, buffer has %zu", st->alg->name, k,
                          cap);
-    uint8_t dg[EVP_MAX_MD_SIZE];
-    size_t dlen;
-    int rc = dsig_pk_digest(st, dg, &dlen);
-    if (rc)
-        return rc;
-    EVP_PKEY_CTX *c;
-    if ((rc = dsig_pk_ctx(st->pkey, st->md, 1, &c)))
-        return rc;
-    if ((rc = rsa_set_padding(c, p, st->md)) == DSIG_OK) {
-        size_t n = k;
-        if (EVP_PKEY_sign(c, sig, &n, dg, dlen) <= 0 || n != k)
-            rc = dsig_fail_openssl(DSIG_E_CRYPTO, "RSA signing");
-        else
-            *sig_len = n;
-    }
-    EVP_PKEY_CTX_free(c);
+    size_t n = k;
+    int rc = dsig_pk_sign_digest(st, rsa_set_padding, sig, &n, "RSA signing");
+    if (rc == DSIG_OK && n != k)
+        rc = dsig_fail_openssl(DSIG_E_CRYPTO, "RSA signing");
+    if (rc == DSIG_OK)
+        *sig_len = n;
     return rc;
 }
 
@@ -619,26 +572,15 @@ static int rsa_verify_init(void **state, const dsig_alg *alg, const struct dsig_
                            const uint8_t *sig, size_t sig_len)
 {
     const struct rsa_params *p = alg->params;
-    const struct rsa_impl *impl = key->impl;
-    struct dsig_pk_state *st;
-    int rc = dsig_pk_state_new(&st, alg, p->hash, impl->pkey);
-    if (rc)
-        return rc;
-    if (sig_len != (size_t)EVP_PKEY_get_size(impl->pkey) || sig_len > sizeof st->sig) {
-        st->bad_sig = 1;
-    } else {
-        memcpy(st->sig, sig, sig_len);
-        st->sig_len = sig_len;
-    }
-    *state = st;
-    return DSIG_OK;
+    EVP_PKEY *pkey = ((const struct rsa_impl *)key->impl)->pkey;
+    return dsig_pk_verify_init(state, alg, p->hash, pkey, NULL, sig, sig_len,
+                               (size_t)EVP_PKEY_get_size(pkey));
 }
 
 /* @spec RFC 8017 §8.1.2 / §8.2.2: RSAVP1 and the EMSA check on the digest. */
 static int rsa_verify_final(void *state)
 {
     struct dsig_pk_state *st = state;
-    const struct rsa_params *p = st->alg->params;
     if (st->bad_sig)
         return dsig_fail(DSIG_E_VERIFY, "%s signature must be exactly %d bytes (the modulus size)",
                          st->alg->name, EVP_PKEY_get_size(st->pkey));
@@ -647,17 +589,7 @@ static int rsa_verify_final(void *state)
     int rc = dsig_pk_digest(st, dg, &dlen);
     if (rc)
         return rc;
-    EVP_PKEY_CTX *c;
-    if ((rc = dsig_pk_ctx(st->pkey, st->md, 0, &c)))
-        return rc;
-    if ((rc = rsa_set_padding(c, p, st->md)) == DSIG_OK) {
-        int v = EVP_PKEY_verify(c, st->sig, st->sig_len, dg, dlen);
-        ERR_clear_error(); /* a bad signature leaves decoding errors on the queue */
-        if (v != 1)
-            rc = dsig_fail(DSIG_E_VERIFY, "%s signature does not verify", st->alg->name);
-    }
-    EVP_PKEY_CTX_free(c);
-    return rc;
+    return dsig_pk_verify_digest(st, rsa_set_padding, st->sig, st->sig_len, dg, dlen);
 }
 
 static const struct dsig_alg_ops rsa_ops = {
@@ -688,8 +620,8 @@ static const struct rsa_params p_rs256 = {DSIG_PK_SHA256, 0}, p_rs384 = {DSIG_PK
                                  .ops = &rsa_ops,                                                    \
                                  .params = &par}
 
-/* 8192-bit modulus: sig_max covers it; keys up to 16384 bits work with a larger caller buffer. */
-#define RSA_MAX_SIG 1024
+/* sig_max covers the largest modulus we accept (16384 bits), so JWS and the CLI can sign with it. */
+#define RSA_MAX_SIG 2048
 
 #define PKCS1 "RSASSA-PKCS1-v1_5"
 #define PSS "RSASSA-PSS"

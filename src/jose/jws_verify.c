@@ -2,7 +2,8 @@
  * Streaming JWS verification: parse the JWS (compact or flattened JSON), apply the header policy,
  * decide the algorithm from the key and the caller, then feed BASE64URL(header) "." payload to the
  * verifier while the payload streams (raw for b64:false; base64url on the fly for a detached b64:true
- * payload, RFC 7515 Appendix F).
+ * payload, RFC 7515 Appendix F). The streaming API is for detached payloads only; a JWS carrying its
+ * payload goes through dsig_jws_verify_compact, which returns the payload it verified.
  */
 #include <string.h>
 
@@ -15,7 +16,7 @@ struct dsig_jws_verify_ctx {
     const dsig_alg *alg;
     dsig_verify_ctx *verify;
     int b64;                    /* header b64 (detached payloads are encoded on the fly if 1) */
-    int embedded;               /* the payload was inside the JWS: updates are refused */
+    int embedded;               /* dsig_jws_verify_compact's context: the payload was inside the JWS */
     dsig_b64url_stream enc;
     uint8_t *payload;           /* embedded payload, decoded (only when asked for) */
     size_t payload_len;
@@ -152,39 +153,30 @@ void dsig_jws_verify_abort(dsig_jws_verify_ctx *ctx)
     dsig_xfree(ctx, sizeof *ctx);
 }
 
-/* Feed an embedded payload segment and keep its decoded form if asked. @spec RFC 7515 §5.2 step 8,
- * RFC 7797 §3 (the payload is used as-is in the signing input when b64 is false). */
-static int feed_embedded(struct dsig_jws_verify_ctx *c, const struct jws_parts *p, int keep)
+/* Feed an embedded payload segment and keep its decoded form for the caller. @spec RFC 7515 §5.2
+ * step 8, RFC 7797 §3 (the payload is used as-is in the signing input when b64 is false). */
+static int feed_embedded(struct dsig_jws_verify_ctx *c, const struct jws_parts *p)
 {
-    int rc;
     if (c->b64) {
-        uint8_t *dec = NULL;
-        size_t dec_len = 0;
-        if (dsig_b64url_decode_alloc(p->payload, p->payload_len, &dec, &dec_len))
+        if (dsig_b64url_decode_alloc(p->payload, p->payload_len, &c->payload, &c->payload_len))
             return jose_fail_prefix(DSIG_E_BASE64, "JWS payload");
-        if (keep) {
-            c->payload = dec;
-            c->payload_len = dec_len;
-        } else {
-            dsig_xfree(dec, dec_len);
-        }
-    } else if (keep) {
+    } else {
         c->payload = dsig_malloc(p->payload_len + 1);
         if (!c->payload)
             return dsig_fail(DSIG_E_NOMEM, "out of memory");
         memcpy(c->payload, p->payload, p->payload_len);
         c->payload_len = p->payload_len;
     }
-    if (keep && !c->payload && !(c->payload = dsig_malloc(1)))
+    /* An empty payload is still a (non-NULL) payload for the caller. */
+    if (!c->payload && !(c->payload = dsig_malloc(1)))
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    rc = dsig_verify_update(c->verify, p->payload, p->payload_len);
     c->embedded = 1;
-    return rc;
+    return dsig_verify_update(c->verify, p->payload, p->payload_len);
 }
 
 /* Everything after the format is known: header policy, algorithm, signature, signing input. */
 static int start(struct dsig_jws_verify_ctx *c, const struct jws_parts *p, const dsig_key *key,
-                 const dsig_jws_verify_opts *opts, int want_embedded, int keep_payload)
+                 const dsig_jws_verify_opts *opts, int embedded)
 {
     jose_header h;
     int rc = jose_header_parse(p->hdr, p->hdr_len, p->unprotected, &h);
@@ -205,14 +197,28 @@ static int start(struct dsig_jws_verify_ctx *c, const struct jws_parts *p, const
         rc = dsig_verify_update(c->verify, p->hdr, p->hdr_len);
     if (rc == DSIG_OK)
         rc = dsig_verify_update(c->verify, ".", 1);
-    if (rc == DSIG_OK && want_embedded)
-        rc = feed_embedded(c, p, keep_payload);
+    if (rc == DSIG_OK && embedded)
+        rc = feed_embedded(c, p);
     dsig_b64url_stream_init(&c->enc, verify_sink, c->verify);
     return rc;
 }
 
-/* Shared by dsig_jws_verify_init and dsig_jws_verify_compact. `embedded`: -1 follow the JWS, 1 the
- * payload must be embedded (an empty middle segment is an empty payload). */
+/* Refusal of a JWS that carries its payload by the streaming (detached) API. Following the JWS
+ * instead would let a detached verification with no update at all "pass" on the embedded payload:
+ * an empty or truncated download would verify. */
+static int refuse_embedded(dsig_format fmt)
+{
+    return dsig_fail(DSIG_E_FORMAT,
+                     "JWS: this %s carries its payload (%s); dsig_jws_verify_init verifies detached "
+                     "payloads only: use dsig_jws_verify_compact for a JWS with an embedded payload",
+                     fmt == DSIG_FMT_JSON ? "JWS JSON" : "compact JWS",
+                     fmt == DSIG_FMT_JSON ? "a \"payload\" member" : "a payload segment or format "
+                                                                       "DSIG_FMT_COMPACT_B64");
+}
+
+/* Shared by dsig_jws_verify_init (`embedded` 0: the payload is detached and streams through
+ * updates; a JWS carrying a payload is refused) and dsig_jws_verify_compact (`embedded` 1: the
+ * payload must be inside the JWS; an empty middle segment is an empty payload). */
 static int verify_init(dsig_jws_verify_ctx **ctx, const char *sig, size_t sig_len, const dsig_key *key,
                        const dsig_jws_verify_opts *opts, int embedded)
 {
@@ -226,7 +232,7 @@ static int verify_init(dsig_jws_verify_ctx **ctx, const char *sig, size_t sig_le
     if (fmt == DSIG_FMT_AUTO) {
         fmt = dsig_jws_detect_format(sig, sig_len);
         /* An embedded JWS is never raw: parse it as compact so that errors name the segment. */
-        if (fmt == DSIG_FMT_RAW && embedded == 1)
+        if (fmt == DSIG_FMT_RAW && embedded)
             fmt = DSIG_FMT_COMPACT_B64;
     }
     if (fmt < DSIG_FMT_JWS || fmt > DSIG_FMT_RAW)
@@ -237,7 +243,7 @@ static int verify_init(dsig_jws_verify_ctx **ctx, const char *sig, size_t sig_le
     struct jws_parts p = {0};
     size_t n = fmt == DSIG_FMT_RAW ? sig_len : trim_len(sig, sig_len);
     if (fmt == DSIG_FMT_RAW) {
-        if (embedded == 1)
+        if (embedded)
             rc = dsig_fail(DSIG_E_FORMAT, "JWS: not a compact JWS with an embedded payload");
         else if (!(rc = jose_decide_alg(NULL, key, opts, &c->alg)))
             rc = dsig_verify_init(&c->verify, c->alg, key, (const uint8_t *)sig, sig_len);
@@ -246,13 +252,12 @@ static int verify_init(dsig_jws_verify_ctx **ctx, const char *sig, size_t sig_le
         rc = dsig_fail(DSIG_E_TOO_LARGE, "JWS: text larger than %zu bytes", JWS_MAX_TEXT);
     } else {
         rc = fmt == DSIG_FMT_JSON ? split_json(sig, n, &p) : split_compact(sig, n, &p);
-        if (rc == DSIG_OK && fmt == DSIG_FMT_JWS && p.has_payload && embedded != 1)
-            rc = dsig_fail(DSIG_E_FORMAT, "JWS: a detached JWS must have an empty payload segment");
-        if (rc == DSIG_OK && fmt == DSIG_FMT_JSON && embedded == 1 && !p.has_payload)
+        if (rc == DSIG_OK && !embedded && (p.has_payload || fmt == DSIG_FMT_COMPACT_B64))
+            rc = refuse_embedded(fmt);
+        if (rc == DSIG_OK && fmt == DSIG_FMT_JSON && embedded && !p.has_payload)
             rc = dsig_fail(DSIG_E_FORMAT, "JWS JSON: no \"payload\" member (detached signature)");
-        int emb = embedded == 1 || p.has_payload || fmt == DSIG_FMT_COMPACT_B64;
         if (rc == DSIG_OK)
-            rc = start(c, &p, key, opts, emb, embedded == 1);
+            rc = start(c, &p, key, opts, embedded);
     }
     if (p.json)
         json_decref(p.json);
@@ -267,7 +272,7 @@ static int verify_init(dsig_jws_verify_ctx **ctx, const char *sig, size_t sig_le
 int dsig_jws_verify_init(dsig_jws_verify_ctx **ctx, const char *sig, size_t sig_len, const dsig_key *key,
                          const dsig_jws_verify_opts *opts)
 {
-    return verify_init(ctx, sig, sig_len, key, opts, -1);
+    return verify_init(ctx, sig, sig_len, key, opts, 0);
 }
 
 int dsig_jws_verify_update(dsig_jws_verify_ctx *ctx, const void *data, size_t len)
@@ -336,4 +341,29 @@ int dsig_jws_verify_compact(const char *jws, size_t len, const dsig_key *key,
     if (rc)
         return rc;
     return verify_finish(c, payload, payload_len);
+}
+
+int dsig_jws_has_embedded_payload(const char *sig, size_t len)
+{
+    if (!sig)
+        return dsig_fail(DSIG_E_ARG, "dsig_jws_has_embedded_payload: NULL signature");
+    switch (dsig_jws_detect_format(sig, len)) {
+    case DSIG_FMT_COMPACT_B64:
+        return 1;
+    case DSIG_FMT_JSON:
+        break;
+    default:
+        return 0; /* detached compact JWS, or not a JWS at all (raw) */
+    }
+    size_t n = trim_len(sig, len);
+    if (n > JWS_MAX_TEXT)
+        return dsig_fail(DSIG_E_TOO_LARGE, "JWS: text larger than %zu bytes", JWS_MAX_TEXT);
+    json_t *j;
+    int rc = jose_json_load_object(&j, sig, n, "JWS JSON");
+    if (rc)
+        return rc;
+    /* Any "payload" member, whatever its type: the streaming API refuses it all the same. */
+    int has = json_object_get(j, "payload") != NULL;
+    json_decref(j);
+    return has;
 }

@@ -226,4 +226,126 @@ reject "standard input" "$D" sign -k - -
 CASE="closed stdout"
 reject "stdout" sh -c "'$D' sign -k '$T/hs.jwk' '$T/m' >/dev/full"
 
+
+# ---- embedded payloads ----------------------------------------------------------------------------
+# "hello" signed with its payload inside the signature (compact, and flattened JSON with "payload"):
+# FILE, when given, must be that payload — an empty or truncated download must never verify.
+CASE="embedded payload"
+printf hello >"$T/hello"
+: >"$T/empty0"
+run 0 "$D" sign -k "$T/hs.jwk" --format compact -o "$T/hello.compact" "$T/hello"
+IFS=. read -r eh ep es <"$T/hello.compact"
+printf '{"protected":"%s","payload":"%s","signature":"%s"}\n' "$eh" "$ep" "$es" >"$T/hello.json"
+printf '{"protected":"%s","payload":"","signature":"%s"}\n' "$eh" "$es" >"$T/hello.nopayload.json"
+run 0 "$D" verify -k "$T/hs.jwk" -s "$T/hello.json"
+grep -q "embedded" "$ERR" || die "verify without FILE does not say it checked the embedded payload"
+run 0 "$D" verify -k "$T/hs.jwk" -s "$T/hello.json" "$T/hello"
+run 0 "$D" verify -k "$T/hs.jwk" -s "$T/hello.json" --format json "$T/hello"
+run 0 sh -c "'$D' verify -k '$T/hs.jwk' -s '$T/hello.json' - <'$T/hello'"
+for f in "$T/empty0" /dev/null; do
+    CASE="embedded payload vs $f"
+    run 1 "$D" verify -k "$T/hs.jwk" -s "$T/hello.json" "$f"
+    run 1 "$D" verify -k "$T/hs.jwk" -s "$T/hello.json" --format json "$f"
+    run 1 "$D" verify -k "$T/hs.jwk" -s "$T/hello.compact" "$f"
+    run 1 sh -c "'$D' verify -k '$T/hs.jwk' -s '$T/hello.json' - <'$f'"
+    # an empty "payload" member is an (empty) embedded payload whose signature is wrong
+    reject "hello.nopayload.json" "$D" verify -k "$T/hs.jwk" -s "$T/hello.nopayload.json" "$f"
+done
+CASE="embedded payload, wrong format"
+reject "dsig_jws_verify_compact|payload" "$D" verify -k "$T/hs.jwk" -s "$T/hello.compact" --format jws "$T/hello"
+printf hellp >"$T/hellp"
+run 1 "$D" verify -k "$T/hs.jwk" -s "$T/hello.json" "$T/hellp"
+run 1 "$D" verify -k "$T/hs.jwk" -s "$T/hello.json" "$T/m"
+
+# ---- output files ------------------------------------------------------------------------------------
+# An output never replaces an input: the key (the private key!), the payload, through a symlink or a
+# hard link too. The refused command changes nothing.
+CASE="output is an input"
+cp "$T/hs.jwk" "$T/hs.keep"
+cp "$T/es.jwk" "$T/es.keep"
+cp "$T/m" "$T/m.keep"
+ln -s hs.jwk "$T/hs.symlink"
+ln "$T/hs.jwk" "$T/hs.hardlink"
+for o in "$T/hs.jwk" "$T/hs.symlink" "$T/hs.hardlink"; do
+    reject "same file as the key" "$D" sign -k "$T/hs.jwk" -o "$o" "$T/m"
+    check "sign -o $o kept the key" cmp -s "$T/hs.jwk" "$T/hs.keep"
+done
+reject "same file as the key" "$D" sign -k "$T/hs.symlink" -o "$T/hs.jwk" "$T/m"
+reject "same file as the payload" "$D" sign -k "$T/hs.jwk" -o "$T/m" "$T/m"
+reject "same file as the payload" sh -c "'$D' sign -k '$T/hs.jwk' -o '$T/m' - <'$T/m'"
+check "sign -o PAYLOAD kept the payload" cmp -s "$T/m" "$T/m.keep"
+reject "same file as the key" sh -c "'$D' sign -k - -o '$T/hs.jwk' '$T/m' <'$T/hs.jwk'"
+check "sign -k - -o KEY kept the key" cmp -s "$T/hs.jwk" "$T/hs.keep"
+reject "same file as the key" "$D" pubkey -k "$T/es.jwk" -o "$T/es.jwk"
+check "pubkey -o KEY kept the private key" cmp -s "$T/es.jwk" "$T/es.keep"
+reject "same file as the key" "$D" pubkey "$T/es.jwk" --pem -o "$T/es.jwk"
+check "pubkey --pem -o KEY kept the private key" cmp -s "$T/es.jwk" "$T/es.keep"
+run 0 "$D" sign -k "$T/hs.jwk" -o "$T/m.sig" "$T/m"   # an ordinary output still works
+run 0 "$D" sign -k "$T/hs.jwk" -o "$T/m.sig" "$T/m"   # and is replaced
+run 0 "$D" verify -k "$T/hs.jwk" -s "$T/m.sig" "$T/m"
+# Devices are never "the same file". Outputs go to devices only through symlinks in $T: a tool
+# with the old bug (unlink on a failed write) running as root would otherwise remove /dev/full.
+ln -s /dev/null "$T/devnull"
+ln -s /dev/full "$T/devfull"
+run 0 "$D" sign -k "$T/hs.jwk" -o "$T/devnull" /dev/null
+
+# keygen never replaces an existing file unless --force, never follows a symlink.
+CASE="keygen over existing files"
+reject "already exists.*--force" "$D" keygen -a HS256 -o "$T/hs.jwk"
+check "keygen -o EXISTING kept the key" cmp -s "$T/hs.jwk" "$T/hs.keep"
+reject "already exists.*--force" "$D" keygen -a ES256 -o "$T/es.jwk" --pub "$T/es.newpub.jwk"
+check "keygen -o EXISTING kept the key" cmp -s "$T/es.jwk" "$T/es.keep"
+[ ! -e "$T/es.newpub.jwk" ] || die "a refused keygen left its public key"
+printf 'precious\n' >"$T/victim"
+ln -s victim "$T/victim.link"
+ln -s "$T/nowhere" "$T/dangling.link"
+reject "victim.link" "$D" keygen -a HS256 -o "$T/victim.link"
+reject "dangling.link" "$D" keygen -a HS256 -o "$T/dangling.link"
+check "keygen did not write through a symlink" grep -qx precious "$T/victim"
+[ ! -e "$T/nowhere" ] || die "keygen created the target of a dangling symlink"
+run 0 "$D" keygen -a HS256 --force -o "$T/victim.link"
+check "keygen --force replaced the link, not its target" grep -qx precious "$T/victim"
+check "keygen --force replaced the symlink" [ ! -L "$T/victim.link" ]
+check "keygen --force wrote a regular file" [ -f "$T/victim.link" ]
+check "keygen --force: mode 0600" [ "$(stat -c %a "$T/victim.link")" = 600 ]
+run 0 "$D" sign -k "$T/victim.link" -o "$T/devnull" "$T/m"
+cp "$T/hs.keep" "$T/forced.jwk"
+chmod 644 "$T/forced.jwk"
+run 0 "$D" keygen -a HS256 --force -o "$T/forced.jwk"
+differ() { ! cmp -s "$1" "$2"; }
+check "keygen --force replaced the key" differ "$T/forced.jwk" "$T/hs.keep"
+check "keygen --force: mode 0600" [ "$(stat -c %a "$T/forced.jwk")" = 600 ]
+reject "same file" "$D" keygen -a ES256 --force -o "$T/forced.jwk" --pub "$T/forced.jwk"
+ln -s forced.jwk "$T/forced.publink"
+cp "$T/forced.jwk" "$T/forced.keep"
+reject "same file" "$D" keygen -a ES256 --force -o "$T/forced.jwk" --pub "$T/forced.publink"
+check "a refused keygen --force kept the old key" cmp -s "$T/forced.jwk" "$T/forced.keep"
+ls "$T" | grep -q '\.new-' && die "keygen --force left a temporary file"
+
+# keygen -o K --pub P: when P cannot be written, no private key is left behind (and --force keeps
+# the old one); --pub must not end up over the new private key either.
+CASE="keygen --pub failure"
+reject "cannot create" "$D" keygen -a ES256 -o "$T/k3.jwk" --pub "$T/no/such/dir/p3.jwk"
+[ ! -e "$T/k3.jwk" ] || die "keygen left the private key after --pub failed"
+reject "cannot write" "$D" keygen -a ES256 -o "$T/k4.jwk" --pub "$T/devfull"
+[ ! -e "$T/k4.jwk" ] || die "keygen left the private key after --pub failed to write"
+reject "cannot write" "$D" keygen -a ES256 --force -o "$T/forced.jwk" --pub "$T/devfull"
+check "keygen --force kept the old key when --pub failed" cmp -s "$T/forced.jwk" "$T/forced.keep"
+ls "$T" | grep -q '\.new-' && die "keygen --force left a temporary file"
+ln -s k5.jwk "$T/k5.publink"
+reject "same file" "$D" keygen -a ES256 -o "$T/k5.jwk" --pub "$T/k5.publink"
+[ ! -e "$T/k5.jwk" ] || die "keygen left a private key (and its public key was written over it)"
+
+# A failed write removes only a file the command created, never the user's existing file.
+CASE="failed writes"
+reject "cannot write" "$D" sign -k "$T/hs.jwk" -o "$T/devfull" "$T/m"
+check "a failed write kept the user's symlink" [ -L "$T/devfull" ]
+# RLIMIT_FSIZE of one block: a 10 KiB compact JWS cannot be written, the short message still can.
+head -c 8192 /dev/zero >"$T/m8k"
+printf 'old signature\n' >"$T/old.sig"
+reject "cannot write.*old.sig" sh -c "trap '' XFSZ; ulimit -f 1; '$D' sign -k '$T/hs.jwk' --format compact -o '$T/old.sig' '$T/m8k'"
+check "a failed write did not unlink the user's file" [ -e "$T/old.sig" ]
+reject "cannot write.*new.sig" sh -c "trap '' XFSZ; ulimit -f 1; '$D' sign -k '$T/hs.jwk' --format compact -o '$T/new.sig' '$T/m8k'"
+[ ! -e "$T/new.sig" ] || die "a failed write left a partial file it created"
+
 finish

@@ -2,6 +2,8 @@
  * Fuzz target: JWS parsing and verification. Byte 0 picks the declared format and whether the
  * embedded one-shot path is used; the rest is the JWS text. Must never crash, leak or over-read;
  * must never accept (nothing here can forge a signature except by the input being a valid JWS).
+ * Invariant checked (abort on violation): the streaming, detached API never accepts a JWS that
+ * carries its payload — that would let an empty detached payload "verify" the embedded one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@ int fuzz_jws_one(const uint8_t *data, size_t size)
         return 0;
     memcpy(text, data + 1, n);
     (void)dsig_jws_detect_format(text, n);
+    int embedded = dsig_jws_has_embedded_payload(text, n);
     dsig_jws_verify_opts o = {.format = (dsig_format)(mode % 5), .allowed = fk->allowed};
     for (size_t i = 0; i < fk->n; i++) {
         if (mode & 0x80) {
@@ -33,6 +36,8 @@ int fuzz_jws_one(const uint8_t *data, size_t size)
         dsig_jws_verify_ctx *c;
         if (dsig_jws_verify_init(&c, text, n, fk->key[i], &o) != DSIG_OK)
             continue;
+        if (embedded == 1 && o.format != DSIG_FMT_RAW)
+            abort(); /* a JWS carrying its payload got into the detached API */
         (void)dsig_jws_verify_alg(c);
         if (mode & 0x40)
             (void)dsig_jws_verify_update(c, "$.02", 4);

@@ -224,11 +224,14 @@ static void test_formats(void **state)
         assert_int_equal(dsig_jws_sign_final(sc, &out, &ol), DSIG_OK);
         dsig_jws_verify_opts o = {.format = (dsig_format)f, .alg = hs};
         dsig_jws_verify_ctx *vc;
-        assert_int_equal(dsig_jws_verify_init(&vc, out, ol, hkey, &o), DSIG_OK);
-        assert_int_equal(dsig_jws_verify_update(vc, msg, sizeof msg - 1),
-                         f == DSIG_FMT_COMPACT_B64 ? DSIG_E_STATE : DSIG_OK);
-        int rc = dsig_jws_verify_final(vc);
-        assert_int_equal(rc, f == DSIG_FMT_COMPACT_B64 ? DSIG_E_STATE : DSIG_OK);
+        if (f == DSIG_FMT_COMPACT_B64) {
+            /* embedded payload: refused by the streaming API, verified by the compact one */
+            assert_int_equal(dsig_jws_verify_init(&vc, out, ol, hkey, &o), DSIG_E_FORMAT);
+        } else {
+            assert_int_equal(dsig_jws_verify_init(&vc, out, ol, hkey, &o), DSIG_OK);
+            assert_int_equal(dsig_jws_verify_update(vc, msg, sizeof msg - 1), DSIG_OK);
+            assert_int_equal(dsig_jws_verify_final(vc), DSIG_OK);
+        }
         if (f == DSIG_FMT_COMPACT_B64) {
             uint8_t *p;
             size_t pl;

@@ -98,6 +98,23 @@ int cli_parse_uint(const char *cmd, const char *opt, const char *s, unsigned *ou
 /* Parse hex into a newly allocated buffer; reports and returns -1 if invalid. */
 int cli_parse_hex(const char *cmd, const char *opt, const char *s, uint8_t **out, size_t *len);
 
+/* ---- file identities (output.c) ------------------------------------------------------------ */
+
+/* A regular file an output must never replace (the key, the payload, a private key just written):
+ * compared by st_dev/st_ino, so symbolic and hard links to it are caught too. */
+struct cli_fileid {
+    int set;              /* a regular file was recorded (devices and pipes never are) */
+    dev_t dev;
+    ino_t ino;
+    const char *what;     /* for messages: "key", "payload", "private key" */
+    const char *name;     /* its path as the user gave it */
+};
+
+/* Record the identity of an open descriptor (nothing if it is not a regular file). */
+void fileid_from_fd(struct cli_fileid *id, int fd, const char *what, const char *name);
+/* Record the identity of an existing path, following symlinks (nothing if it does not exist). */
+void fileid_from_path(struct cli_fileid *id, const char *path, const char *what);
+
 /* ---- inputs (input.c) --------------------------------------------------------------------- */
 
 struct cli_input {
@@ -106,6 +123,8 @@ struct cli_input {
     int owned;            /* fd was opened by us and must be closed */
     int size_known;       /* a regular file: size is exact */
     uint64_t size;
+    dev_t dev;            /* identity of a regular file (size_known), for the output checks */
+    ino_t ino;
 };
 
 /* Is `path` the standard input (NULL or "-")? */
@@ -114,8 +133,10 @@ int input_is_stdin(const char *path);
 int input_open(struct cli_input *in, const char *path);
 void input_close(struct cli_input *in);
 /* Read a whole small file (or stdin) of at most `max` bytes into a malloc'ed buffer with a NUL
- * after the data. `what` names it in messages ("key", "signature"). Reports errors; 0 / -1. */
-int input_read_all(const char *path, size_t max, const char *what, char **buf, size_t *len);
+ * after the data. `what` names it in messages ("key", "signature"). `id` (may be NULL) receives the
+ * file's identity. Reports errors; 0 / -1. */
+int input_read_all(const char *path, size_t max, const char *what, char **buf, size_t *len,
+                   struct cli_fileid *id);
 /* Text output ends with one newline: JWK text has none, PEM text already has it. */
 int cli_needs_newline(const char *text, size_t len);
 /* Wipe and free a buffer that held secrets. */
@@ -123,22 +144,51 @@ void cli_free_secret(void *p, size_t n);
 
 /* ---- outputs (output.c) ------------------------------------------------------------------- */
 
-/* Write data (+ "\n" if newline) to `path` (NULL or "-": stdout). A file is created with `mode`
- * (O_CREAT|O_TRUNC|O_WRONLY) and, when `private_mode`, forced to 0600 even if it existed. A file left
- * incomplete by a write error is removed. `what` names it in messages. Reports errors; 0 / -1. */
+/* Refuse (report, -1) when `path` exists and is one of the `n` files of `avoid` (NULL or "-": 0).
+ * An early check before any work; output_write checks again on the descriptor it writes. */
+int output_check_distinct(const char *path, const char *what, const struct cli_fileid *avoid, size_t n);
+/* Write data (+ "\n" if newline) to `path` (NULL or "-": stdout) — signatures and public keys. A new
+ * file is created with `mode`; an existing one (symlinks followed, like a shell redirection) is
+ * replaced in place, unless it is one of the `n` files of `avoid` (refused before anything is
+ * truncated). A write error removes the file only if this call created it. `what` names it in
+ * messages. Reports errors; 0 / -1. */
 int output_write(const char *path, const void *data, size_t len, int newline, mode_t mode,
-                 int private_mode, const char *what);
+                 const char *what, const struct cli_fileid *avoid, size_t n);
+
+/* A private key output in two steps, so that a later failure (the --pub file) can undo it:
+ * output_private_begin writes the key — to stdout, to a new file (O_CREAT|O_EXCL|O_NOFOLLOW, 0600:
+ * an existing file or a symlink is refused), or with `force` to a temporary file in the same
+ * directory — then output_private_commit makes it final (renaming the temporary file over `path`,
+ * which replaces a symlink itself, never its target) or output_private_abort removes what begin
+ * created (never anything else). */
+struct cli_private_out {
+    const char *path;     /* NULL: standard output */
+    char *tmp;            /* force: temporary file renamed over path by commit */
+    int created;          /* no force: path was created by begin */
+    struct cli_fileid id; /* the file written (path or tmp) */
+};
+int output_private_begin(struct cli_private_out *o, const char *path, int force, const void *data,
+                         size_t len, int newline, const char *what);
+int output_private_commit(struct cli_private_out *o, const char *what);
+void output_private_abort(struct cli_private_out *o);
 /* Atomically replace `path` with data (same directory, fsync, rename), mode 0600. 0 / -1. */
 int output_replace_private(const char *path, const void *data, size_t len, const char *what);
 
 /* ---- key files (keyfile.c) ---------------------------------------------------------------- */
 
-/* Load a JWK or PEM key file (auto-detected). *is_pem tells which (PEM keys are unbound). 0 / -1. */
-int keyfile_load(const char *path, dsig_key **key, int *is_pem);
+/* Load a JWK or PEM key file (auto-detected). *is_pem tells which (PEM keys are unbound). `id` (may
+ * be NULL) receives the key file's identity, so that no output replaces it. 0 / -1. */
+int keyfile_load(const char *path, dsig_key **key, int *is_pem, struct cli_fileid *id);
 /* Serialize a key as JWK (default) or PEM, private or public part. Reports errors; 0 / -1.
  * *text is freed with dsig_free(). */
 int keyfile_export(const dsig_key *key, int pem, int include_private, const char *what, char **text,
                    size_t *len);
+
+/* ---- jansson allocator (jsonalloc.c) ------------------------------------------------------- */
+
+/* Make jansson wipe every block it frees (its lexer buffers hold private JWK members as text).
+ * Process-wide: call first thing in main, before any JSON is parsed. */
+void cli_json_wiping_allocator_install(void);
 
 /* ---- progress bar (progress.c) ------------------------------------------------------------ */
 

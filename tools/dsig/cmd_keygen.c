@@ -1,6 +1,8 @@
 /*
  * `dsig keygen`: generate a key for an algorithm (from the OS CSPRNG, or reproducibly from --seed),
- * write the private key with mode 0600 and optionally the public key.
+ * write the private key with mode 0600 and optionally the public key. The private key file is new
+ * (an existing file or a symlink is replaced only with --force, by an atomic rename); if the public
+ * key cannot be written, the private key written by this command is removed again.
  */
 #include <stdio.h>
 #include <string.h>
@@ -8,15 +10,18 @@
 #include "cli.h"
 
 const char cli_usage_keygen[] =
-    "Usage: dsig keygen -a ALG [-o KEY] [--pub PUB] [--seed HEX] [--bits N] [--pem] [-q]\n"
+    "Usage: dsig keygen -a ALG [-o KEY] [--force] [--pub PUB] [--seed HEX] [--bits N] [--pem] [-q]\n"
     "\n"
     "Generate a private key for ALG. The key is written as a JWK bound to ALG (\"alg\" member), or as\n"
     "PKCS#8 PEM with --pem (RSA, EC and OKP keys; PEM keys are unbound, so sign and verify then need\n"
-    "-a). Private key files are created with mode 0600.\n"
+    "-a). Private key files are created with mode 0600; an existing KEY file (or a symbolic link)\n"
+    "is never replaced without --force.\n"
     "\n"
     "Options:\n"
     "  -a, --alg ALG     algorithm (see 'dsig list'); required\n"
-    "  -o, --out KEY     private key file (default: standard output)\n"
+    "  -o, --out KEY     private key file (default: standard output); must not exist yet\n"
+    "      --force       replace an existing KEY (atomically: a new file renamed over it; a symbolic\n"
+    "                    link is replaced itself, its target is left alone)\n"
     "      --pub PUB     also write the public key to PUB (not for MAC algorithms)\n"
     "      --seed HEX    derive the key deterministically from this seed (at least 16 bytes = 32 hex\n"
     "                    digits); for tests and benchmarks only: the key is only as secret as the seed\n"
@@ -28,17 +33,17 @@ const char cli_usage_keygen[] =
 /* `dsig keygen` */
 int cmd_keygen(int argc, char **argv)
 {
-    enum { OPT_ALG = 1, OPT_OUT, OPT_PUB, OPT_SEED, OPT_BITS, OPT_PEM };
+    enum { OPT_ALG = 1, OPT_OUT, OPT_PUB, OPT_SEED, OPT_BITS, OPT_PEM, OPT_FORCE };
     static const struct cli_opt opts[] = {
         {"alg", 'a', 1, OPT_ALG},   {"out", 'o', 1, OPT_OUT},   {"pub", 0, 1, OPT_PUB},
         {"seed", 0, 1, OPT_SEED},   {"bits", 0, 1, OPT_BITS},   {"pem", 0, 0, OPT_PEM},
-        CLI_COMMON_OPTS,            {NULL, 0, 0, 0}};
+        {"force", 0, 0, OPT_FORCE}, CLI_COMMON_OPTS,            {NULL, 0, 0, 0}};
     struct cli_parser p;
     args_init(&p, "keygen", opts, argc, argv);
     const char *alg_name = NULL, *out = NULL, *pub = NULL;
     char *seed_hex = NULL;
     unsigned bits = 0;
-    int pem = 0, id;
+    int pem = 0, force = 0, id;
     const char *val;
     while ((id = args_next(&p, &val)) != ARGS_END) {
         switch (id) {
@@ -51,6 +56,7 @@ int cmd_keygen(int argc, char **argv)
                 return CLI_EXIT_ERROR;
             break;
         case OPT_PEM: pem = 1; break;
+        case OPT_FORCE: force = 1; break;
         case CLI_OPT_QUIET: cli_quiet = 1; break;
         case CLI_OPT_HELP: fputs(cli_usage_keygen, stdout); return CLI_EXIT_OK;
         case ARGS_POSITIONAL: return cli_usage_error("keygen", "unexpected argument '%s'", val);
@@ -92,11 +98,24 @@ int cmd_keygen(int argc, char **argv)
         goto out;
     if (pub && keyfile_export(key, pem, 0, "public key", &pub_text, &pub_len) != 0)
         goto out;
-    if (output_write(out, priv_text, priv_len, cli_needs_newline(priv_text, priv_len), 0600, 1,
-                     "private key") != 0)
+    /* PUB must never be (or lead to) the private key: neither the file written now nor, with
+     * --force, the one it replaces — a symlink PUB -> KEY would show the new private key. */
+    struct cli_fileid avoid[2];
+    fileid_from_path(&avoid[1], force && !input_is_stdin(out) ? out : NULL, "private key");
+    if (pub && output_check_distinct(pub, "public key", &avoid[1], 1) != 0)
         goto out;
-    if (pub && output_write(pub, pub_text, pub_len, cli_needs_newline(pub_text, pub_len), 0644, 0,
-                            "public key") != 0)
+    struct cli_private_out priv;
+    if (output_private_begin(&priv, out, force, priv_text, priv_len,
+                             cli_needs_newline(priv_text, priv_len), "private key") != 0)
+        goto out;
+    avoid[0] = priv.id;
+    avoid[0].name = input_is_stdin(out) ? "<stdout>" : out;
+    if (pub && output_write(pub, pub_text, pub_len, cli_needs_newline(pub_text, pub_len), 0644,
+                            "public key", avoid, 2) != 0) {
+        output_private_abort(&priv); /* no private key without its public key */
+        goto out;
+    }
+    if (output_private_commit(&priv, "private key") != 0)
         goto out;
     status = CLI_EXIT_OK;
 out:

@@ -9,7 +9,7 @@ const char cli_usage_pubkey[] =
     "Usage: dsig pubkey [-k KEY | KEY] [-o OUT] [--pem] [-q]\n"
     "\n"
     "Write the public key of a private key file (JWK or PEM, detected). The JWK keeps the key's\n"
-    "\"alg\" binding. MAC keys have no public part.\n"
+    "\"alg\" binding. MAC keys have no public part. OUT must not be the key file itself.\n"
     "\n"
     "Options:\n"
     "  -k, --key KEY     the key file (or give it as the argument; '-' reads standard input)\n"
@@ -52,7 +52,10 @@ int cmd_pubkey(int argc, char **argv)
     dsig_key *key = NULL, *pubk = NULL;
     char *text = NULL;
     size_t len = 0;
-    if (keyfile_load(keypath, &key, &is_pem) != 0)
+    struct cli_fileid key_id; /* the output must never replace the (private) key file */
+    if (keyfile_load(keypath, &key, &is_pem, &key_id) != 0)
+        goto out;
+    if (output_check_distinct(out, "public key", &key_id, 1) != 0)
         goto out;
     int rc = dsig_key_public(&pubk, key);
     if (rc != DSIG_OK) {
@@ -61,7 +64,7 @@ int cmd_pubkey(int argc, char **argv)
     }
     if (keyfile_export(pubk, pem, 0, "public key", &text, &len) != 0)
         goto out;
-    if (output_write(out, text, len, cli_needs_newline(text, len), 0644, 0, "public key") != 0)
+    if (output_write(out, text, len, cli_needs_newline(text, len), 0644, "public key", &key_id, 1) != 0)
         goto out;
     status = CLI_EXIT_OK;
 out:

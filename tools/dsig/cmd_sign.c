@@ -17,7 +17,8 @@ const char cli_usage_sign[] =
     "Options:\n"
     "  -k, --key KEY       private key file, JWK or PEM (detected); required\n"
     "  -a, --alg ALG       algorithm (must match the key's \"alg\" if it has one)\n"
-    "  -o, --out SIG       signature file (default: standard output); created only on success\n"
+    "  -o, --out SIG       signature file (default: standard output); written only on success;\n"
+    "                      never the key or the payload file itself\n"
     "      --format F      jws     compact detached JWS with unencoded payload (RFC 7797), the default\n"
     "                      json    flattened JWS JSON serialization without \"payload\"\n"
     "                      compact ordinary compact JWS with the payload embedded (payloads up to\n"
@@ -111,7 +112,10 @@ int cmd_sign(int argc, char **argv)
     size_t sig_len = 0;
     struct sign_feed feed = {0};
     struct cli_input in = {.fd = -1};
-    if (keyfile_load(keypath, &key, &is_pem) != 0)
+    /* The output must never replace an input: the key (-o k.jwk would overwrite the private key
+     * with the signature) or the payload. */
+    struct cli_fileid inputs[2];
+    if (keyfile_load(keypath, &key, &is_pem, &inputs[0]) != 0)
         goto out;
     if (!alg && !(alg = dsig_key_alg(key))) {
         fprintf(stderr, "dsig: key '%s': %s: the key is not bound to an algorithm%s; give -a ALG\n",
@@ -130,6 +134,11 @@ int cmd_sign(int argc, char **argv)
         goto out;
     }
     if (input_open(&in, file) != 0)
+        goto out;
+    fileid_from_fd(&inputs[1], in.fd, "payload", in.name);
+    /* Checked before signing so that a stateful key's state is not spent on a refused output;
+     * output_write checks again on the descriptor it writes. */
+    if (output_check_distinct(out, "signature", inputs, 2) != 0)
         goto out;
     if ((rc = dsig_jws_sign_init(&feed.ctx, alg, key, &sopts)) != DSIG_OK) {
         cli_err_lib(rc, "cannot sign with key '%s'", keypath);
@@ -151,7 +160,7 @@ int cmd_sign(int argc, char **argv)
     }
     if (stateful && persist_state(keypath, key) != 0)
         goto out;
-    if (output_write(out, sig, sig_len, sopts.format != DSIG_FMT_RAW, 0644, 0, "signature") != 0)
+    if (output_write(out, sig, sig_len, sopts.format != DSIG_FMT_RAW, 0644, "signature", inputs, 2) != 0)
         goto out;
     status = CLI_EXIT_OK;
 out:

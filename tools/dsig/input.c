@@ -49,6 +49,8 @@ int input_open(struct cli_input *in, const char *path)
     if (S_ISREG(st.st_mode)) {
         in->size_known = 1;
         in->size = (uint64_t)st.st_size;
+        in->dev = st.st_dev;
+        in->ino = st.st_ino;
     }
     return 0;
 }
@@ -63,13 +65,16 @@ void input_close(struct cli_input *in)
 }
 
 /* Read a whole bounded file into memory, NUL-terminated. */
-int input_read_all(const char *path, size_t max, const char *what, char **buf, size_t *len)
+int input_read_all(const char *path, size_t max, const char *what, char **buf, size_t *len,
+                   struct cli_fileid *id)
 {
     *buf = NULL;
     *len = 0;
     struct cli_input in;
     if (input_open(&in, path) != 0)
         return -1;
+    if (id)
+        fileid_from_fd(id, in.fd, what, in.name);
     if (in.size_known && in.size > max) {
         fprintf(stderr, "dsig: %s '%s': %s: %llu bytes, larger than the %zu-byte limit\n", what,
                 in.name, dsig_strerror(DSIG_E_TOO_LARGE), (unsigned long long)in.size, max);

@@ -8,13 +8,13 @@
 #include "cli.h"
 
 /* Load and parse a key file. */
-int keyfile_load(const char *path, dsig_key **key, int *is_pem)
+int keyfile_load(const char *path, dsig_key **key, int *is_pem, struct cli_fileid *id)
 {
     *key = NULL;
     *is_pem = 0;
     char *text;
     size_t len;
-    if (input_read_all(path, DSIG_JWK_MAX_BYTES, "key", &text, &len) != 0)
+    if (input_read_all(path, DSIG_JWK_MAX_BYTES, "key", &text, &len, id) != 0)
         return -1;
     const char *name = input_is_stdin(path) ? "<stdin>" : path;
     size_t i = 0;

@@ -125,6 +125,10 @@ static int cmd_bench(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* First of all, before jansson allocates anything: blocks freed by jansson (its lexer buffers
+     * hold private JWK members as text) are wiped. A block from the default allocator must never
+     * reach the wiping free, hence "first". */
+    cli_json_wiping_allocator_install();
     /* Must come before anything touches OpenSSL, so the benchmarks can count its heap too. */
     (void)dsig_track_openssl_allocations();
     /* A closed output pipe must be an error message and exit 2, not death by SIGPIPE. */
