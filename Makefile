@@ -1,11 +1,11 @@
 # dsig — top-level entry points. Each target works alone on a fresh Debian 12 machine.
 #   make run     install missing packages, build (release), run the streaming benchmark (quick profile)
-#   make check   install missing packages, build release + ASan/UBSan, run every test under CTest
+#   make check   install missing packages, build release + ASan/UBSan (+ TSan for threaded tests), run every test under CTest
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build build-asan run check check-release check-asan bench-full install clean
+.PHONY: all deps build build-asan build-tsan run check check-release check-asan check-tsan bench-full install clean
 
 all: build
 
@@ -15,6 +15,9 @@ deps:
 $(BUILD)/release/Makefile: | deps
 	cmake -S . -B $(BUILD)/release -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 
+$(BUILD)/tsan/Makefile: | deps
+	cmake -S . -B $(BUILD)/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDSIG_TSAN=ON $(CMAKE_FLAGS)
+
 $(BUILD)/asan/Makefile: | deps
 	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDSIG_SANITIZE=ON $(CMAKE_FLAGS)
 
@@ -23,6 +26,9 @@ build: deps $(BUILD)/release/Makefile
 
 build-asan: deps $(BUILD)/asan/Makefile
 	cmake --build $(BUILD)/asan -j $(JOBS)
+
+build-tsan: deps $(BUILD)/tsan/Makefile
+	cmake --build $(BUILD)/tsan -j $(JOBS)
 
 run: build
 	$(BUILD)/release/dsig bench stream --quick --out $(BUILD)
@@ -37,7 +43,12 @@ check-asan: build-asan
 	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j $(JOBS) -LE no-asan
 
-check: check-release check-asan
+# ThreadSanitizer runs the tests that start threads (CTest label "threads"); none is a no-op.
+check-tsan: build-tsan
+	cd $(BUILD)/tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+		ctest --output-on-failure -j $(JOBS) -L threads --no-tests=ignore
+
+check: check-release check-asan check-tsan
 
 install: build
 	cmake --install $(BUILD)/release

@@ -8,6 +8,8 @@
 
 #include <openssl/evp.h>
 
+#include "hash/blake3.h"
+
 #include "bench_internal.h"
 
 typedef int (*bench_sink)(void *arg, const uint8_t *data, size_t len);
@@ -36,6 +38,7 @@ typedef struct bench_baseline {
     EVP_MD_CTX *mdctx;
     EVP_CIPHER_CTX *cctx;
     unsigned char *scratch;
+    dsig_blake3_hasher blake3;   /* the "BLAKE3" baseline: the project's own implementation */
 } bench_baseline;
 
 /* -1 when the name is unknown (efficiency is then "n/a") or OpenSSL lacks it. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_dsig.h"
 #include "bench_internal.h"
 
 /* Top-level usage. */
@@ -13,6 +14,7 @@ static void usage(FILE *f)
 {
     fputs("usage: dsig bench stream [options]   streaming sign/verify per algorithm and payload size\n"
           "       dsig bench sig [options]      keygen/sign/verify of short messages\n"
+          "       dsig bench dsig [options]     DSig hybrid signatures vs Ed25519 (issue 4)\n"
           "       dsig bench SUBCOMMAND --help  options of a subcommand\n",
           f);
 }
@@ -52,6 +54,8 @@ int dsig_bench_main(int argc, char **argv)
         }
         return bench_sig_run(&o);
     }
+    if (strcmp(argv[1], "dsig") == 0)
+        return bench_dsig_main(argc - 1, argv + 1);
     fprintf(stderr, "dsig bench: unknown subcommand \"%s\"; valid: stream, sig\n", argv[1]);
     return 2;
 }

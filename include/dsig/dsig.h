@@ -13,6 +13,7 @@
 #include "io.h"
 #include "jwk.h"
 #include "jws.h"
+#include "hybrid.h"
 #include "key.h"
 #include "mem.h"
 #include "registry.h"

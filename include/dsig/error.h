@@ -42,7 +42,10 @@ enum dsig_status {
     DSIG_E_TOO_LARGE = -20,      /* input exceeds a documented bound */
     DSIG_E_WOULD_BLOCK = -21,    /* non-blocking operation could not proceed now */
     DSIG_E_EXHAUSTED = -22,      /* stateful key has no one-time keys left */
-    DSIG_E_INTERNAL = -23        /* bug: please report */
+    DSIG_E_INTERNAL = -23,       /* bug: please report */
+    DSIG_E_EQUIVOCATION = -24,   /* valid signature, but the signer signed another message with the
+                                    same one-time key (DSig; evidence is kept, see dsig/hybrid.h) */
+    DSIG_E_UNKNOWN_SIGNER = -25  /* no public key registered for that signer id (DSig verifier) */
 };
 
 /* A static English sentence describing a status code. Never NULL. */

@@ -35,6 +35,8 @@ const char *dsig_strerror(int code)
     case DSIG_E_WOULD_BLOCK: return "operation would block";
     case DSIG_E_EXHAUSTED: return "key exhausted";
     case DSIG_E_INTERNAL: return "internal error";
+    case DSIG_E_EQUIVOCATION: return "signer equivocation: one-time key used for two messages";
+    case DSIG_E_UNKNOWN_SIGNER: return "unknown signer";
     default: return "unknown error";
     }
 }

@@ -170,6 +170,7 @@ extern const dsig_alg *const dsig_mac_algs[];
 extern const dsig_alg *const dsig_rsa_algs[];
 extern const dsig_alg *const dsig_ecdsa_algs[];
 extern const dsig_alg *const dsig_eddsa_algs[];
+extern const dsig_alg *const dsig_hybrid_algs[];
 
 /* Key types defined by providers (listed in keytypes.c). */
 extern const struct dsig_keytype dsig_keytype_oct;

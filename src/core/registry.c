@@ -11,6 +11,7 @@ static const dsig_alg *const *const families[] = {
     dsig_rsa_algs,
     dsig_ecdsa_algs,
     dsig_eddsa_algs,
+    dsig_hybrid_algs,
 };
 
 #define N_FAMILIES (sizeof families / sizeof families[0])

@@ -1,0 +1,524 @@
+/*
+ * src/hash/blake3.c — BLAKE3 written from the specification (O'Connor, Aumasson, Neves, Wilcox-O'Hearn,
+ * "BLAKE3: one function, fast everywhere", 2020): the portable compression function, the incremental
+ * hasher (chunks, the chaining-value stack, XOF), the one-block fast path and the back-end dispatch.
+ * SIMD back-ends live in blake3_sse41.c and blake3_avx2.c; all share blake3_impl.h.
+ */
+#include "hash/blake3_impl.h"
+
+#include <string.h>
+
+#include "core/cpu.h"
+#include "dsig/mem.h"
+
+/* ---------------------------------------------------------------------------------------------------
+ * Portable compression
+ * ------------------------------------------------------------------------------------------------- */
+
+/* Rotate a 32-bit word right by n (1..31). */
+static inline uint32_t rotr32(uint32_t w, unsigned n)
+{
+    return (w >> n) | (w << (32 - n));
+}
+
+/* @spec BLAKE3 spec §2.2: the quarter-round G mixing a column or diagonal with message words x, y. */
+#define B3_G(a, b, c, d, x, y)                                                                               \
+    do {                                                                                                     \
+        a = a + (x) + b; /* b, the last value computed, goes last: shorter dependency chain */               \
+        d = rotr32(d ^ a, 16);                                                                               \
+        c = c + d;                                                                                           \
+        b = rotr32(b ^ c, 12);                                                                               \
+        a = a + (y) + b;                                                                                     \
+        d = rotr32(d ^ a, 8);                                                                                \
+        c = c + d;                                                                                           \
+        b = rotr32(b ^ c, 7);                                                                                \
+    } while (0)
+
+/* @spec BLAKE3 spec §2.2: the 7 rounds over the 16-word state v, message words m. */
+static inline void portable_rounds(uint32_t v[16], const uint32_t m[16])
+{
+    for (int r = 0; r < 7; r++) {
+        const uint8_t *s = dsig_b3_sched[r];
+        B3_G(v[0], v[4], v[8], v[12], m[s[0]], m[s[1]]);
+        B3_G(v[1], v[5], v[9], v[13], m[s[2]], m[s[3]]);
+        B3_G(v[2], v[6], v[10], v[14], m[s[4]], m[s[5]]);
+        B3_G(v[3], v[7], v[11], v[15], m[s[6]], m[s[7]]);
+        B3_G(v[0], v[5], v[10], v[15], m[s[8]], m[s[9]]);
+        B3_G(v[1], v[6], v[11], v[12], m[s[10]], m[s[11]]);
+        B3_G(v[2], v[7], v[8], v[13], m[s[12]], m[s[13]]);
+        B3_G(v[3], v[4], v[9], v[14], m[s[14]], m[s[15]]);
+    }
+}
+
+/* @spec BLAKE3 spec §2.2: initial state (cv, IV[0..3], counter low/high, block length, flags) + rounds. */
+static inline void portable_core(uint32_t v[16], const uint32_t cv[8], const uint8_t block[64],
+                                 uint8_t block_len, uint64_t counter, uint8_t flags)
+{
+    uint32_t m[16];
+    for (int i = 0; i < 16; i++)
+        m[i] = b3_load32(block + 4 * i);
+    for (int i = 0; i < 8; i++)
+        v[i] = cv[i];
+    v[8] = dsig_b3_iv[0];
+    v[9] = dsig_b3_iv[1];
+    v[10] = dsig_b3_iv[2];
+    v[11] = dsig_b3_iv[3];
+    v[12] = (uint32_t)counter;
+    v[13] = (uint32_t)(counter >> 32);
+    v[14] = block_len;
+    v[15] = flags;
+    portable_rounds(v, m);
+}
+
+/* @spec BLAKE3 spec §2.2: chaining value = first 8 output words (v[i] ^ v[i+8]). */
+void dsig_b3_portable_compress_cv(uint32_t cv[8], const uint8_t block[64], uint8_t block_len,
+                                  uint64_t counter, uint8_t flags)
+{
+    uint32_t v[16];
+    portable_core(v, cv, block, block_len, counter, flags);
+    for (int i = 0; i < 8; i++)
+        cv[i] = v[i] ^ v[i + 8];
+}
+
+/* @spec BLAKE3 spec §2.2: full 64-byte output (second half additionally xored with the input cv). */
+void dsig_b3_portable_compress_xof(const uint32_t cv[8], const uint8_t block[64], uint8_t block_len,
+                                   uint64_t counter, uint8_t flags, uint8_t out[64])
+{
+    uint32_t v[16];
+    portable_core(v, cv, block, block_len, counter, flags);
+    for (int i = 0; i < 8; i++) {
+        b3_store32(out + 4 * i, v[i] ^ v[i + 8]);
+        b3_store32(out + 32 + 4 * i, v[i + 8] ^ cv[i]);
+    }
+}
+
+/* Portable hash_many: the inputs one after another (contract in blake3_impl.h). */
+void dsig_b3_portable_hash_many(const uint8_t *in, size_t stride, size_t n, size_t blocks,
+                                const uint32_t key[8], uint64_t counter, int inc_counter, uint8_t flags,
+                                uint8_t flags_start, uint8_t flags_end, uint8_t *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t cv[8];
+        memcpy(cv, key, sizeof cv);
+        const uint8_t *p = in + i * stride;
+        for (size_t j = 0; j < blocks; j++) {
+            uint8_t f = flags;
+            if (j == 0)
+                f |= flags_start;
+            if (j + 1 == blocks)
+                f |= flags_end;
+            dsig_b3_portable_compress_cv(cv, p + 64 * j, 64, counter + (inc_counter ? i : 0), f);
+        }
+        for (int k = 0; k < 8; k++)
+            b3_store32(out + 32 * i + 4 * k, cv[k]);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Back-end dispatch
+ * ------------------------------------------------------------------------------------------------- */
+
+static const dsig_b3_backend be_portable = {"portable", dsig_b3_portable_compress_cv,
+                                            dsig_b3_portable_compress_xof, dsig_b3_portable_hash_many};
+#ifdef DSIG_B3_X86
+static const dsig_b3_backend be_sse41 = {"sse41", dsig_b3_sse41_compress_cv, dsig_b3_sse41_compress_xof,
+                                         dsig_b3_sse41_hash_many};
+/* AVX2 only widens hash_many; a single block is fastest in 4 xmm rows (no wider single-block form). */
+static const dsig_b3_backend be_avx2 = {"avx2", dsig_b3_sse41_compress_cv, dsig_b3_sse41_compress_xof,
+                                        dsig_b3_avx2_hash_many};
+#endif
+
+/* Chosen back-end; NULL until first use. Racing first uses all store the same pointer. */
+static const dsig_b3_backend *b3_chosen;
+
+/* The best back-end the CPU supports (AVX2 also needs SSE4.1: its remainder and single blocks use it). */
+static const dsig_b3_backend *b3_detect(void)
+{
+#ifdef DSIG_B3_X86
+    unsigned f = dsig_cpu_features();
+    if ((f & DSIG_CPU_AVX2) && (f & DSIG_CPU_SSE41))
+        return &be_avx2;
+    if (f & DSIG_CPU_SSE41)
+        return &be_sse41;
+#endif
+    return &be_portable;
+}
+
+/* The back-end in use, detected once (lock-free; detection is idempotent). */
+const dsig_b3_backend *dsig_b3_backend_get(void)
+{
+    const dsig_b3_backend *be = __atomic_load_n(&b3_chosen, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(be == NULL, 0)) {
+        be = b3_detect();
+        __atomic_store_n(&b3_chosen, be, __ATOMIC_RELEASE);
+    }
+    return be;
+}
+
+/* Tests: pin a back-end by name if this CPU has it (see blake3_impl.h). */
+int dsig_blake3_force_impl(const char *name)
+{
+    const dsig_b3_backend *be = NULL;
+    if (strcmp(name, "portable") == 0)
+        be = &be_portable;
+#ifdef DSIG_B3_X86
+    unsigned f = dsig_cpu_features();
+    if (strcmp(name, "sse41") == 0 && (f & DSIG_CPU_SSE41))
+        be = &be_sse41;
+    if (strcmp(name, "avx2") == 0 && (f & DSIG_CPU_AVX2) && (f & DSIG_CPU_SSE41))
+        be = &be_avx2;
+#endif
+    if (!be)
+        return -1;
+    __atomic_store_n(&b3_chosen, be, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* Name of the back-end in use. */
+const char *dsig_blake3_impl(void)
+{
+    return dsig_b3_backend_get()->name;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Incremental hasher
+ * ------------------------------------------------------------------------------------------------- */
+
+/* Subtrees hashed in one go by update(): up to 64 chunks (64 KiB), 2 x 2 KiB of CVs on the stack. */
+#define B3_WIDE_CHUNKS 64
+
+/* Common initialisation: key words (IV or key) and the mode flag. */
+static void hasher_init(dsig_blake3_hasher *h, const uint32_t key[8], uint8_t flags)
+{
+    memcpy(h->key, key, sizeof h->key);
+    memcpy(h->cv, key, sizeof h->cv);
+    h->chunk_counter = 0;
+    memset(h->buf, 0, sizeof h->buf);
+    h->buf_len = 0;
+    h->blocks_compressed = 0;
+    h->flags = flags;
+    h->cv_stack_len = 0;
+}
+
+/* @spec BLAKE3 spec §2.3 (hash mode): key words = IV, no mode flag. */
+void dsig_blake3_init(dsig_blake3_hasher *h)
+{
+    hasher_init(h, dsig_b3_iv, 0);
+}
+
+/* @spec BLAKE3 spec §2.3 (keyed_hash mode): key words = the 32-byte key (little-endian), KEYED_HASH. */
+void dsig_blake3_init_keyed(dsig_blake3_hasher *h, const uint8_t key[DSIG_BLAKE3_KEY_LEN])
+{
+    uint32_t k[8];
+    for (int i = 0; i < 8; i++)
+        k[i] = b3_load32(key + 4 * i);
+    hasher_init(h, k, B3_KEYED_HASH);
+    dsig_memzero(k, sizeof k);
+}
+
+/* @spec BLAKE3 spec §2.3 (derive_key mode): context key = hash of the context string under
+ * DERIVE_KEY_CONTEXT; the material is then hashed with that key under DERIVE_KEY_MATERIAL. */
+void dsig_blake3_init_derive_key(dsig_blake3_hasher *h, const char *context)
+{
+    uint8_t ck[32];
+    uint32_t k[8];
+    hasher_init(h, dsig_b3_iv, B3_DERIVE_KEY_CONTEXT);
+    dsig_blake3_update(h, context, strlen(context));
+    dsig_blake3_finalize(h, ck, sizeof ck);
+    for (int i = 0; i < 8; i++)
+        k[i] = b3_load32(ck + 4 * i);
+    hasher_init(h, k, B3_DERIVE_KEY_MATERIAL);
+}
+
+/* Bytes absorbed into the current chunk so far. */
+static inline size_t chunk_len(const dsig_blake3_hasher *h)
+{
+    return (size_t)h->blocks_compressed * DSIG_BLAKE3_BLOCK_LEN + h->buf_len;
+}
+
+/* CHUNK_START for the first block of a chunk. */
+static inline uint8_t chunk_start_flag(const dsig_blake3_hasher *h)
+{
+    return h->blocks_compressed == 0 ? B3_CHUNK_START : 0;
+}
+
+/* @spec BLAKE3 spec §2.4: absorb len bytes into the current chunk (len <= room left in the chunk). The
+ * last block seen is always kept in buf, because only finalisation knows whether it ends the chunk. */
+static void chunk_absorb(dsig_blake3_hasher *h, const dsig_b3_backend *be, const uint8_t *in, size_t len)
+{
+    if (h->buf_len > 0) {
+        size_t take = DSIG_BLAKE3_BLOCK_LEN - h->buf_len;
+        if (take > len)
+            take = len;
+        memcpy(h->buf + h->buf_len, in, take);
+        h->buf_len = (uint8_t)(h->buf_len + take);
+        in += take;
+        len -= take;
+        if (len == 0)
+            return;
+        be->compress_cv(h->cv, h->buf, DSIG_BLAKE3_BLOCK_LEN, h->chunk_counter,
+                        h->flags | chunk_start_flag(h));
+        h->blocks_compressed++;
+        h->buf_len = 0;
+    }
+    while (len > DSIG_BLAKE3_BLOCK_LEN) {
+        be->compress_cv(h->cv, in, DSIG_BLAKE3_BLOCK_LEN, h->chunk_counter, h->flags | chunk_start_flag(h));
+        h->blocks_compressed++;
+        in += DSIG_BLAKE3_BLOCK_LEN;
+        len -= DSIG_BLAKE3_BLOCK_LEN;
+    }
+    memcpy(h->buf, in, len);
+    h->buf_len = (uint8_t)len;
+}
+
+/* @spec BLAKE3 spec §5.1.2: push the CV of a completed subtree of 2^level chunks that ends after chunk
+ * (chunk_counter - 1), first merging every stack entry it completes a larger subtree with. Only called
+ * when more input is known to follow, so no merged node can be the root. The new CV sits in the slot just
+ * above the stack top, so left || right is one contiguous 64-byte parent block. */
+static void push_subtree_cv(dsig_blake3_hasher *h, const dsig_b3_backend *be, const uint8_t cv[32],
+                            unsigned level)
+{
+    uint64_t t = h->chunk_counter >> level;
+    size_t top = h->cv_stack_len;
+    memcpy(h->cv_stack + 32 * top, cv, 32);
+    while ((t & 1) == 0 && top > 0) {
+        uint32_t w[8];
+        memcpy(w, h->key, sizeof w);
+        be->compress_cv(w, h->cv_stack + 32 * (top - 1), DSIG_BLAKE3_BLOCK_LEN, 0, h->flags | B3_PARENT);
+        top--;
+        for (int i = 0; i < 8; i++)
+            b3_store32(h->cv_stack + 32 * top + 4 * i, w[i]);
+        t >>= 1;
+    }
+    h->cv_stack_len = (uint8_t)(top + 1);
+}
+
+/* Hash 2^level whole chunks starting at chunk_counter into one subtree CV: all chunks SIMD-parallel, then
+ * each parent layer SIMD-parallel (both through hash_many). */
+static void hash_subtree(const dsig_blake3_hasher *h, const dsig_b3_backend *be, const uint8_t *in,
+                         size_t nchunks, uint8_t out[32])
+{
+    uint8_t a[B3_WIDE_CHUNKS * 32], b[B3_WIDE_CHUNKS * 32];
+    uint8_t *cur = a, *next = b;
+    be->hash_many(in, DSIG_BLAKE3_CHUNK_LEN, nchunks, DSIG_BLAKE3_CHUNK_LEN / DSIG_BLAKE3_BLOCK_LEN, h->key,
+                  h->chunk_counter, 1, h->flags, B3_CHUNK_START, B3_CHUNK_END, cur);
+    while (nchunks > 1) {
+        nchunks /= 2;
+        be->hash_many(cur, 64, nchunks, 1, h->key, 0, 0, h->flags | B3_PARENT, 0, 0, next);
+        uint8_t *t = cur;
+        cur = next;
+        next = t;
+    }
+    memcpy(out, cur, 32);
+}
+
+/* @spec BLAKE3 spec §5.1.2: incremental update. Whole chunks that are certainly not the last one are
+ * hashed in aligned power-of-two groups with the SIMD hash_many; the rest goes through the chunk state. */
+void dsig_blake3_update(dsig_blake3_hasher *h, const void *in_v, size_t len)
+{
+    const dsig_b3_backend *be = dsig_b3_backend_get();
+    const uint8_t *in = in_v;
+    while (len > 0) {
+        if (chunk_len(h) == DSIG_BLAKE3_CHUNK_LEN) {
+            /* The current chunk is full and more input follows: it is finished and not the root. */
+            uint8_t cv[32];
+            be->compress_cv(h->cv, h->buf, DSIG_BLAKE3_BLOCK_LEN, h->chunk_counter, h->flags | B3_CHUNK_END);
+            for (int i = 0; i < 8; i++)
+                b3_store32(cv + 4 * i, h->cv[i]);
+            h->chunk_counter++;
+            push_subtree_cv(h, be, cv, 0);
+            memcpy(h->cv, h->key, sizeof h->cv);
+            h->blocks_compressed = 0;
+            h->buf_len = 0;
+        }
+        if (chunk_len(h) == 0 && len > DSIG_BLAKE3_CHUNK_LEN) {
+            /* Whole chunks, always leaving at least one byte for the chunk state (it may be the root). */
+            size_t avail = (len - 1) / DSIG_BLAKE3_CHUNK_LEN;
+            while (avail > 0) {
+                size_t k = B3_WIDE_CHUNKS;
+                unsigned level = 6;
+                while (k > avail || (h->chunk_counter & (k - 1)) != 0) {
+                    k >>= 1;
+                    level--;
+                }
+                uint8_t cv[32];
+                hash_subtree(h, be, in, k, cv);
+                h->chunk_counter += k;
+                push_subtree_cv(h, be, cv, level);
+                in += k * DSIG_BLAKE3_CHUNK_LEN;
+                len -= k * DSIG_BLAKE3_CHUNK_LEN;
+                avail -= k;
+            }
+        }
+        size_t take = DSIG_BLAKE3_CHUNK_LEN - chunk_len(h);
+        if (take > len)
+            take = len;
+        chunk_absorb(h, be, in, take);
+        in += take;
+        len -= take;
+    }
+}
+
+/* The root node's compression inputs: everything but the output block counter and the ROOT flag. */
+struct b3_node {
+    uint32_t cv[8];
+    uint8_t block[64];
+    uint64_t counter;
+    uint8_t block_len;
+    uint8_t flags;
+};
+
+/* @spec BLAKE3 spec §2.5/§5.1.2: fold the chunk state and the CV stack (top down) into the root node. */
+static void root_node(const dsig_blake3_hasher *h, const dsig_b3_backend *be, struct b3_node *n)
+{
+    memcpy(n->cv, h->cv, sizeof n->cv);
+    memcpy(n->block, h->buf, h->buf_len);
+    memset(n->block + h->buf_len, 0, sizeof n->block - h->buf_len);
+    n->block_len = h->buf_len;
+    n->counter = h->chunk_counter;
+    n->flags = h->flags | chunk_start_flag(h) | B3_CHUNK_END;
+    for (size_t i = h->cv_stack_len; i-- > 0;) {
+        be->compress_cv(n->cv, n->block, n->block_len, n->counter, n->flags);
+        for (int k = 0; k < 8; k++)
+            b3_store32(n->block + 32 + 4 * k, n->cv[k]);
+        memcpy(n->block, h->cv_stack + 32 * i, 32);
+        memcpy(n->cv, h->key, sizeof n->cv);
+        n->block_len = DSIG_BLAKE3_BLOCK_LEN;
+        n->counter = 0;
+        n->flags = h->flags | B3_PARENT;
+    }
+}
+
+/* @spec BLAKE3 spec §2.6: extendable output from byte offset `seek`: output block i is the root
+ * compression with counter i, all 16 words. */
+void dsig_blake3_finalize_seek(const dsig_blake3_hasher *h, uint64_t seek, uint8_t *out, size_t out_len)
+{
+    if (out_len == 0)
+        return;
+    const dsig_b3_backend *be = dsig_b3_backend_get();
+    struct b3_node n;
+    uint8_t blk[64];
+    root_node(h, be, &n);
+    uint64_t ctr = seek / 64;
+    size_t skip = (size_t)(seek % 64);
+    while (out_len > 0) {
+        be->compress_xof(n.cv, n.block, n.block_len, ctr, n.flags | B3_ROOT, blk);
+        size_t take = 64 - skip;
+        if (take > out_len)
+            take = out_len;
+        memcpy(out, blk + skip, take);
+        out += take;
+        out_len -= take;
+        skip = 0;
+        ctr++;
+    }
+    /* The node holds key-dependent words and the last message bytes. */
+    dsig_memzero(&n, sizeof n);
+    dsig_memzero(blk, sizeof blk);
+}
+
+/* Default finalisation: output from offset 0. */
+void dsig_blake3_finalize(const dsig_blake3_hasher *h, uint8_t *out, size_t out_len)
+{
+    dsig_blake3_finalize_seek(h, 0, out, out_len);
+}
+
+/* One-shot unkeyed hash (one compression when the input fits a block). */
+void dsig_blake3(const void *in, size_t len, uint8_t *out, size_t out_len)
+{
+    if (len <= DSIG_BLAKE3_BLOCK_LEN && out_len <= DSIG_BLAKE3_BLOCK_LEN) {
+        dsig_blake3_hash_block(NULL, in, len, out, out_len);
+        return;
+    }
+    dsig_blake3_hasher h;
+    dsig_blake3_init(&h);
+    dsig_blake3_update(&h, in, len);
+    dsig_blake3_finalize(&h, out, out_len);
+}
+
+/* hash_block's general case (more than one block in or out): the full hasher. Kept out of line so the
+ * one-block path has a small stack frame. */
+__attribute__((noinline, cold)) static void hash_block_slow(const uint8_t *key, const void *in, size_t len,
+                                                            uint8_t *out, size_t out_len)
+{
+    dsig_blake3_hasher h;
+    if (key)
+        dsig_blake3_init_keyed(&h, key);
+    else
+        dsig_blake3_init(&h);
+    dsig_blake3_update(&h, in, len);
+    dsig_blake3_finalize(&h, out, out_len);
+    dsig_memzero(&h, sizeof h);
+}
+
+/* @spec BLAKE3 spec §2.2-2.6: a message of at most one block is a single chunk with a single block, so its
+ * root output is one compression with CHUNK_START | CHUNK_END | ROOT. Larger requests take the hasher. */
+void dsig_blake3_hash_block(const uint8_t *key, const void *in, size_t len, uint8_t *out, size_t out_len)
+{
+    if (__builtin_expect(len > DSIG_BLAKE3_BLOCK_LEN || out_len > DSIG_BLAKE3_BLOCK_LEN, 0)) {
+        hash_block_slow(key, in, len, out, out_len);
+        return;
+    }
+    const dsig_b3_backend *be = dsig_b3_backend_get();
+    uint32_t w[8];
+    uint8_t flags = B3_CHUNK_START | B3_CHUNK_END | B3_ROOT;
+    if (key) {
+        for (int i = 0; i < 8; i++)
+            w[i] = b3_load32(key + 4 * i);
+        flags |= B3_KEYED_HASH;
+    } else {
+        memcpy(w, dsig_b3_iv, sizeof w);
+    }
+    uint8_t block[64];
+    const uint8_t *bp = in;
+    if (len < DSIG_BLAKE3_BLOCK_LEN) {
+        /* The spec pads a short block with zeros; block_len tells the real length. */
+        memset(block, 0, sizeof block);
+        if (len)
+            memcpy(block, in, len);
+        bp = block;
+    }
+    if (out_len <= 32) {
+        be->compress_cv(w, bp, (uint8_t)len, 0, flags);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (out_len == 32)
+            memcpy(out, w, 32); /* the common size: two stores instead of a memcpy call */
+        else
+            memcpy(out, w, out_len);
+#else
+        uint8_t o[32];
+        for (int i = 0; i < 8; i++)
+            b3_store32(o + 4 * i, w[i]);
+        memcpy(out, o, out_len);
+        b3_wipe(o, sizeof o);
+#endif
+    } else {
+        uint8_t o[64];
+        be->compress_xof(w, bp, (uint8_t)len, 0, flags, o);
+        memcpy(out, o, out_len);
+        b3_wipe(o, sizeof o);
+    }
+    /* Inputs here are seeds and keys in the DSig signer: leave none of them on the stack. */
+    b3_wipe(w, sizeof w);
+    if (bp == block)
+        b3_wipe(block, sizeof block);
+}
+
+/* n one-block messages at once through the back-end's SIMD hash_many (root flags on the only block). */
+void dsig_blake3_hash64_many(const uint8_t *key, const uint8_t (*in)[64], size_t n, uint8_t (*out)[32])
+{
+    if (n == 0)
+        return;
+    const dsig_b3_backend *be = dsig_b3_backend_get();
+    uint32_t w[8];
+    uint8_t flags = B3_CHUNK_START | B3_CHUNK_END | B3_ROOT;
+    if (key) {
+        for (int i = 0; i < 8; i++)
+            w[i] = b3_load32(key + 4 * i);
+        flags |= B3_KEYED_HASH;
+    } else {
+        memcpy(w, dsig_b3_iv, sizeof w);
+    }
+    be->hash_many(in[0], 64, n, 1, w, 0, 0, flags, 0, 0, out[0]);
+    b3_wipe(w, sizeof w);
+}

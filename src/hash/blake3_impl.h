@@ -1,0 +1,121 @@
+/*
+ * src/hash/blake3_impl.h — private to src/hash/blake3*.c and tests/hash/test_blake3.c: the BLAKE3
+ * constants, the back-end function table and the per-back-end entry points (portable, SSE4.1, AVX2).
+ * Not installed; the public API is src/hash/blake3.h.
+ */
+#ifndef DSIG_HASH_BLAKE3_IMPL_H
+#define DSIG_HASH_BLAKE3_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hash/blake3.h"
+
+/* @spec BLAKE3 spec §2.1, Table 3: domain-separation flags (bit values of the `d` word). */
+enum {
+    B3_CHUNK_START = 1u << 0,
+    B3_CHUNK_END = 1u << 1,
+    B3_PARENT = 1u << 2,
+    B3_ROOT = 1u << 3,
+    B3_KEYED_HASH = 1u << 4,
+    B3_DERIVE_KEY_CONTEXT = 1u << 5,
+    B3_DERIVE_KEY_MATERIAL = 1u << 6,
+};
+
+/* @spec BLAKE3 spec §2.2: IV = the SHA-256 initial hash words (FIPS 180-4 §5.3.3). Defined static in
+ * each file so the compiler folds the constants into the unrolled rounds. */
+__attribute__((unused)) static const uint32_t dsig_b3_iv[8] = {
+    0x6A09E667u, 0xBB67AE85u, 0x3C6EF372u, 0xA54FF53Au, 0x510E527Fu, 0x9B05688Cu, 0x1F83D9ABu, 0x5BE0CD19u};
+
+/* @spec BLAKE3 spec §2.2: message word order of rounds 0..6. Row r is the permutation
+ * (2,6,3,10,7,0,4,13,1,11,12,5,9,14,15,8) applied r times, so no round permutes words at run time. */
+__attribute__((unused)) static const uint8_t dsig_b3_sched[7][16] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    {2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8},
+    {3, 4, 10, 12, 13, 2, 7, 14, 6, 5, 9, 0, 11, 15, 8, 1},
+    {10, 7, 12, 9, 14, 3, 13, 15, 4, 0, 11, 2, 5, 8, 1, 6},
+    {12, 13, 9, 11, 15, 10, 14, 8, 7, 2, 5, 3, 0, 1, 6, 4},
+    {9, 14, 11, 5, 8, 12, 15, 1, 13, 3, 0, 10, 2, 6, 4, 7},
+    {11, 15, 5, 0, 1, 9, 8, 6, 14, 10, 2, 12, 3, 4, 7, 13},
+};
+
+/* Little-endian 32-bit load/store, independent of the host byte order (compilers fold these to a mov). */
+static inline uint32_t b3_load32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Wipe a secret-bearing temporary; the empty asm with a memory clobber keeps the compiler from dropping
+ * the memset as a dead store. Inline, unlike dsig_memzero, because the one-block path runs per signature. */
+static inline void b3_wipe(void *p, size_t n)
+{
+    memset(p, 0, n);
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
+/* Store a 32-bit word little-endian. */
+static inline void b3_store32(uint8_t *p, uint32_t w)
+{
+    p[0] = (uint8_t)w;
+    p[1] = (uint8_t)(w >> 8);
+    p[2] = (uint8_t)(w >> 16);
+    p[3] = (uint8_t)(w >> 24);
+}
+
+/*
+ * One back-end. All functions take the 64-byte block as bytes (the back-end loads the words itself).
+ *  compress_cv:  cv <- first 8 words of compress(cv, block, counter, block_len, flags)   (§2.2)
+ *  compress_xof: out <- all 16 output words, little-endian (64 bytes; the second half xored with cv)
+ *  hash_many:    n independent inputs, input i at in + i*stride, each `blocks` whole 64-byte blocks,
+ *                started from `key`; block j of input i uses counter (counter + i if inc_counter) and
+ *                flags | (j==0 ? flags_start : 0) | (j==blocks-1 ? flags_end : 0); the 32-byte chaining
+ *                value of input i goes to out + 32*i. Used for whole chunks (blocks = 16), parent nodes
+ *                and one-block messages (blocks = 1). `out` must not overlap `in`.
+ */
+typedef struct dsig_b3_backend {
+    const char *name;
+    void (*compress_cv)(uint32_t cv[8], const uint8_t block[64], uint8_t block_len, uint64_t counter,
+                        uint8_t flags);
+    void (*compress_xof)(const uint32_t cv[8], const uint8_t block[64], uint8_t block_len, uint64_t counter,
+                         uint8_t flags, uint8_t out[64]);
+    void (*hash_many)(const uint8_t *in, size_t stride, size_t n, size_t blocks, const uint32_t key[8],
+                      uint64_t counter, int inc_counter, uint8_t flags, uint8_t flags_start,
+                      uint8_t flags_end, uint8_t *out);
+} dsig_b3_backend;
+
+/* Portable back-end (blake3.c). */
+void dsig_b3_portable_compress_cv(uint32_t cv[8], const uint8_t block[64], uint8_t block_len,
+                                  uint64_t counter, uint8_t flags);
+void dsig_b3_portable_compress_xof(const uint32_t cv[8], const uint8_t block[64], uint8_t block_len,
+                                   uint64_t counter, uint8_t flags, uint8_t out[64]);
+void dsig_b3_portable_hash_many(const uint8_t *in, size_t stride, size_t n, size_t blocks,
+                                const uint32_t key[8], uint64_t counter, int inc_counter, uint8_t flags,
+                                uint8_t flags_start, uint8_t flags_end, uint8_t *out);
+
+#if defined(__x86_64__) || defined(__i386__)
+#define DSIG_B3_X86 1
+/* SSE4.1 back-end (blake3_sse41.c): one-block compression with the state rows in 4 xmm registers, and a
+ * 4-way hash_many (one message word of 4 inputs per xmm). */
+void dsig_b3_sse41_compress_cv(uint32_t cv[8], const uint8_t block[64], uint8_t block_len, uint64_t counter,
+                               uint8_t flags);
+void dsig_b3_sse41_compress_xof(const uint32_t cv[8], const uint8_t block[64], uint8_t block_len,
+                                uint64_t counter, uint8_t flags, uint8_t out[64]);
+void dsig_b3_sse41_hash_many(const uint8_t *in, size_t stride, size_t n, size_t blocks, const uint32_t key[8],
+                             uint64_t counter, int inc_counter, uint8_t flags, uint8_t flags_start,
+                             uint8_t flags_end, uint8_t *out);
+/* AVX2 back-end (blake3_avx2.c): 8-way hash_many; the remainder (< 8 inputs) goes to the SSE4.1 one. */
+void dsig_b3_avx2_hash_many(const uint8_t *in, size_t stride, size_t n, size_t blocks, const uint32_t key[8],
+                            uint64_t counter, int inc_counter, uint8_t flags, uint8_t flags_start,
+                            uint8_t flags_end, uint8_t *out);
+#endif
+
+/* The back-end in use (chosen once from dsig_cpu_features(); thread-safe). */
+const dsig_b3_backend *dsig_b3_backend_get(void);
+
+/* Tests only: switch the process to the back-end called `name` ("portable", "sse41", "avx2").
+ * Returns 0, or -1 when the CPU (or DSIG_CPU_DISABLE) lacks it. Not thread-safe against concurrent
+ * hashing; call it while no other thread uses BLAKE3. */
+int dsig_blake3_force_impl(const char *name);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * src/hash/haraka_impl.h — private to src/hash/haraka*.c and the tests: the round constants and the
+ * per-back-end entry points (portable, AES-NI, VAES), so tests can prove each back-end against the same
+ * known answers regardless of what the dispatcher in haraka.c picks on this CPU.
+ */
+#ifndef DSIG_HASH_HARAKA_IMPL_H
+#define DSIG_HASH_HARAKA_IMPL_H
+
+#include <stdint.h>
+
+/* Haraka v2 uses 5 rounds of 2 AES rounds; Haraka-512 needs 4 constants per AES round (40 in all),
+ * Haraka-256 uses the first 20. */
+#define DSIG_HARAKA_ROUNDS 5
+#define DSIG_HARAKA_RC_COUNT 40
+
+/* RC[k] as the 16 bytes of an AES round key (byte j holds bits 8j..8j+7 of the paper's RC_k). */
+extern const uint8_t dsig_haraka_rc[DSIG_HARAKA_RC_COUNT][16] __attribute__((aligned(16)));
+
+/* Portable, constant-time (table-free AES round): any CPU. */
+void dsig_haraka256_portable(uint8_t out[32], const uint8_t in[32]);
+void dsig_haraka512_portable(uint8_t out[32], const uint8_t in[64]);
+void dsig_haraka256_x4_portable(uint8_t out[4 * 32], const uint8_t in[4 * 32]);
+void dsig_haraka512_x4_portable(uint8_t out[4 * 32], const uint8_t in[4 * 64]);
+void dsig_haraka512_x8_portable(uint8_t out[8 * 32], const uint8_t in[8 * 64]);
+
+/* AES-NI (needs DSIG_CPU_AESNI and DSIG_CPU_SSE41; x86-64 only). */
+void dsig_haraka256_aesni(uint8_t out[32], const uint8_t in[32]);
+void dsig_haraka512_aesni(uint8_t out[32], const uint8_t in[64]);
+void dsig_haraka256_x4_aesni(uint8_t out[4 * 32], const uint8_t in[4 * 32]);
+void dsig_haraka512_x4_aesni(uint8_t out[4 * 32], const uint8_t in[4 * 64]);
+void dsig_haraka512_x8_aesni(uint8_t out[8 * 32], const uint8_t in[8 * 64]);
+
+/* VAES (needs DSIG_CPU_VAES, DSIG_CPU_AVX2 and DSIG_CPU_AESNI): two lanes per 256-bit register. */
+void dsig_haraka512_x4_vaes(uint8_t out[4 * 32], const uint8_t in[4 * 64]);
+void dsig_haraka512_x8_vaes(uint8_t out[8 * 32], const uint8_t in[8 * 64]);
+
+/* Which back-ends this build and CPU can run (for tests): bit 0 portable (always), bit 1 aesni,
+ * bit 2 vaes — from dsig_cpu_features(), so DSIG_CPU_DISABLE applies. */
+#define DSIG_HARAKA_HAVE_PORTABLE 1u
+#define DSIG_HARAKA_HAVE_AESNI 2u
+#define DSIG_HARAKA_HAVE_VAES 4u
+unsigned dsig_haraka_backends(void);
+
+#endif

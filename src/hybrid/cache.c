@@ -1,0 +1,149 @@
+/*
+ * The verifier's per-signer batch cache: a ring of verified batches (FIFO eviction) indexed by a
+ * chained hash table on the batch sequence number, so a look-up costs one hash and, typically, one
+ * comparison — never a scan of the cached batches. Per leaf it keeps the first message verified, which
+ * is what convicts an equivocating signer. Locking is the caller's (verifier.c): a per-signer rwlock,
+ * exclusive for insert/evict, shared for find and record (records are published with a CAS).
+ */
+#include <string.h>
+
+#include "hybrid/runtime.h"
+
+/* Bucket of a sequence number (Fibonacci hashing: the high bits of seq·φ·2^64). */
+static uint32_t bucket_of(const dsig_hb_cache *c, uint64_t seq)
+{
+    return (uint32_t)((seq * 0x9E3779B97F4A7C15ull) >> 32) & c->mask;
+}
+
+/* Allocate the ring, the buckets and the per-leaf record pointers for cap batches of `batch` keys. */
+int dsig_hb_cache_init(dsig_hb_cache *c, uint32_t cap, uint32_t batch)
+{
+    memset(c, 0, sizeof *c);
+    if (cap == 0 || batch == 0 || cap > (1u << 20))
+        return dsig_fail(DSIG_E_ARG, "DSig cache: bad size (%u batches of %u keys)", cap, batch);
+    uint32_t nb = 1;
+    while (nb < 2 * cap)
+        nb <<= 1;
+    c->cap = cap;
+    c->batch = batch;
+    c->mask = nb - 1;
+    c->buckets = dsig_malloc((size_t)nb * sizeof *c->buckets);
+    c->slots = dsig_calloc(cap, sizeof *c->slots);
+    c->leafmem = dsig_calloc((size_t)cap * batch, sizeof *c->leafmem);
+    if (!c->buckets || !c->slots || !c->leafmem) {
+        dsig_hb_cache_destroy(c);
+        return dsig_fail(DSIG_E_NOMEM, "DSig cache: out of memory");
+    }
+    for (uint32_t i = 0; i < nb; i++)
+        c->buckets[i] = -1;
+    for (uint32_t i = 0; i < cap; i++) {
+        c->slots[i].next = -1;
+        c->slots[i].leaves = c->leafmem + (size_t)i * batch;
+        for (uint32_t j = 0; j < batch; j++)
+            atomic_init(&c->slots[i].leaves[j], NULL);
+    }
+    return DSIG_OK;
+}
+
+/* Free the leaf records of one entry (exclusive lock held). */
+static void clear_records(dsig_hb_cache *c, dsig_hb_centry *e)
+{
+    for (uint32_t j = 0; j < c->batch; j++) {
+        dsig_hb_leafrec *r = atomic_exchange_explicit(&e->leaves[j], NULL, memory_order_relaxed);
+        if (r)
+            dsig_xfree(r, 0);
+    }
+}
+
+/* Free every cached batch and record and the tables. */
+void dsig_hb_cache_destroy(dsig_hb_cache *c)
+{
+    if (c->slots) {
+        for (uint32_t i = 0; i < c->cap; i++) {
+            if (c->slots[i].used)
+                dsig_hb_batch_free(&c->slots[i].batch);
+            if (c->leafmem)
+                clear_records(c, &c->slots[i]);
+        }
+    }
+    dsig_xfree(c->buckets, 0);
+    dsig_xfree(c->slots, 0);
+    dsig_xfree(c->leafmem, 0);
+    memset(c, 0, sizeof *c);
+}
+
+/* Hash look-up of batch `seq`. */
+dsig_hb_centry *dsig_hb_cache_find(const dsig_hb_cache *c, uint64_t seq)
+{
+    for (int32_t i = c->buckets[bucket_of(c, seq)]; i >= 0; i = c->slots[i].next)
+        if (c->slots[i].seq == seq)
+            return &c->slots[i];
+    return NULL;
+}
+
+/* Unlink slot `i` from its bucket chain. */
+static void unlink_slot(dsig_hb_cache *c, int32_t i)
+{
+    int32_t *pp = &c->buckets[bucket_of(c, c->slots[i].seq)];
+    while (*pp >= 0 && *pp != i)
+        pp = &c->slots[*pp].next;
+    if (*pp == i)
+        *pp = c->slots[i].next;
+    c->slots[i].next = -1;
+}
+
+/* Insert a verified batch in the next ring slot, evicting the oldest batch when the ring is full. */
+void dsig_hb_cache_insert(dsig_hb_cache *c, dsig_hb_batch *b, int *evicted)
+{
+    int32_t i = (int32_t)c->head;
+    dsig_hb_centry *e = &c->slots[i];
+    *evicted = 0;
+    if (e->used) {
+        unlink_slot(c, i);
+        dsig_hb_batch_free(&e->batch);
+        clear_records(c, e);
+        e->used = 0;
+        c->count--;
+        *evicted = 1;
+    }
+    e->batch = *b;
+    memset(b, 0, sizeof *b);
+    e->seq = e->batch.batch_seq;
+    e->used = 1;
+    uint32_t bk = bucket_of(c, e->seq);
+    e->next = c->buckets[bk];
+    c->buckets[bk] = i;
+    c->count++;
+    c->head = (c->head + 1) % c->cap;
+}
+
+/* Publish the first verified (msg, sig) of a leaf, or compare with the one already there. */
+int dsig_hb_cache_record(dsig_hb_centry *e, uint32_t index, const uint8_t *msg, size_t len,
+                         const uint8_t *sig, size_t sig_len, const dsig_hb_leafrec **first)
+{
+    _Atomic(dsig_hb_leafrec *) *slot = &e->leaves[index];
+    dsig_hb_leafrec *cur = atomic_load_explicit(slot, memory_order_acquire);
+    if (!cur) {
+        if (len > SIZE_MAX - sizeof *cur - sig_len)
+            return dsig_fail(DSIG_E_TOO_LARGE, "DSig verifier: message too large to record");
+        dsig_hb_leafrec *r = dsig_malloc(sizeof *r + len + sig_len);
+        if (!r)
+            return dsig_fail(DSIG_E_NOMEM, "DSig verifier: out of memory recording a signature");
+        r->msg_len = len;
+        r->sig_len = sig_len;
+        r->msg = (uint8_t *)(r + 1);
+        r->sig = r->msg + len;
+        if (len)
+            memcpy(r->msg, msg, len);
+        memcpy(r->sig, sig, sig_len);
+        if (atomic_compare_exchange_strong_explicit(slot, &cur, r, memory_order_acq_rel,
+                                                    memory_order_acquire))
+            return DSIG_HB_RECORD_FIRST;
+        /* Another thread recorded first; `cur` now holds its record. */
+        dsig_xfree(r, 0);
+    }
+    if (cur->msg_len == len && (len == 0 || memcmp(cur->msg, msg, len) == 0))
+        return DSIG_HB_RECORD_SAME;
+    *first = cur;
+    return DSIG_HB_RECORD_OTHER;
+}

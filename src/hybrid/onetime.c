@@ -1,0 +1,236 @@
+/*
+ * src/hybrid/onetime.c — one-time key generation for a whole batch (per-key seeds, key expansion, all
+ * chain levels), the Merkle tree, the Ed25519 root signature (libsodium), and the background-plane
+ * batch message with its verification (docs/dsig-format.md §3, §6, §7).
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "core/internal.h"
+#include "hash/blake3.h"
+#include "hybrid/hb_internal.h"
+
+static pthread_once_t hb_sodium_once = PTHREAD_ONCE_INIT;
+static int hb_sodium_ok;
+
+/* libsodium initialisation, once per process. */
+static void hb_sodium_init(void)
+{
+    hb_sodium_ok = sodium_init() >= 0;
+}
+
+/* Start libsodium; DSIG_E_CRYPTO if it cannot start. */
+static int hb_sodium(void)
+{
+    pthread_once(&hb_sodium_once, hb_sodium_init);
+    return hb_sodium_ok ? DSIG_OK : dsig_fail(DSIG_E_CRYPTO, "DSig: libsodium failed to initialise");
+}
+
+/* seed = BLAKE3-keyed(master, "DSig-hb-keyseed1" ‖ batch_seq u64le ‖ index u32le). @spec docs §3.1 */
+void dsig_hb_key_seed(const uint8_t master_seed[DSIG_HB_SEED_BYTES], uint64_t batch_seq, uint32_t index,
+                      uint8_t seed_out[DSIG_HB_SEED_BYTES])
+{
+    uint8_t blk[28];
+    memcpy(blk, "DSig-hb-keyseed1", 16);
+    hb_le64(blk + 16, batch_seq);
+    hb_le32(blk + 24, index);
+    dsig_blake3_hash_block(master_seed, blk, sizeof blk, seed_out, DSIG_HB_SEED_BYTES);
+}
+
+/* Wipe and free a prepared key. */
+void dsig_hb_key_erase(dsig_hb_key *key)
+{
+    if (!key) return;
+    if (key->mem) dsig_xfree(key->mem, key->mem_len);
+    dsig_memzero(key, sizeof *key);
+}
+
+/* Bytes of the signature template kept in a key: the 47-byte prefix and the proof ‖ root_sig tail. */
+static size_t tmpl_bytes(const dsig_hb_params *p)
+{
+    return DSIG_HB_SIG_HEADER + (size_t)p->log_batch * 32 + DSIG_HB_ED25519_SIG;
+}
+
+/*
+ * Build key `index`: expand its seed into pk_seed ‖ nonce ‖ level-0 secrets (BLAKE3-keyed(K_expand,
+ * seed) XOF), fill the template prefix, compute every level and the leaf. @spec docs §3.1, §5
+ */
+static int hb_key_build(const dsig_hb_params *p, const uint8_t master_seed[32], uint64_t batch_seq,
+                        uint32_t index, dsig_hb_key *key)
+{
+    const size_t tb = tmpl_bytes(p), sec = (size_t)p->chains * p->n, xof_len = 32 + sec;
+    uint8_t seed[32];
+    uint8_t *xof = dsig_malloc(xof_len);
+    key->mem_len = tb + p->table_bytes;
+    key->mem = dsig_calloc(1, key->mem_len);
+    if (!xof || !key->mem) {
+        dsig_xfree(xof, 0);
+        dsig_hb_key_erase(key);
+        return dsig_fail(DSIG_E_NOMEM, "DSig keygen: out of memory for a one-time key");
+    }
+    key->params = p;
+    key->batch_seq = batch_seq;
+    key->index = index;
+
+    dsig_hb_key_seed(master_seed, batch_seq, index, seed);
+    dsig_blake3_hasher h;
+    dsig_blake3_init_keyed(&h, hb_key(HB_K_EXPAND));
+    dsig_blake3_update(&h, seed, sizeof seed);
+    dsig_blake3_finalize(&h, xof, xof_len);
+    dsig_memzero(&h, sizeof h);
+    dsig_memzero(seed, sizeof seed);
+
+    uint8_t *t = key->mem;
+    t[HB_OFF_VERSION] = DSIG_HB_VERSION;
+    hb_le32(t + HB_OFF_PARAM, p->id);
+    hb_le64(t + HB_OFF_SEQ, batch_seq);
+    hb_le16(t + HB_OFF_INDEX, index);
+    memcpy(t + HB_OFF_PKSEED, xof, 16);
+    memcpy(t + HB_OFF_NONCE, xof + 16, 16);
+
+    uint8_t *table = key->mem + tb;
+    const size_t n = p->n;
+    for (size_t i = 0; i < p->chains; i++) memcpy(table + i * p->levels * n, xof + 32 + i * n, n);
+    dsig_xfree(xof, xof_len);
+
+    if (p->ots == DSIG_HB_OTS_WOTS) {
+        hb_wots_keygen(p, t + HB_OFF_PKSEED, table);
+        hb_wots_leaf_from_table(p, t + HB_OFF_PKSEED, table, key->leaf);
+    } else {
+        hb_hors_keygen(p, t + HB_OFF_PKSEED, table);
+        hb_hors_leaf_from_table(p, t + HB_OFF_PKSEED, table, key->leaf);
+    }
+    return DSIG_OK;
+}
+
+/* root message = "DSig-hybrid-root" ‖ version ‖ param id u32le ‖ signer pk ‖ batch_seq u64le ‖ root.
+ * @spec docs §6 */
+void dsig_hb_root_message(const dsig_hb_params *p, const uint8_t signer_pk[DSIG_HB_ED25519_PK],
+                          uint64_t batch_seq, const uint8_t root[DSIG_HB_HASH_BYTES],
+                          uint8_t out[DSIG_HB_ROOT_MSG_BYTES])
+{
+    memcpy(out, "DSig-hybrid-root", 16);
+    out[16] = DSIG_HB_VERSION;
+    hb_le32(out + 17, p->id);
+    memcpy(out + 21, signer_pk, 32);
+    hb_le64(out + 53, batch_seq);
+    memcpy(out + 61, root, 32);
+}
+
+/* Free a batch (erasing any keys left in it). */
+void dsig_hb_batch_free(dsig_hb_batch *b)
+{
+    if (!b) return;
+    if (b->keys && b->params)
+        for (uint32_t i = 0; i < b->params->batch; i++) dsig_hb_key_erase(&b->keys[i]);
+    dsig_xfree(b->keys, 0);
+    dsig_xfree(b->nodes, 0);
+    memset(b, 0, sizeof *b);
+}
+
+/* Generate a batch: keys, leaves, tree, root signature, per-key template tails. */
+int dsig_hb_keygen_batch(const dsig_hb_params *p, const uint8_t master_seed[DSIG_HB_SEED_BYTES],
+                         uint64_t batch_seq, const uint8_t ed25519_sk[DSIG_HB_ED25519_SK],
+                         const uint8_t ed25519_pk[DSIG_HB_ED25519_PK], dsig_hb_batch *out)
+{
+    int rc;
+    if (!out) return dsig_fail(DSIG_E_ARG, "DSig keygen: NULL batch");
+    memset(out, 0, sizeof *out);
+    if (!master_seed || !ed25519_sk || !ed25519_pk)
+        return dsig_fail(DSIG_E_ARG, "DSig keygen: NULL seed or Ed25519 key");
+    if ((rc = dsig_hb_params_check(p)) != DSIG_OK) return rc;
+    if ((rc = hb_sodium()) != DSIG_OK) return rc;
+    if (memcmp(ed25519_sk + 32, ed25519_pk, 32) != 0)
+        return dsig_fail(DSIG_E_KEY_MISMATCH, "DSig keygen: Ed25519 secret key does not hold the given public key");
+
+    const uint32_t b = p->batch;
+    out->params = p;
+    out->batch_seq = batch_seq;
+    memcpy(out->signer_pk, ed25519_pk, 32);
+    out->nodes = dsig_malloc((2 * (size_t)b - 1) * 32);
+    out->keys = dsig_calloc(b, sizeof *out->keys);
+    if (!out->nodes || !out->keys) {
+        dsig_hb_batch_free(out);
+        return dsig_fail(DSIG_E_NOMEM, "DSig keygen: out of memory for a batch");
+    }
+    for (uint32_t i = 0; i < b; i++) {
+        if ((rc = hb_key_build(p, master_seed, batch_seq, i, &out->keys[i])) != DSIG_OK) {
+            dsig_hb_batch_free(out);
+            return rc;
+        }
+        memcpy(out->nodes[i], out->keys[i].leaf, 32);
+    }
+    hb_tree_build(p, out->nodes);
+    memcpy(out->root, out->nodes[2 * (size_t)b - 2], 32);
+
+    uint8_t msg[DSIG_HB_ROOT_MSG_BYTES];
+    dsig_hb_root_message(p, ed25519_pk, batch_seq, out->root, msg);
+    if (crypto_sign_detached(out->root_sig, NULL, msg, sizeof msg, ed25519_sk) != 0) {
+        dsig_hb_batch_free(out);
+        return dsig_fail(DSIG_E_CRYPTO, "DSig keygen: Ed25519 signing of the batch root failed");
+    }
+    for (uint32_t i = 0; i < b; i++) {
+        uint8_t *tail = out->keys[i].mem + DSIG_HB_SIG_HEADER;
+        hb_tree_proof(p, (const uint8_t(*)[32])out->nodes, i, tail);
+        memcpy(tail + (size_t)p->log_batch * 32, out->root_sig, 64);
+    }
+    return DSIG_OK;
+}
+
+/* Batch message: version ‖ param id ‖ batch_seq ‖ leaves ‖ root_sig. @spec docs §7 */
+int dsig_hb_batch_message(const dsig_hb_batch *b, uint8_t *out, size_t cap, size_t *out_len)
+{
+    if (!b || !b->params || !b->nodes || !out) return dsig_fail(DSIG_E_ARG, "DSig batch message: NULL argument");
+    const dsig_hb_params *p = b->params;
+    if (cap < p->batch_msg_bytes)
+        return dsig_fail(DSIG_E_BUFFER, "DSig batch message: needs %zu bytes, buffer has %zu",
+                         p->batch_msg_bytes, cap);
+    out[0] = DSIG_HB_VERSION;
+    hb_le32(out + 1, p->id);
+    hb_le64(out + 5, b->batch_seq);
+    memcpy(out + 13, b->nodes, (size_t)p->batch * 32);
+    memcpy(out + 13 + (size_t)p->batch * 32, b->root_sig, 64);
+    if (out_len) *out_len = p->batch_msg_bytes;
+    return DSIG_OK;
+}
+
+/* Parse a batch message, rebuild its tree, verify the Ed25519 root signature. */
+int dsig_hb_batch_verify(const dsig_hb_params *p, const uint8_t *msg, size_t len,
+                         const uint8_t signer_pk[DSIG_HB_ED25519_PK], dsig_hb_batch *out)
+{
+    int rc;
+    if (!out) return dsig_fail(DSIG_E_ARG, "DSig batch verify: NULL output");
+    memset(out, 0, sizeof *out);
+    if (!msg || !signer_pk) return dsig_fail(DSIG_E_ARG, "DSig batch verify: NULL message or key");
+    if ((rc = dsig_hb_params_check(p)) != DSIG_OK) return rc;
+    if ((rc = hb_sodium()) != DSIG_OK) return rc;
+    if (len != p->batch_msg_bytes)
+        return dsig_fail(DSIG_E_VERIFY, "DSig batch message: length %zu, expected %zu", len, p->batch_msg_bytes);
+    if (msg[0] != DSIG_HB_VERSION)
+        return dsig_fail(DSIG_E_VERIFY, "DSig batch message: version %u, expected %u", msg[0], DSIG_HB_VERSION);
+    if (hb_ld32(msg + 1) != p->id)
+        return dsig_fail(DSIG_E_VERIFY, "DSig batch message: parameter id 0x%08x, expected 0x%08x",
+                         hb_ld32(msg + 1), p->id);
+    const uint32_t b = p->batch;
+    out->nodes = dsig_malloc((2 * (size_t)b - 1) * 32);
+    if (!out->nodes) return dsig_fail(DSIG_E_NOMEM, "DSig batch verify: out of memory");
+    out->params = p;
+    out->batch_seq = hb_ld64(msg + 5);
+    memcpy(out->signer_pk, signer_pk, 32);
+    memcpy(out->nodes, msg + 13, (size_t)b * 32);
+    memcpy(out->root_sig, msg + 13 + (size_t)b * 32, 64);
+    hb_tree_build(p, out->nodes);
+    memcpy(out->root, out->nodes[2 * (size_t)b - 2], 32);
+
+    uint8_t rm[DSIG_HB_ROOT_MSG_BYTES];
+    dsig_hb_root_message(p, signer_pk, out->batch_seq, out->root, rm);
+    if (crypto_sign_verify_detached(out->root_sig, rm, sizeof rm, signer_pk) != 0) {
+        uint64_t seq = out->batch_seq;
+        dsig_hb_batch_free(out);
+        return dsig_fail(DSIG_E_VERIFY, "DSig batch message: Ed25519 root signature of batch %llu does not verify",
+                         (unsigned long long)seq);
+    }
+    return DSIG_OK;
+}

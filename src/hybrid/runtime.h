@@ -1,0 +1,84 @@
+/*
+ * src/hybrid/runtime.h — what the DSig runtime files (signer.c, verifier.c, channel.c, cache.c,
+ * hybrid_alg.c) share. Not installed. The pure scheme is in scheme.h; this is the threaded layer.
+ */
+#ifndef DSIG_HYBRID_RUNTIME_H
+#define DSIG_HYBRID_RUNTIME_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/internal.h"
+#include "dsig/hybrid.h"
+#include "hybrid/scheme.h"
+
+/* ---- Ed25519 key material from a dsig_key (hybrid_alg.c) ------------------------------------ */
+
+/*
+ * The libsodium secret key (seed ‖ pk) and the public key of an OKP/Ed25519 dsig_key. sk may be NULL
+ * when only the public key is wanted; with sk != NULL the key must hold the private seed
+ * (DSIG_E_NO_PRIVATE otherwise). DSIG_E_KEY_MISMATCH for any other key type.
+ */
+int dsig_hb_ed25519_from_key(const dsig_key *key, uint8_t sk[DSIG_HB_ED25519_SK],
+                             uint8_t pk[DSIG_HB_ED25519_PK]);
+
+/* The registry algorithm "DSig": sign a 32-byte digest with a fresh batch of one key made under
+ * `master` (in production a fresh random seed per signature). */
+int dsig_hb_alg_sign_digest(const uint8_t master[DSIG_HB_SEED_BYTES], const uint8_t sk[DSIG_HB_ED25519_SK],
+                            const uint8_t pk[DSIG_HB_ED25519_PK], const uint8_t digest[32], uint8_t *sig,
+                            size_t cap, size_t *sig_len);
+
+/* The parameter set behind a public pointer (NULL = the default), validated. */
+int dsig_hb_params_resolve(const dsig_hybrid_params *p, const dsig_hb_params **out);
+
+/* ---- per-signer batch cache (cache.c) --------------------------------------------------------- */
+
+/* The first message verified under one one-time key: kept to convict a second, different one. */
+typedef struct dsig_hb_leafrec {
+    size_t msg_len, sig_len;
+    uint8_t *msg, *sig;          /* point into the same allocation, after the struct */
+} dsig_hb_leafrec;
+
+/* One cached, verified batch. */
+typedef struct dsig_hb_centry {
+    uint64_t seq;
+    int32_t next;                /* next entry in the same bucket, -1 = end */
+    int used;
+    dsig_hb_batch batch;         /* verified (keys == NULL) */
+    _Atomic(dsig_hb_leafrec *) *leaves; /* per leaf: first verified message, NULL = none yet */
+} dsig_hb_centry;
+
+/*
+ * The verified batches of one signer: a fixed ring of `cap` entries (FIFO eviction) indexed by a
+ * chained hash table on the batch sequence number. Not locked: the verifier holds its per-signer
+ * rwlock — shared for find/record, exclusive for insert.
+ */
+typedef struct dsig_hb_cache {
+    uint32_t cap;                /* entries (≥ 32) */
+    uint32_t batch;              /* leaves per batch */
+    uint32_t mask;               /* buckets − 1 (a power of two ≥ 2·cap) */
+    uint32_t head;               /* slot the next insert takes (the oldest when full) */
+    uint32_t count;
+    int32_t *buckets;
+    dsig_hb_centry *slots;
+    _Atomic(dsig_hb_leafrec *) *leafmem; /* cap · batch record pointers */
+} dsig_hb_cache;
+
+int dsig_hb_cache_init(dsig_hb_cache *c, uint32_t cap, uint32_t batch);
+void dsig_hb_cache_destroy(dsig_hb_cache *c);
+/* The entry for batch `seq`, or NULL. */
+dsig_hb_centry *dsig_hb_cache_find(const dsig_hb_cache *c, uint64_t seq);
+/* Insert a verified batch (ownership of its contents moves into the cache; *b is zeroed). The seq
+ * must not be cached. *evicted = 1 if the oldest entry was dropped to make room. */
+void dsig_hb_cache_insert(dsig_hb_cache *c, dsig_hb_batch *b, int *evicted);
+
+#define DSIG_HB_RECORD_FIRST 0   /* first message under this key: recorded */
+#define DSIG_HB_RECORD_SAME 1    /* the same message again */
+#define DSIG_HB_RECORD_OTHER 2   /* a different message: *first is the earlier record */
+/* Record that (msg, sig) verified under leaf `index` of entry e (shared lock is enough: lock-free
+ * publication). DSIG_E_NOMEM, or one of DSIG_HB_RECORD_*. */
+int dsig_hb_cache_record(dsig_hb_centry *e, uint32_t index, const uint8_t *msg, size_t len,
+                         const uint8_t *sig, size_t sig_len, const dsig_hb_leafrec **first);
+
+#endif

@@ -1,0 +1,557 @@
+/*
+ * The DSig verifier: a table of known signers (id → Ed25519 public key + batch cache), a queue of
+ * received batch messages verified by background threads before they are cached, fast / slow path
+ * verification, and equivocation evidence.
+ *
+ * Locking:
+ *   - the signer table is fixed-size open addressing whose slots are published with release stores and
+ *     never removed, so look-ups take no lock (add_lock serialises writers);
+ *   - each signer has a writer-preferring rwlock: exclusive to insert/evict a batch, shared while a
+ *     verification uses a cached batch (so it cannot be evicted under it);
+ *   - the queue has its own mutex and two condition variables (work, idle); the evidence list its own.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "hybrid/runtime.h"
+
+#define DEFAULT_CACHE 32u
+#define DEFAULT_SIGNERS 64u
+#define DEFAULT_QUEUE 1024u
+#define MAX_SIGNERS 65536u
+#define MAX_THREADS 64u
+
+/* One known signer. */
+struct signer_entry {
+    uint64_t id;
+    uint8_t pk[DSIG_HB_ED25519_PK];
+    pthread_rwlock_t lock;
+    dsig_hb_cache cache;
+};
+
+/* A received batch message waiting for verification. */
+struct qitem {
+    struct qitem *next;
+    uint64_t signer_id;
+    size_t len;
+    uint8_t data[];
+};
+
+/* An evidence record: the public struct plus the bytes it points to, in one allocation. */
+struct evrec {
+    dsig_hybrid_evidence ev;
+    uint8_t data[];
+};
+
+struct dsig_hybrid_verifier {
+    dsig_hb_params params;
+    dsig_hybrid_verifier_options opt;
+
+    _Atomic(struct signer_entry *) *table;
+    uint32_t table_mask;
+    uint32_t nsigners;
+    pthread_mutex_t add_lock;
+
+    pthread_mutex_t qlock;
+    pthread_cond_t qwork;        /* an item was queued, or stop */
+    pthread_cond_t qidle;        /* queue empty and no item in progress */
+    struct qitem *qhead, *qtail;
+    unsigned qlen;
+    unsigned busy;
+    int stop;
+    pthread_t *threads;
+    unsigned nthreads;
+
+    pthread_mutex_t ev_lock;
+    struct evrec **ev;
+    size_t nev, ev_cap;
+
+    _Atomic uint64_t received, cached, rejected, dropped, duplicate, evicted, fast, slow;
+};
+
+/* Bump a statistics counter (relaxed: counters order nothing). */
+static void bump(_Atomic uint64_t *c)
+{
+    atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+}
+
+/* Slot index of a signer id in the table (splitmix64 finaliser: ids may be sequential). */
+static uint32_t id_hash(uint64_t id)
+{
+    id ^= id >> 30;
+    id *= 0xbf58476d1ce4e5b9ull;
+    id ^= id >> 27;
+    id *= 0x94d049bb133111ebull;
+    id ^= id >> 31;
+    return (uint32_t)id;
+}
+
+/* Lock-free look-up of a signer; NULL if unknown. */
+static struct signer_entry *find_signer(const dsig_hybrid_verifier *v, uint64_t id)
+{
+    for (uint32_t i = id_hash(id) & v->table_mask;; i = (i + 1) & v->table_mask) {
+        struct signer_entry *e = atomic_load_explicit(&v->table[i], memory_order_acquire);
+        if (!e)
+            return NULL;
+        if (e->id == id)
+            return e;
+    }
+}
+
+void dsig_hybrid_verifier_options_default(dsig_hybrid_verifier_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->cache_batches = DEFAULT_CACHE;
+    o->max_signers = DEFAULT_SIGNERS;
+    o->queue_max = DEFAULT_QUEUE;
+    o->threads = 1;
+}
+
+/* ---- evidence ------------------------------------------------------------------------------- */
+
+/* Build an evidence record from two (msg, sig) pairs (msgs may be NULL for batch equivocation). */
+static struct evrec *evidence_new(int kind, uint64_t signer, uint64_t seq, uint32_t index,
+                                  const uint8_t *m1, size_t m1n, const uint8_t *s1, size_t s1n,
+                                  const uint8_t *m2, size_t m2n, const uint8_t *s2, size_t s2n)
+{
+    size_t total = m1n + s1n + m2n + s2n;
+    if (total < m1n || total > SIZE_MAX - sizeof(struct evrec)) /* crude overflow guard */
+        return NULL;
+    struct evrec *r = dsig_malloc(sizeof *r + total);
+    if (!r)
+        return NULL;
+    memset(&r->ev, 0, sizeof r->ev);
+    r->ev.kind = kind;
+    r->ev.signer_id = signer;
+    r->ev.batch_seq = seq;
+    r->ev.index = index;
+    uint8_t *p = r->data;
+#define PUT(field, src, n)                                                                           \
+    do {                                                                                             \
+        r->ev.field##_len = (n);                                                                     \
+        if (src) {                                                                                   \
+            if (n)                                                                                   \
+                memcpy(p, (src), (n));                                                               \
+            r->ev.field = p;                                                                         \
+            p += (n);                                                                                \
+        }                                                                                            \
+    } while (0)
+    PUT(msg1, m1, m1n);
+    PUT(sig1, s1, s1n);
+    PUT(msg2, m2, m2n);
+    PUT(sig2, s2, s2n);
+#undef PUT
+    return r;
+}
+
+/* Append a record to the evidence list and tell the callback (no other lock held). */
+static int evidence_publish(dsig_hybrid_verifier *v, struct evrec *r)
+{
+    if (!r)
+        return dsig_fail(DSIG_E_NOMEM, "DSig verifier: out of memory keeping equivocation evidence");
+    pthread_mutex_lock(&v->ev_lock);
+    if (v->nev == v->ev_cap) {
+        size_t ncap = v->ev_cap ? 2 * v->ev_cap : 8;
+        struct evrec **n = dsig_realloc(v->ev, ncap * sizeof *n);
+        if (!n) {
+            pthread_mutex_unlock(&v->ev_lock);
+            dsig_xfree(r, 0);
+            return dsig_fail(DSIG_E_NOMEM, "DSig verifier: out of memory keeping equivocation evidence");
+        }
+        v->ev = n;
+        v->ev_cap = ncap;
+    }
+    v->ev[v->nev++] = r;
+    pthread_mutex_unlock(&v->ev_lock);
+    if (v->opt.on_equivocation)
+        v->opt.on_equivocation(v->opt.on_equivocation_arg, &r->ev);
+    return DSIG_OK;
+}
+
+size_t dsig_hybrid_verifier_evidence_count(dsig_hybrid_verifier *v)
+{
+    pthread_mutex_lock(&v->ev_lock);
+    size_t n = v->nev;
+    pthread_mutex_unlock(&v->ev_lock);
+    return n;
+}
+
+int dsig_hybrid_verifier_evidence(dsig_hybrid_verifier *v, size_t i, const dsig_hybrid_evidence **out)
+{
+    int rc = DSIG_OK;
+    pthread_mutex_lock(&v->ev_lock);
+    if (i < v->nev)
+        *out = &v->ev[i]->ev;
+    else
+        rc = DSIG_E_ARG;
+    pthread_mutex_unlock(&v->ev_lock);
+    if (rc)
+        return dsig_fail(rc, "DSig verifier: no evidence record %zu", i);
+    return DSIG_OK;
+}
+
+/* ---- background verification ---------------------------------------------------------------- */
+
+/* Verify one batch message's root signature and cache it: the work of a background thread (or of
+ * receive_batch with threads = 0). DSIG_OK also for a duplicate. */
+static int process_batch(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_t *msg, size_t len)
+{
+    struct signer_entry *se = find_signer(v, signer_id);
+    if (!se) {
+        bump(&v->rejected);
+        return dsig_fail(DSIG_E_UNKNOWN_SIGNER, "DSig verifier: batch from unknown signer %llu",
+                         (unsigned long long)signer_id);
+    }
+    dsig_hb_batch b;
+    int rc = dsig_hb_batch_verify(&v->params, msg, len, se->pk, &b);
+    if (rc != DSIG_OK) {
+        bump(&v->rejected);
+        return rc;
+    }
+    struct evrec *ev = NULL;
+    int evicted = 0, dup = 0;
+    pthread_rwlock_wrlock(&se->lock);
+    dsig_hb_centry *e = dsig_hb_cache_find(&se->cache, b.batch_seq);
+    if (e) {
+        dup = 1;
+        if (memcmp(e->batch.root, b.root, sizeof b.root) != 0) {
+            /* Two validly signed batches under one sequence number: the signer equivocated. Keep the
+             * first (verifications already rely on it) and convict with both batch messages. */
+            uint8_t *first = dsig_malloc(v->params.batch_msg_bytes);
+            size_t flen = 0;
+            if (first && dsig_hb_batch_message(&e->batch, first, v->params.batch_msg_bytes, &flen) == 0)
+                ev = evidence_new(DSIG_HYBRID_EQUIV_BATCH, signer_id, b.batch_seq, 0, NULL, 0, first,
+                                  flen, NULL, 0, msg, len);
+            dsig_xfree(first, 0);
+            dup = 2;
+        }
+    } else {
+        dsig_hb_cache_insert(&se->cache, &b, &evicted);
+    }
+    pthread_rwlock_unlock(&se->lock);
+    if (dup) {
+        dsig_hb_batch_free(&b);
+        if (dup == 2)
+            return evidence_publish(v, ev);
+        bump(&v->duplicate);
+        return DSIG_OK;
+    }
+    bump(&v->cached);
+    if (evicted)
+        bump(&v->evicted);
+    return DSIG_OK;
+}
+
+/* Background thread: pop queued batch messages and verify them until stopped. */
+static void *verify_thread(void *arg)
+{
+    dsig_hybrid_verifier *v = arg;
+    pthread_mutex_lock(&v->qlock);
+    for (;;) {
+        while (!v->qhead && !v->stop)
+            pthread_cond_wait(&v->qwork, &v->qlock);
+        if (v->stop)
+            break;
+        struct qitem *it = v->qhead;
+        v->qhead = it->next;
+        if (!v->qhead)
+            v->qtail = NULL;
+        v->qlen--;
+        v->busy++;
+        pthread_mutex_unlock(&v->qlock);
+
+        (void)process_batch(v, it->signer_id, it->data, it->len);
+        dsig_xfree(it, 0);
+
+        pthread_mutex_lock(&v->qlock);
+        v->busy--;
+        if (!v->qhead && v->busy == 0)
+            pthread_cond_broadcast(&v->qidle);
+    }
+    pthread_mutex_unlock(&v->qlock);
+    return NULL;
+}
+
+/* ---- life cycle ----------------------------------------------------------------------------- */
+
+int dsig_hybrid_verifier_new(dsig_hybrid_verifier **out, const dsig_hybrid_params *p,
+                             const dsig_hybrid_verifier_options *opts)
+{
+    if (!out)
+        return dsig_fail(DSIG_E_ARG, "dsig_hybrid_verifier_new: out is NULL");
+    *out = NULL;
+    const dsig_hb_params *hp;
+    int rc = dsig_hb_params_resolve(p, &hp);
+    if (rc)
+        return rc;
+    dsig_hybrid_verifier_options o;
+    if (opts)
+        o = *opts;
+    else
+        dsig_hybrid_verifier_options_default(&o);
+    if (o.cache_batches < DEFAULT_CACHE)
+        o.cache_batches = DEFAULT_CACHE;
+    if (o.max_signers == 0 || o.max_signers > MAX_SIGNERS)
+        return dsig_fail(DSIG_E_ARG, "DSig verifier: max_signers must be 1..%u", MAX_SIGNERS);
+    if (o.queue_max == 0)
+        return dsig_fail(DSIG_E_ARG, "DSig verifier: queue_max must be at least 1");
+    if (o.threads > MAX_THREADS)
+        return dsig_fail(DSIG_E_ARG, "DSig verifier: at most %u threads", MAX_THREADS);
+
+    dsig_hybrid_verifier *v = dsig_calloc(1, sizeof *v);
+    if (!v)
+        return dsig_fail(DSIG_E_NOMEM, "DSig verifier: out of memory");
+    v->params = *hp;
+    v->opt = o;
+    uint32_t n = 1;
+    while (n < 2 * o.max_signers)
+        n <<= 1;
+    v->table = dsig_calloc(n, sizeof *v->table);
+    if (!v->table) {
+        dsig_xfree(v, 0);
+        return dsig_fail(DSIG_E_NOMEM, "DSig verifier: out of memory");
+    }
+    for (uint32_t i = 0; i < n; i++)
+        atomic_init(&v->table[i], NULL);
+    v->table_mask = n - 1;
+    pthread_mutex_init(&v->add_lock, NULL);
+    pthread_mutex_init(&v->qlock, NULL);
+    pthread_cond_init(&v->qwork, NULL);
+    pthread_cond_init(&v->qidle, NULL);
+    pthread_mutex_init(&v->ev_lock, NULL);
+
+    if (o.threads) {
+        v->threads = dsig_calloc(o.threads, sizeof *v->threads);
+        if (!v->threads) {
+            dsig_hybrid_verifier_free(v);
+            return dsig_fail(DSIG_E_NOMEM, "DSig verifier: out of memory");
+        }
+        for (unsigned i = 0; i < o.threads; i++) {
+            if (pthread_create(&v->threads[i], NULL, verify_thread, v) != 0) {
+                dsig_hybrid_verifier_free(v);
+                return dsig_fail(DSIG_E_NOMEM, "DSig verifier: cannot start a background thread");
+            }
+            v->nthreads++;
+        }
+    }
+    *out = v;
+    return DSIG_OK;
+}
+
+void dsig_hybrid_verifier_free(dsig_hybrid_verifier *v)
+{
+    if (!v)
+        return;
+    pthread_mutex_lock(&v->qlock);
+    v->stop = 1;
+    pthread_cond_broadcast(&v->qwork);
+    pthread_mutex_unlock(&v->qlock);
+    for (unsigned i = 0; i < v->nthreads; i++)
+        pthread_join(v->threads[i], NULL);
+    dsig_xfree(v->threads, 0);
+    for (struct qitem *it = v->qhead, *nx; it; it = nx) {
+        nx = it->next;
+        dsig_xfree(it, 0);
+    }
+    for (uint32_t i = 0; i <= v->table_mask; i++) {
+        struct signer_entry *e = atomic_load_explicit(&v->table[i], memory_order_relaxed);
+        if (e) {
+            dsig_hb_cache_destroy(&e->cache);
+            pthread_rwlock_destroy(&e->lock);
+            dsig_xfree(e, 0);
+        }
+    }
+    dsig_xfree(v->table, 0);
+    for (size_t i = 0; i < v->nev; i++)
+        dsig_xfree(v->ev[i], 0);
+    dsig_xfree(v->ev, 0);
+    pthread_mutex_destroy(&v->add_lock);
+    pthread_mutex_destroy(&v->qlock);
+    pthread_cond_destroy(&v->qwork);
+    pthread_cond_destroy(&v->qidle);
+    pthread_mutex_destroy(&v->ev_lock);
+    dsig_xfree(v, 0);
+}
+
+int dsig_hybrid_verifier_add_signer(dsig_hybrid_verifier *v, uint64_t signer_id,
+                                    const dsig_key *ed25519_public)
+{
+    if (!v || !ed25519_public)
+        return dsig_fail(DSIG_E_ARG, "dsig_hybrid_verifier_add_signer: NULL argument");
+    uint8_t pk[DSIG_HB_ED25519_PK];
+    int rc = dsig_hb_ed25519_from_key(ed25519_public, NULL, pk);
+    if (rc)
+        return rc;
+    struct signer_entry *e = dsig_calloc(1, sizeof *e);
+    if (!e)
+        return dsig_fail(DSIG_E_NOMEM, "DSig verifier: out of memory");
+    e->id = signer_id;
+    memcpy(e->pk, pk, sizeof pk);
+    rc = dsig_hb_cache_init(&e->cache, v->opt.cache_batches, v->params.batch);
+    if (rc) {
+        dsig_xfree(e, 0);
+        return rc;
+    }
+    pthread_rwlockattr_t at;
+    pthread_rwlockattr_init(&at);
+    /* Writers (batch inserts) must not starve behind a steady stream of verifications. */
+    pthread_rwlockattr_setkind_np(&at, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&e->lock, &at);
+    pthread_rwlockattr_destroy(&at);
+
+    pthread_mutex_lock(&v->add_lock);
+    if (find_signer(v, signer_id))
+        rc = dsig_fail(DSIG_E_ARG, "DSig verifier: signer %llu is already registered",
+                       (unsigned long long)signer_id);
+    else if (v->nsigners >= v->opt.max_signers)
+        rc = dsig_fail(DSIG_E_TOO_LARGE, "DSig verifier: more than max_signers = %u signers",
+                       v->opt.max_signers);
+    if (rc == DSIG_OK) {
+        uint32_t i = id_hash(signer_id) & v->table_mask;
+        while (atomic_load_explicit(&v->table[i], memory_order_relaxed))
+            i = (i + 1) & v->table_mask;
+        atomic_store_explicit(&v->table[i], e, memory_order_release);
+        v->nsigners++;
+    }
+    pthread_mutex_unlock(&v->add_lock);
+    if (rc) {
+        dsig_hb_cache_destroy(&e->cache);
+        pthread_rwlock_destroy(&e->lock);
+        dsig_xfree(e, 0);
+    }
+    return rc;
+}
+
+/* ---- receiving ------------------------------------------------------------------------------ */
+
+int dsig_hybrid_verifier_receive_batch(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_t *msg,
+                                       size_t len)
+{
+    if (!v || (!msg && len))
+        return dsig_fail(DSIG_E_ARG, "dsig_hybrid_verifier_receive_batch: NULL argument");
+    if (!find_signer(v, signer_id))
+        return dsig_fail(DSIG_E_UNKNOWN_SIGNER, "DSig verifier: batch from unknown signer %llu",
+                         (unsigned long long)signer_id);
+    if (len != v->params.batch_msg_bytes)
+        return dsig_fail(DSIG_E_FORMAT, "DSig batch message: %zu bytes, expected %zu for %s", len,
+                         v->params.batch_msg_bytes, v->params.name);
+    if (v->nthreads == 0) {
+        bump(&v->received);
+        return process_batch(v, signer_id, msg, len);
+    }
+    struct qitem *it = dsig_malloc(sizeof *it + len);
+    if (!it)
+        return dsig_fail(DSIG_E_NOMEM, "DSig verifier: out of memory queueing a batch");
+    it->next = NULL;
+    it->signer_id = signer_id;
+    it->len = len;
+    memcpy(it->data, msg, len);
+    pthread_mutex_lock(&v->qlock);
+    if (v->qlen >= v->opt.queue_max) {
+        pthread_mutex_unlock(&v->qlock);
+        dsig_xfree(it, 0);
+        bump(&v->dropped);
+        return dsig_fail(DSIG_E_WOULD_BLOCK, "DSig verifier: batch queue full (%u messages)",
+                         v->opt.queue_max);
+    }
+    if (v->qtail)
+        v->qtail->next = it;
+    else
+        v->qhead = it;
+    v->qtail = it;
+    v->qlen++;
+    pthread_cond_signal(&v->qwork);
+    pthread_mutex_unlock(&v->qlock);
+    bump(&v->received);
+    return DSIG_OK;
+}
+
+void dsig_hybrid_verifier_flush(dsig_hybrid_verifier *v)
+{
+    if (!v || v->nthreads == 0)
+        return;
+    pthread_mutex_lock(&v->qlock);
+    while ((v->qhead || v->busy) && !v->stop)
+        pthread_cond_wait(&v->qidle, &v->qlock);
+    pthread_mutex_unlock(&v->qlock);
+}
+
+/* ---- verification --------------------------------------------------------------------------- */
+
+int dsig_hybrid_verify(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_t *msg, size_t len,
+                       const uint8_t *sig, size_t sig_len)
+{
+    if (!v || (!msg && len) || !sig)
+        return dsig_fail(DSIG_E_ARG, "dsig_hybrid_verify: NULL argument");
+    struct signer_entry *se = find_signer(v, signer_id);
+    if (!se)
+        return dsig_fail(DSIG_E_UNKNOWN_SIGNER, "DSig verify: unknown signer %llu",
+                         (unsigned long long)signer_id);
+    uint64_t seq;
+    uint32_t index;
+    if (dsig_hb_sig_locate(&v->params, sig, sig_len, &seq, &index) != DSIG_OK)
+        return DSIG_E_VERIFY; /* the detail names the field */
+
+    pthread_rwlock_rdlock(&se->lock);
+    dsig_hb_centry *e = dsig_hb_cache_find(&se->cache, seq);
+    if (!e) {
+        pthread_rwlock_unlock(&se->lock);
+        bump(&v->slow);
+        return dsig_hb_verify_slow(&v->params, sig, sig_len, msg, len, se->pk);
+    }
+    bump(&v->fast);
+    int rc = dsig_hb_verify_fast(&v->params, &e->batch, sig, sig_len, msg, len);
+    struct evrec *ev = NULL;
+    int equiv = 0;
+    if (rc == DSIG_OK) {
+        const dsig_hb_leafrec *first = NULL;
+        int r = dsig_hb_cache_record(e, index, msg, len, sig, sig_len, &first);
+        if (r == DSIG_HB_RECORD_OTHER) {
+            equiv = 1;
+            ev = evidence_new(DSIG_HYBRID_EQUIV_LEAF, signer_id, seq, index, first->msg, first->msg_len,
+                              first->sig, first->sig_len, msg, len, sig, sig_len);
+        } else if (r < 0) {
+            rc = r;
+        }
+    }
+    pthread_rwlock_unlock(&se->lock);
+    if (equiv) {
+        int prc = evidence_publish(v, ev);
+        if (prc)
+            return prc;
+        return dsig_fail(DSIG_E_EQUIVOCATION,
+                         "DSig verify: signer %llu signed two messages with one-time key %u of batch %llu",
+                         (unsigned long long)signer_id, index, (unsigned long long)seq);
+    }
+    return rc;
+}
+
+int dsig_hybrid_can_verify_fast(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_t *sig,
+                                size_t sig_len)
+{
+    if (!v || !sig)
+        return 0;
+    struct signer_entry *se = find_signer(v, signer_id);
+    uint64_t seq;
+    uint32_t index;
+    if (!se || dsig_hb_sig_locate(&v->params, sig, sig_len, &seq, &index) != DSIG_OK)
+        return 0;
+    pthread_rwlock_rdlock(&se->lock);
+    int hit = dsig_hb_cache_find(&se->cache, seq) != NULL;
+    pthread_rwlock_unlock(&se->lock);
+    return hit;
+}
+
+void dsig_hybrid_verifier_stats_get(dsig_hybrid_verifier *v, dsig_hybrid_verifier_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->batches_received = atomic_load(&v->received);
+    st->batches_cached = atomic_load(&v->cached);
+    st->batches_rejected = atomic_load(&v->rejected);
+    st->batches_dropped = atomic_load(&v->dropped);
+    st->batches_duplicate = atomic_load(&v->duplicate);
+    st->batches_evicted = atomic_load(&v->evicted);
+    st->fast = atomic_load(&v->fast);
+    st->slow = atomic_load(&v->slow);
+    st->equivocations = dsig_hybrid_verifier_evidence_count(v);
+}

@@ -1,0 +1,115 @@
+/*
+ * src/hybrid/wots.c — W-OTS+ with the standard checksum Σ(w−1−d_i) (docs/dsig-format.md §5.1): digits,
+ * key tables with every chain level, signing by copying, chain completion to the leaf.
+ *
+ * The reference code's checksum Σ d_i is forgeable (raising a message digit raises the checksum, so a
+ * signature holder can move chains forward); with Σ(w−1−d_i) raising any digit lowers a checksum digit.
+ */
+#include <string.h>
+
+#include "core/internal.h"
+#include "hash/blake3.h"
+#include "hybrid/hb_internal.h"
+
+/* D = BLAKE3-keyed(K_msg, pk_seed ‖ nonce ‖ msg), digest_bytes of XOF output, 4 zero bytes after.
+ * @spec docs §5.0 */
+void hb_message_digest(const dsig_hb_params *p, const uint8_t *pk_seed, const uint8_t *nonce,
+                       const uint8_t *msg, size_t len, uint8_t *out)
+{
+    const uint8_t *key = hb_key(HB_K_MSG);
+    if (len <= 32 && p->digest_bytes <= 64) {
+        /* Short message: one compression, no hasher set-up. */
+        uint8_t blk[64];
+        memcpy(blk, pk_seed, 16);
+        memcpy(blk + 16, nonce, 16);
+        if (len) memcpy(blk + 32, msg, len);
+        dsig_blake3_hash_block(key, blk, 32 + len, out, p->digest_bytes);
+    } else {
+        dsig_blake3_hasher h;
+        dsig_blake3_init_keyed(&h, key);
+        dsig_blake3_update(&h, pk_seed, 16);
+        dsig_blake3_update(&h, nonce, 16);
+        dsig_blake3_update(&h, msg, len);
+        dsig_blake3_finalize(&h, out, p->digest_bytes);
+    }
+    memset(out + p->digest_bytes, 0, 4);
+}
+
+/* Message digits: len1 groups of log_w bits of D, little-endian bit order; then the checksum
+ * Σ(w−1−d_i) written in base w, least significant digit first. @spec docs §5.1 */
+void hb_wots_digits(const dsig_hb_params *p, const uint8_t *digest, uint8_t *digits)
+{
+    unsigned lw = p->log_w, wm = p->w - 1u, csum = 0;
+    for (unsigned i = 0; i < p->len1; i++) {
+        unsigned d = hb_bits(digest, (size_t)i * lw, lw);
+        digits[i] = (uint8_t)d;
+        csum += wm - d;
+    }
+    for (unsigned j = 0; j < p->len2; j++) digits[p->len1 + j] = (uint8_t)((csum >> (j * lw)) & wm);
+}
+
+/* Complete the table: level d+1 of chain i = F(level d, pk_seed, i, d), all chains in lock-step. */
+void hb_wots_keygen(const dsig_hb_params *p, const uint8_t pk_seed[16], uint8_t *table)
+{
+    uint16_t ids[HB_MAX_WOTS_CHAINS];
+    uint8_t start[HB_MAX_WOTS_CHAINS], stop[HB_MAX_WOTS_CHAINS];
+    uint8_t vals[HB_MAX_WOTS_CHAINS * DSIG_HB_WOTS_N];
+    const size_t n = p->n;
+    for (unsigned i = 0; i < p->chains; i++) {
+        ids[i] = (uint16_t)i;
+        start[i] = 0;
+        stop[i] = (uint8_t)(p->w - 1);
+        memcpy(vals + i * n, table + (size_t)i * p->w * n, n);
+    }
+    hb_chains_walk(p, pk_seed, HB_DOM_WOTS, ids, start, stop, vals, p->chains, table);
+    dsig_memzero(vals, sizeof vals);
+}
+
+/* Signature values: chain i at level d_i, copied from the table. */
+void hb_wots_sign(const dsig_hb_params *p, const uint8_t *table, const uint8_t *digest, uint8_t *values)
+{
+    uint8_t digits[HB_MAX_WOTS_CHAINS];
+    const size_t n = p->n;
+    hb_wots_digits(p, digest, digits);
+    for (unsigned i = 0; i < p->chains; i++)
+        memcpy(values + i * n, table + ((size_t)i * p->w + digits[i]) * n, n);
+}
+
+/* Leaf = BLAKE3-keyed(K_leaf, pk_seed ‖ end_0 ‖ … ‖ end_{L−1}). @spec docs §5.3 */
+static void wots_leaf_of_ends(const uint8_t pk_seed[16], const uint8_t *ends, size_t len, uint8_t leaf[32])
+{
+    dsig_blake3_hasher h;
+    dsig_blake3_init_keyed(&h, hb_key(HB_K_LEAF));
+    dsig_blake3_update(&h, pk_seed, 16);
+    dsig_blake3_update(&h, ends, len);
+    dsig_blake3_finalize(&h, leaf, 32);
+}
+
+/* Leaf implied by a signature: complete chain i from level d_i to w−1. */
+void hb_wots_leaf(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint8_t *values,
+                  const uint8_t *digest, uint8_t leaf[32])
+{
+    uint16_t ids[HB_MAX_WOTS_CHAINS];
+    uint8_t digits[HB_MAX_WOTS_CHAINS], stop[HB_MAX_WOTS_CHAINS];
+    uint8_t ends[HB_MAX_WOTS_CHAINS * DSIG_HB_WOTS_N];
+    const size_t n = p->n, total = (size_t)p->chains * n;
+    hb_wots_digits(p, digest, digits);
+    for (unsigned i = 0; i < p->chains; i++) {
+        ids[i] = (uint16_t)i;
+        stop[i] = (uint8_t)(p->w - 1);
+    }
+    memcpy(ends, values, total);
+    hb_chains_walk(p, pk_seed, HB_DOM_WOTS, ids, digits, stop, ends, p->chains, NULL);
+    wots_leaf_of_ends(pk_seed, ends, total, leaf);
+}
+
+/* Leaf of a key from its table's top level. */
+void hb_wots_leaf_from_table(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint8_t *table,
+                             uint8_t leaf[32])
+{
+    uint8_t ends[HB_MAX_WOTS_CHAINS * DSIG_HB_WOTS_N];
+    const size_t n = p->n;
+    for (unsigned i = 0; i < p->chains; i++)
+        memcpy(ends + i * n, table + ((size_t)i * p->w + p->w - 1) * n, n);
+    wots_leaf_of_ends(pk_seed, ends, (size_t)p->chains * n, leaf);
+}

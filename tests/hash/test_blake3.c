@@ -1,0 +1,330 @@
+/*
+ * tests/hash/test_blake3.c — BLAKE3 against the official vectors
+ * (blake3/test_vectors.json: hash, keyed_hash, derive_key, 131-byte XOF and
+ * 32-byte prefix) with every back-end this CPU has (portable, sse41, avx2),
+ * incremental updates in odd sizes, finalize_seek, the one-block fast path and
+ * hash64_many.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash/blake3.h"
+#include "hash/blake3_impl.h"
+#include "testutil.h"
+
+static const char *const backends[] = {"portable", "sse41", "avx2"};
+#define N_BACKENDS (sizeof backends / sizeof backends[0])
+
+/* Odd update sizes: around a block, a chunk, and several chunks (the SIMD
+ * subtree path). */
+static const size_t chunk_sizes[] = {1, 63, 64, 65, 1023, 1024, 1025, 8191};
+
+static json_t *vectors;
+
+/* Load the vector file once for all tests. */
+static int setup(void **state)
+{
+    (void)state;
+    vectors = tu_load_json("blake3/test_vectors.json");
+    return vectors ? 0 : -1;
+}
+
+/* Release the vectors. */
+static int teardown(void **state)
+{
+    (void)state;
+    json_decref(vectors);
+    return 0;
+}
+
+/* The vector input: len bytes of 0, 1, ..., 250, 0, 1, ... */
+static uint8_t *pattern(size_t len)
+{
+    uint8_t *p = malloc(len ? len : 1);
+    assert_non_null(p);
+    for (size_t i = 0; i < len; i++)
+        p[i] = (uint8_t)(i % 251);
+    return p;
+}
+
+/* Pin a back-end; prints and returns 0 if this CPU lacks it. */
+static int use_backend(const char *name)
+{
+    if (dsig_blake3_force_impl(name) != 0) {
+        printf("    [ SKIPPED ] blake3 back-end %s: not supported by this CPU (or "
+               "DSIG_CPU_DISABLE)\n",
+               name);
+        return 0;
+    }
+    assert_string_equal(dsig_blake3_impl(), name);
+    return 1;
+}
+
+enum mode { M_HASH, M_KEYED, M_DERIVE };
+
+/* A hasher for the given mode with the vector file's key / context. */
+static void mode_init(dsig_blake3_hasher *h, enum mode m)
+{
+    if (m == M_HASH)
+        dsig_blake3_init(h);
+    else if (m == M_KEYED)
+        dsig_blake3_init_keyed(h, (const uint8_t *)tu_str(vectors, "key"));
+    else
+        dsig_blake3_init_derive_key(h, tu_str(vectors, "context_string"));
+}
+
+/* Check one case in one mode: one update and every odd update size, full XOF +
+ * 32-byte prefix, seeks. */
+static void check_case(enum mode m, const uint8_t *in, size_t len, const uint8_t *want, size_t want_len)
+{
+    uint8_t out[256];
+    dsig_blake3_hasher h;
+    assert_true(want_len <= sizeof out && want_len >= 32);
+
+    mode_init(&h, m);
+    dsig_blake3_update(&h, in, len);
+    memset(out, 0, sizeof out);
+    dsig_blake3_finalize(&h, out, want_len);
+    assert_memory_equal(out, want, want_len);
+    memset(out, 0, sizeof out);
+    dsig_blake3_finalize(&h, out, DSIG_BLAKE3_OUT_LEN); /* default length = prefix; hasher unchanged */
+    assert_memory_equal(out, want, DSIG_BLAKE3_OUT_LEN);
+
+    /* finalize_seek: every offset, a few lengths (spanning output-block
+     * boundaries). */
+    for (size_t seek = 0; seek < want_len; seek++) {
+        size_t n = want_len - seek;
+        memset(out, 0, sizeof out);
+        dsig_blake3_finalize_seek(&h, seek, out, n);
+        assert_memory_equal(out, want + seek, n);
+        if (n > 1) {
+            dsig_blake3_finalize_seek(&h, seek, out, 1);
+            assert_int_equal(out[0], want[seek]);
+        }
+    }
+
+    for (size_t c = 0; c < sizeof chunk_sizes / sizeof chunk_sizes[0]; c++) {
+        mode_init(&h, m);
+        dsig_blake3_update(&h, in, 0); /* empty updates are no-ops */
+        for (size_t off = 0; off < len; off += chunk_sizes[c]) {
+            size_t n = len - off < chunk_sizes[c] ? len - off : chunk_sizes[c];
+            dsig_blake3_update(&h, in + off, n);
+        }
+        memset(out, 0, sizeof out);
+        dsig_blake3_finalize(&h, out, want_len);
+        assert_memory_equal(out, want, want_len);
+    }
+
+    if (m == M_HASH) {
+        memset(out, 0, sizeof out);
+        dsig_blake3(in, len, out, want_len);
+        assert_memory_equal(out, want, want_len);
+        dsig_blake3(in, len, out, DSIG_BLAKE3_OUT_LEN);
+        assert_memory_equal(out, want, DSIG_BLAKE3_OUT_LEN);
+    }
+    if (m != M_DERIVE) {
+        const uint8_t *key = m == M_KEYED ? (const uint8_t *)tu_str(vectors, "key") : NULL;
+        memset(out, 0, sizeof out);
+        dsig_blake3_hash_block(key, in, len, out, DSIG_BLAKE3_OUT_LEN); /* also > 64 B: hasher fallback */
+        assert_memory_equal(out, want, DSIG_BLAKE3_OUT_LEN);
+        memset(out, 0, sizeof out);
+        dsig_blake3_hash_block(key, in, len, out, want_len);
+        assert_memory_equal(out, want, want_len);
+    }
+}
+
+/* Every case, every mode, with one back-end. */
+static void run_vectors(const char *backend)
+{
+    if (!use_backend(backend))
+        return;
+    const json_t *cases = json_object_get(vectors, "cases");
+    assert_true(json_is_array(cases));
+    assert_true(json_array_size(cases) >= 28);
+    size_t idx;
+    const json_t *c;
+    json_array_foreach(cases, idx, c)
+    {
+        size_t len = (size_t)json_integer_value(json_object_get(c, "input_len"));
+        uint8_t *in = pattern(len);
+        static const char *const fields[] = {"hash", "keyed_hash", "derive_key"};
+        for (int m = 0; m < 3; m++) {
+            size_t wl;
+            uint8_t *want = tu_hex(tu_str(c, fields[m]), &wl);
+            assert_int_equal(wl, 131);
+            check_case((enum mode)m, in, len, want, wl);
+            free(want);
+        }
+        free(in);
+    }
+    printf("    blake3 back-end %s: %zu official cases x 3 modes OK\n", backend, json_array_size(cases));
+}
+
+/* Official vectors, portable back-end. */
+static void test_vectors_portable(void **state)
+{
+    (void)state;
+    run_vectors("portable");
+}
+
+/* Official vectors, SSE4.1 back-end. */
+static void test_vectors_sse41(void **state)
+{
+    (void)state;
+    run_vectors("sse41");
+}
+
+/* Official vectors, AVX2 back-end. */
+static void test_vectors_avx2(void **state)
+{
+    (void)state;
+    run_vectors("avx2");
+}
+
+/* Reference for long inputs: updates of at most one chunk never take the SIMD
+ * subtree path, so this is the plain serial chunk-by-chunk tree of the
+ * specification. */
+static void serial_hash(const uint8_t *key, const uint8_t *in, size_t len, uint8_t *out, size_t out_len)
+{
+    dsig_blake3_hasher h;
+    if (key)
+        dsig_blake3_init_keyed(&h, key);
+    else
+        dsig_blake3_init(&h);
+    for (size_t off = 0; off < len; off += 1000)
+        dsig_blake3_update(&h, in + off, len - off < 1000 ? len - off : 1000);
+    dsig_blake3_finalize(&h, out, out_len);
+}
+
+/* Inputs longer than the vectors (up to 300 chunks: 64-chunk subtrees, odd
+ * tails, unaligned starts) give the same hash with every back-end and every
+ * update pattern as the portable serial tree. */
+static void test_long_inputs(void **state)
+{
+    (void)state;
+    const size_t max = 300 * 1024 + 77;
+    uint8_t *in = malloc(max);
+    assert_non_null(in);
+    tu_fill(in, max, 3);
+    static const size_t lens[] = {64 * 1024, 64 * 1024 + 1, 65 * 1024, 129 * 1024 + 5, 300 * 1024 + 77};
+    static const size_t firsts[] = {0, 1, 1024, 5 * 1024 + 3};
+    uint8_t key[32];
+    tu_fill(key, sizeof key, 9);
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        for (int keyed = 0; keyed < 2; keyed++) {
+            uint8_t want[100];
+            assert_int_equal(dsig_blake3_force_impl("portable"), 0);
+            serial_hash(keyed ? key : NULL, in, lens[li], want, sizeof want);
+            for (size_t b = 0; b < N_BACKENDS; b++) {
+                if (dsig_blake3_force_impl(backends[b]) != 0)
+                    continue;
+                for (size_t fi = 0; fi < sizeof firsts / sizeof firsts[0]; fi++) {
+                    /* A first update of `first` bytes shifts the chunk alignment of the
+                     * big second one. */
+                    dsig_blake3_hasher h;
+                    uint8_t got[100];
+                    if (keyed)
+                        dsig_blake3_init_keyed(&h, key);
+                    else
+                        dsig_blake3_init(&h);
+                    dsig_blake3_update(&h, in, firsts[fi]);
+                    dsig_blake3_update(&h, in + firsts[fi], lens[li] - firsts[fi]);
+                    dsig_blake3_finalize(&h, got, sizeof got);
+                    assert_memory_equal(got, want, sizeof want);
+                }
+            }
+        }
+    }
+    free(in);
+}
+
+/* hash_block (one compression) equals the hasher for 0..64 bytes, keyed and
+ * unkeyed, every out_len up to 64 and beyond (hasher fallback), with every
+ * back-end. */
+static void test_hash_block(void **state)
+{
+    (void)state;
+    uint8_t msg[64], key[32];
+    tu_fill(msg, sizeof msg, 5);
+    tu_fill(key, sizeof key, 6);
+    for (size_t b = 0; b < N_BACKENDS; b++) {
+        if (!use_backend(backends[b]))
+            continue;
+        for (int keyed = 0; keyed < 2; keyed++) {
+            const uint8_t *k = keyed ? key : NULL;
+            for (size_t len = 0; len <= 64; len++) {
+                uint8_t want[100], got[100];
+                dsig_blake3_hasher h;
+                if (k)
+                    dsig_blake3_init_keyed(&h, k);
+                else
+                    dsig_blake3_init(&h);
+                dsig_blake3_update(&h, msg, len);
+                dsig_blake3_finalize(&h, want, sizeof want);
+                for (size_t ol = 0; ol <= sizeof got; ol++) {
+                    memset(got, 0xA5, sizeof got);
+                    dsig_blake3_hash_block(k, msg, len, got, ol);
+                    assert_memory_equal(got, want, ol);
+                    for (size_t i = ol; i < sizeof got; i++) /* nothing written past out_len */
+                        assert_int_equal(got[i], 0xA5);
+                }
+            }
+        }
+    }
+}
+
+/* hash64_many equals hash_block for n = 0..17 (every SIMD width and remainder),
+ * with each back-end. */
+static void test_hash64_many(void **state)
+{
+    (void)state;
+    enum { NMAX = 17 };
+    uint8_t in[NMAX][64], key[32], want[NMAX][32], got[NMAX + 1][32];
+    tu_fill(&in[0][0], sizeof in, 7);
+    tu_fill(key, sizeof key, 8);
+    for (int keyed = 0; keyed < 2; keyed++) {
+        const uint8_t *k = keyed ? key : NULL;
+        assert_int_equal(dsig_blake3_force_impl("portable"), 0);
+        for (size_t i = 0; i < NMAX; i++)
+            dsig_blake3_hash_block(k, in[i], 64, want[i], 32);
+        for (size_t b = 0; b < N_BACKENDS; b++) {
+            if (!use_backend(backends[b]))
+                continue;
+            for (size_t n = 0; n <= NMAX; n++) {
+                memset(got, 0x5A, sizeof got);
+                dsig_blake3_hash64_many(k, (const uint8_t(*)[64])in, n, got);
+                assert_memory_equal(got, want, 32 * n);
+                for (size_t i = 0; i < 32; i++) /* nothing written past out[n - 1] */
+                    assert_int_equal(got[n][i], 0x5A);
+            }
+        }
+    }
+}
+
+/* The back-end detected at first use (this test runs first) is the best one the
+ * CPU offers. */
+static void test_impl_name(void **state)
+{
+    (void)state;
+    const char *detected = dsig_blake3_impl();
+    const char *best = "portable";
+    for (size_t b = 0; b < N_BACKENDS; b++)
+        if (dsig_blake3_force_impl(backends[b]) == 0)
+            best = backends[b];
+    assert_int_equal(dsig_blake3_force_impl(best), 0);
+    assert_string_equal(detected, best);
+    assert_int_equal(dsig_blake3_force_impl("avx512"), -1);
+    printf("    blake3 default back-end: %s\n", detected);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_impl_name),     cmocka_unit_test(test_vectors_portable),
+        cmocka_unit_test(test_vectors_sse41), cmocka_unit_test(test_vectors_avx2),
+        cmocka_unit_test(test_long_inputs),   cmocka_unit_test(test_hash_block),
+        cmocka_unit_test(test_hash64_many),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

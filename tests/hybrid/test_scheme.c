@@ -1,0 +1,540 @@
+/*
+ * tests/hybrid/test_scheme.c — the DSig scheme (src/hybrid/scheme.h): frozen known-answer vectors for
+ * every preset (any change of the byte format fails here), round trips for every preset and custom
+ * set, rejection of every corrupted field, a randomized fast-vs-slow differential test, and the
+ * reference code's checksum forgery. Run also with DSIG_CPU_DISABLE=all (portable hashes) by CTest.
+ *
+ * To regenerate the vectors after a deliberate format change: DSIG_HB_PRINT_KAT=1 ./test_scheme.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "core/internal.h"
+#include "hash/blake3.h"
+#include "hybrid/hb_internal.h"
+#include "hybrid/scheme.h"
+#include "testutil.h"
+
+/* Fixed inputs of the vectors. */
+static uint8_t g_master[32], g_edpk[32], g_edsk[64];
+static const char KAT_MSG[] = "DSig known-answer message";
+#define KAT_SEQ 0x0102030405060708ull
+#define KAT_INDEX 3u
+/* dsig_hb_key_seed(00..1f, batch 7, index 9); the BLAKE3 chain-hash key; F(x = 00..11, pk_seed = a0..af,
+ * W-OTS+, chain 5, step 2) for each hash. */
+#define KAT_KEYSEED "8aef81926edda17cbb0f6e8d24196809d3016438be856bab8005e4a53b5ed54e"
+#define KAT_KCHAIN "b4fef978db3abcbf85493ccea664e9de94a8bf41371bf87bef0346ac7c2056c7"
+#define KAT_F_HARAKA "a47bfad37bc8758e5b2d07e2107c29d17b3d"
+#define KAT_F_SHA256 "a36d197cef51b22c6b640aa80ad75a2f78de"
+#define KAT_F_BLAKE3 "793cf5c153280fc514ae92bed479b6d872d8"
+
+/* Master seed 00 01 .. 1f; Ed25519 key from the RFC 8032 seed 42 42 .. 42. */
+static int setup(void **state)
+{
+    (void)state;
+    uint8_t edseed[32];
+    for (int i = 0; i < 32; i++) g_master[i] = (uint8_t)i;
+    memset(edseed, 0x42, sizeof edseed);
+    if (sodium_init() < 0) return -1;
+    crypto_sign_seed_keypair(g_edpk, g_edsk, edseed);
+    return 0;
+}
+
+/* Lower-case hex of n bytes into out (2n+1). */
+static void hexs(char *out, const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+static void assert_hex(const char *want, const uint8_t *b, size_t n)
+{
+    char got[2 * 64 + 1];
+    hexs(got, b, n);
+    assert_string_equal(got, want);
+}
+
+typedef struct {
+    const dsig_hb_params *p;
+    size_t sig_bytes;
+    const char *leaf0, *root, *sig_digest;
+} kat_t;
+
+/* Frozen vectors: leaf 0, the root, and BLAKE3-256 of the signature of KAT_MSG by key KAT_INDEX. */
+static const kat_t KATS[] = {
+    {&dsig_hb_wots4_haraka, 1559,
+     "2be90acb6ac327f877c8f587485595f75e6a236d76c4eea32dca540d8ca298e6",
+     "78bbc7712367d03ca69d06e8b09e0d5f0ca67b8e0738bc2f7d0cde93f93b932d",
+     "34bbb183177505cda21b4a796d6bb2a95b48f9437b1f36047e74081500b87caf"},
+    {&dsig_hb_wots2_haraka, 2783,
+     "6ea299a5cb1801e0ca564c6c10a8527edd3e4dd0d852b25b133771d4e40da9a9",
+     "d337d4737e496f55db354fb158be547bc65e24347c9ef9d6732b008f75c25bf5",
+     "cf77c45db501aae13f788bfbe33c9be09d2da09b8db278b41cb2e4873c67c95c"},
+    {&dsig_hb_wots8_haraka, 1163,
+     "eefd25cf98a4de8c49fac8aa4dbd9b837fe749bebe9d2741e5b1e2ef1be7c1df",
+     "4406e0a2ff69993d61ce471a77418271ae93f284bd8e97d2a3d87ed5db3c6df7",
+     "6a2f43f32d41a14bc431a3bd8a5f7a2be3e8c1b0fe7adb32a9bc3a22670f8968"},
+    {&dsig_hb_wots16_haraka, 965,
+     "bc245b0c308613aef4f968f671381998f7adc21ea615dfbe3cd96f475219a66a",
+     "a6b316823e50566dbc638c6f441b86c3f9e0e4a9cc7aa3c4e08513e9500d6005",
+     "21eeffb2205930f5a665a7f8779cd3d141de2c6d214acfbaeebed2163dcf017d"},
+    {&dsig_hb_wots4_sha256, 1559,
+     "7f2cd4c63059448c889a9a558f5e95e81175e812ddf04bad07a84a3b0c33be72",
+     "722094489043f6014da8a0be23df4bec926151d44838d0115b5e6d327ed6a3f7",
+     "e22c1cf99f0b3ec3b982135a6af2b4c1d70a1cf04c4fc5526d7c662ef1d11130"},
+    {&dsig_hb_wots4_blake3, 1559,
+     "e5cc5670204bbdf453512f710864d62c01e32688901851fd90da18dcb277dbc3",
+     "1417e04c5880723f91ae7807d87b4c23d47bd4b79175c2bdf4e502aad52b9607",
+     "344fb76b0b901e9a3384856fcb176dae1f267d77aa3f7b5aa6485bce6536c280"},
+    {&dsig_hb_hors64_haraka, 4431,
+     "b02af7fb92475236a736d9e9f9b72a3d5c0d71777cb161eb8bd5b83d4991a788",
+     "a360e2b98bbd600dde392b9df4b0941cd2cf9fc2cacbd94923cad293498356f4",
+     "93618bcf6769ffdfc3afc756716dc80ba83e61687a287563d3ddaadcc3c66a71"},
+    {&dsig_hb_hors32_haraka, 8527,
+     "1d965177ebe620c01765269eb8220be6d620cf6f5bef0ceefa25c61db46c8d69",
+     "88d28aa3db3e7ee30af3656e07acc92f927663ae4f0ce6cac18cefe4a04d93b7",
+     "7945e888f1ebf609293f5d6ba48fdcda19b53d2185a09836d6e13a6093b0733f"},
+    {&dsig_hb_hors16_haraka, 65871,
+     "793e8b6ef8c781f0f8f71e3816a9527bbdfbc81c172e7b6c2c6eaa3bd7e37e79",
+     "160b7dbb8d113ca5f7e243ed4fd0fdc50fdd5859391138078450cb8aae15be73",
+     "d49cd8a3af0418dc1edf271985ef672a8a8e4c9575141c9fc7707062af7187d3"},
+};
+
+/* Batch of a parameter set from the fixed seeds. */
+static void make_batch(const dsig_hb_params *p, uint64_t seq, dsig_hb_batch *b)
+{
+    assert_int_equal(dsig_hb_keygen_batch(p, g_master, seq, g_edsk, g_edpk, b), DSIG_OK);
+}
+
+/* Verifier-side copy of a batch through its wire form. */
+static void verified_copy(const dsig_hb_batch *b, dsig_hb_batch *v)
+{
+    const dsig_hb_params *p = b->params;
+    uint8_t *msg = malloc(p->batch_msg_bytes);
+    size_t len = 0;
+    assert_non_null(msg);
+    assert_int_equal(dsig_hb_batch_message(b, msg, p->batch_msg_bytes, &len), DSIG_OK);
+    assert_int_equal(len, p->batch_msg_bytes);
+    assert_int_equal(dsig_hb_batch_verify(p, msg, len, g_edpk, v), DSIG_OK);
+    assert_memory_equal(v->root, b->root, 32);
+    free(msg);
+}
+
+static void test_kat(void **state)
+{
+    (void)state;
+    const int print = getenv("DSIG_HB_PRINT_KAT") != NULL;
+    const dsig_hb_params *const *ps = dsig_hb_presets;
+    size_t nkat = sizeof KATS / sizeof KATS[0];
+    if (!print) assert_int_equal(nkat, 9);
+    for (size_t i = 0; ps[i]; i++) {
+        const dsig_hb_params *p = ps[i];
+        dsig_hb_batch b;
+        make_batch(p, KAT_SEQ, &b);
+        uint8_t *sig = malloc(p->sig_bytes), dg[32];
+        size_t sl = 0;
+        assert_int_equal(dsig_hb_sign(&b.keys[KAT_INDEX], (const uint8_t *)KAT_MSG, strlen(KAT_MSG), sig,
+                                      p->sig_bytes, &sl), DSIG_OK);
+        assert_int_equal(sl, p->sig_bytes);
+        dsig_blake3(sig, sl, dg, 32);
+        if (print) {
+            char l[65], r[65], s[65];
+            hexs(l, b.nodes[0], 32);
+            hexs(r, b.root, 32);
+            hexs(s, dg, 32);
+            printf("    {&dsig_hb_%s, %zu,\n     \"%s\",\n     \"%s\",\n     \"%s\"},\n",
+                   p == &dsig_hb_wots4_haraka ? "wots4_haraka" : p == &dsig_hb_wots2_haraka ? "wots2_haraka"
+                   : p == &dsig_hb_wots8_haraka ? "wots8_haraka" : p == &dsig_hb_wots16_haraka ? "wots16_haraka"
+                   : p == &dsig_hb_wots4_sha256 ? "wots4_sha256" : p == &dsig_hb_wots4_blake3 ? "wots4_blake3"
+                   : p == &dsig_hb_hors64_haraka ? "hors64_haraka" : p == &dsig_hb_hors32_haraka ? "hors32_haraka"
+                   : "hors16_haraka", p->sig_bytes, l, r, s);
+        } else {
+            const kat_t *k = NULL;
+            for (size_t j = 0; j < nkat; j++)
+                if (KATS[j].p == p) k = &KATS[j];
+            assert_non_null(k);
+            assert_int_equal(p->sig_bytes, k->sig_bytes);
+            assert_hex(k->leaf0, b.nodes[0], 32);
+            assert_hex(k->root, b.root, 32);
+            assert_hex(k->sig_digest, dg, 32);
+        }
+        assert_int_equal(dsig_hb_verify_slow(p, sig, sl, (const uint8_t *)KAT_MSG, strlen(KAT_MSG), g_edpk), DSIG_OK);
+        free(sig);
+        dsig_hb_batch_free(&b);
+    }
+}
+
+/* Encodings that are not covered by whole-signature digests: derived keys, key seed, checksum. */
+static void test_encodings(void **state)
+{
+    (void)state;
+    const dsig_hb_params *p = &dsig_hb_wots4_haraka;
+    assert_int_equal(p->sig_bytes, 1559);
+    assert_int_equal(p->chains, 68);
+    assert_int_equal(p->len2, 4);
+    assert_int_equal(p->batch_msg_bytes, 4173);
+    assert_int_equal(p->id, 0x07000211u);
+    assert_int_equal(dsig_hb_wots2_haraka.chains, 136);
+    assert_int_equal(dsig_hb_wots8_haraka.chains, 46);
+    assert_int_equal(dsig_hb_wots16_haraka.chains, 35);
+    for (size_t i = 0; dsig_hb_presets[i]; i++) {
+        assert_int_equal(dsig_hb_params_check(dsig_hb_presets[i]), DSIG_OK);
+        assert_ptr_equal(dsig_hb_params_by_id(dsig_hb_presets[i]->id), dsig_hb_presets[i]);
+        assert_ptr_equal(dsig_hb_params_by_name(dsig_hb_presets[i]->name), dsig_hb_presets[i]);
+    }
+    /* checksum Σ(w−1−d): all-zero digest → digits 0, csum 192 = 3·64 → base 4 LSB first 0,0,0,3 */
+    uint8_t dg[20] = {0}, digits[HB_MAX_WOTS_CHAINS];
+    hb_wots_digits(p, dg, digits);
+    for (int i = 0; i < 64; i++) assert_int_equal(digits[i], 0);
+    assert_int_equal(digits[64], 0);
+    assert_int_equal(digits[65], 0);
+    assert_int_equal(digits[66], 0);
+    assert_int_equal(digits[67], 3);
+    dg[0] = 0x1b; /* digits 3,2,1,0 (LSB first) → csum 192 − 6 = 186 = 2·64+3·16+2·4+2 */
+    hb_wots_digits(p, dg, digits);
+    assert_int_equal(digits[0], 3);
+    assert_int_equal(digits[1], 2);
+    assert_int_equal(digits[2], 1);
+    assert_int_equal(digits[3], 0);
+    assert_int_equal(digits[64], 2);
+    assert_int_equal(digits[65], 2);
+    assert_int_equal(digits[66], 3);
+    assert_int_equal(digits[67], 2);
+    uint8_t seed[32];
+    dsig_hb_key_seed(g_master, 7, 9, seed);
+    if (!getenv("DSIG_HB_PRINT_KAT")) {
+        assert_hex(KAT_KEYSEED, seed, 32);
+        assert_hex(KAT_KCHAIN, hb_key(HB_K_CHAIN), 32);
+    }
+    /* F on one value for each hash */
+    static const dsig_hb_params *fp[] = {&dsig_hb_wots4_haraka, &dsig_hb_wots4_sha256, &dsig_hb_wots4_blake3};
+    static const char *fw[] = {KAT_F_HARAKA, KAT_F_SHA256, KAT_F_BLAKE3};
+    uint8_t pks[16], x[18], out[18];
+    for (int i = 0; i < 16; i++) pks[i] = (uint8_t)(0xa0 + i);
+    for (int i = 0; i < 18; i++) x[i] = (uint8_t)i;
+    for (int i = 0; i < 3; i++) {
+        hb_chain_f(fp[i], pks, HB_DOM_WOTS, 5, 2, x, out);
+        if (getenv("DSIG_HB_PRINT_KAT")) {
+            char h[37];
+            hexs(h, out, 18);
+            printf("F[%d] %s\n", i, h);
+        } else {
+            assert_hex(fw[i], out, 18);
+        }
+    }
+    if (getenv("DSIG_HB_PRINT_KAT")) {
+        char h[65];
+        hexs(h, seed, 32);
+        printf("keyseed %s\n", h);
+        hexs(h, hb_key(HB_K_CHAIN), 32);
+        printf("kchain %s\n", h);
+    }
+}
+
+static void test_params_reject(void **state)
+{
+    (void)state;
+    dsig_hb_params q;
+    assert_int_equal(dsig_hb_params_init(&q, DSIG_HB_OTS_WOTS, DSIG_HB_HASH_HARAKA, 5, 0, 0, 7), DSIG_E_ARG);
+    assert_int_equal(dsig_hb_params_init(&q, DSIG_HB_OTS_WOTS, DSIG_HB_HASH_HARAKA, 0, 0, 0, 7), DSIG_E_ARG);
+    assert_int_equal(dsig_hb_params_init(&q, DSIG_HB_OTS_WOTS, 9, 2, 0, 0, 7), DSIG_E_ARG);
+    assert_int_equal(dsig_hb_params_init(&q, DSIG_HB_OTS_WOTS, DSIG_HB_HASH_HARAKA, 2, 0, 0, 11), DSIG_E_ARG);
+    assert_int_equal(dsig_hb_params_init(&q, DSIG_HB_OTS_HORS, DSIG_HB_HASH_HARAKA, 0, 8, 16, 7), DSIG_E_ARG);
+    assert_int_equal(dsig_hb_params_init(&q, DSIG_HB_OTS_HORS, DSIG_HB_HASH_HARAKA, 0, 13, 16, 7), DSIG_E_ARG);
+    assert_int_equal(dsig_hb_params_init(&q, 3, DSIG_HB_HASH_HARAKA, 2, 0, 0, 7), DSIG_E_ARG);
+    assert_int_equal(dsig_hb_params_init(&q, DSIG_HB_OTS_HORS, DSIG_HB_HASH_SHA256, 0, 8, 64, 3), DSIG_OK);
+    dsig_hb_params bad = dsig_hb_wots4_haraka;
+    bad.sig_bytes++;
+    assert_int_equal(dsig_hb_params_check(&bad), DSIG_E_ARG);
+    dsig_hb_batch b;
+    assert_int_equal(dsig_hb_keygen_batch(&bad, g_master, 1, g_edsk, g_edpk, &b), DSIG_E_ARG);
+    uint8_t otherpk[32];
+    memcpy(otherpk, g_edpk, 32);
+    otherpk[0] ^= 1;
+    assert_int_equal(dsig_hb_keygen_batch(&dsig_hb_wots4_haraka, g_master, 1, g_edsk, otherpk, &b),
+                     DSIG_E_KEY_MISMATCH);
+}
+
+/* Sign a few keys of a batch and verify each on both paths; wrong message fails both. */
+static void roundtrip(const dsig_hb_params *p)
+{
+    dsig_hb_batch b, v;
+    make_batch(p, 42, &b);
+    verified_copy(&b, &v);
+    uint8_t *sig = malloc(p->sig_bytes);
+    uint8_t msg[100];
+    for (uint32_t i = 0; i < p->batch; i += (p->batch > 8 ? p->batch / 5 : 1)) {
+        size_t ml = (i * 37) % sizeof msg;
+        tu_fill(msg, ml, i + 1);
+        size_t sl;
+        assert_int_equal(dsig_hb_sign(&b.keys[i], msg, ml, sig, p->sig_bytes, &sl), DSIG_OK);
+        assert_int_equal(dsig_hb_verify_fast(p, &v, sig, sl, msg, ml), DSIG_OK);
+        assert_int_equal(dsig_hb_verify_leaf(p, sig, sl, msg, ml, dsig_hb_batch_leaf(&v, i)), DSIG_OK);
+        assert_int_equal(dsig_hb_verify_slow(p, sig, sl, msg, ml, g_edpk), DSIG_OK);
+        uint64_t seq;
+        uint32_t idx;
+        assert_int_equal(dsig_hb_sig_locate(p, sig, sl, &seq, &idx), DSIG_OK);
+        assert_int_equal(seq, 42);
+        assert_int_equal(idx, i);
+        msg[0] ^= 0x80;
+        if (ml == 0) ml = 1;
+        assert_int_equal(dsig_hb_verify_fast(p, &v, sig, sl, msg, ml), DSIG_E_VERIFY);
+        assert_int_equal(dsig_hb_verify_slow(p, sig, sl, msg, ml, g_edpk), DSIG_E_VERIFY);
+        dsig_hb_key_erase(&b.keys[i]);
+        assert_int_equal(dsig_hb_sign(&b.keys[i], msg, ml, sig, p->sig_bytes, &sl), DSIG_E_STATE);
+    }
+    free(sig);
+    dsig_hb_batch_free(&v);
+    dsig_hb_batch_free(&b);
+}
+
+static void test_roundtrip_presets(void **state)
+{
+    (void)state;
+    for (size_t i = 0; dsig_hb_presets[i]; i++) roundtrip(dsig_hb_presets[i]);
+}
+
+static void test_roundtrip_custom(void **state)
+{
+    (void)state;
+    dsig_hb_params q;
+    for (unsigned h = DSIG_HB_HASH_HARAKA; h <= DSIG_HB_HASH_BLAKE3; h++) {
+        for (unsigned lw = 1; lw <= 4; lw++) {
+            for (unsigned lb = 0; lb <= 2; lb++) {
+                assert_int_equal(dsig_hb_params_init(&q, DSIG_HB_OTS_WOTS, h, lw, 0, 0, lb), DSIG_OK);
+                roundtrip(&q);
+            }
+        }
+        assert_int_equal(dsig_hb_params_init(&q, DSIG_HB_OTS_HORS, h, 0, 8, 64, 1), DSIG_OK);
+        roundtrip(&q);
+        assert_int_equal(dsig_hb_params_init(&q, DSIG_HB_OTS_HORS, h, 0, 9, 32, 0), DSIG_OK);
+        roundtrip(&q);
+    }
+    assert_int_equal(dsig_hb_params_init(&q, DSIG_HB_OTS_WOTS, DSIG_HB_HASH_HARAKA, 2, 0, 0, 10), DSIG_OK);
+    assert_int_equal(q.sig_bytes, 47 + 1224 + 320 + 64);
+    roundtrip(&q);
+}
+
+/* Both paths on one input; returns the common verdict (asserts they agree). */
+static int both(const dsig_hb_params *p, const dsig_hb_batch *v, const uint8_t *sig, size_t sl,
+                const uint8_t *msg, size_t ml)
+{
+    int f = dsig_hb_verify_fast(p, v, sig, sl, msg, ml);
+    int s = dsig_hb_verify_slow(p, sig, sl, msg, ml, g_edpk);
+    if (f != s) fail_msg("fast %d and slow %d disagree (%s)", f, s, dsig_last_error_detail());
+    return f;
+}
+
+/* Flip one bit at `off` and check both paths reject. */
+static void expect_reject_flip(const dsig_hb_params *p, const dsig_hb_batch *v, const uint8_t *sig,
+                               size_t off, const uint8_t *msg, size_t ml)
+{
+    uint8_t *c = malloc(p->sig_bytes);
+    memcpy(c, sig, p->sig_bytes);
+    c[off] ^= 0x01;
+    if (both(p, v, c, p->sig_bytes, msg, ml) != DSIG_E_VERIFY) fail_msg("flip at offset %zu accepted", off);
+    free(c);
+}
+
+static void corrupt_all(const dsig_hb_params *p)
+{
+    dsig_hb_batch b, v;
+    make_batch(p, 9, &b);
+    verified_copy(&b, &v);
+    const uint8_t msg[8] = "8 bytes!";
+    uint32_t at = p->batch - 2 < p->batch ? p->batch - 2 : 0;
+    size_t sl, vb = (size_t)p->chains * p->n, proof = 47 + vb, rs = proof + 32u * p->log_batch;
+    uint8_t *sig = malloc(p->sig_bytes + 1);
+    assert_int_equal(dsig_hb_sign(&b.keys[at], msg, 8, sig, p->sig_bytes, &sl), DSIG_OK);
+    assert_int_equal(both(p, &v, sig, sl, msg, 8), DSIG_OK);
+    expect_reject_flip(p, &v, sig, 0, msg, 8);          /* version */
+    expect_reject_flip(p, &v, sig, 1, msg, 8);          /* parameter id */
+    expect_reject_flip(p, &v, sig, 5, msg, 8);          /* batch sequence number */
+    expect_reject_flip(p, &v, sig, 12, msg, 8);         /* batch sequence number, top byte */
+    expect_reject_flip(p, &v, sig, 13, msg, 8);         /* index (another valid index) */
+    for (size_t o = 15; o < 31; o += 5) expect_reject_flip(p, &v, sig, o, msg, 8); /* pk_seed */
+    for (size_t o = 31; o < 47; o += 5) expect_reject_flip(p, &v, sig, o, msg, 8); /* nonce */
+    if (p->ots == DSIG_HB_OTS_WOTS) {
+        for (size_t c = 0; c < p->chains; c++) {           /* every chain value, first and last byte */
+            expect_reject_flip(p, &v, sig, 47 + c * p->n, msg, 8);
+            expect_reject_flip(p, &v, sig, 47 + c * p->n + p->n - 1, msg, 8);
+        }
+    } else {
+        for (size_t c = 0; c < p->chains; c += (p->chains > 512 ? 37 : 1))  /* slots */
+            expect_reject_flip(p, &v, sig, 47 + c * p->n + 7, msg, 8);
+    }
+    for (size_t l = 0; l < p->log_batch; l++) {        /* every proof node */
+        expect_reject_flip(p, &v, sig, proof + l * 32, msg, 8);
+        expect_reject_flip(p, &v, sig, proof + l * 32 + 31, msg, 8);
+    }
+    for (size_t o = rs; o < rs + 64; o += 9) expect_reject_flip(p, &v, sig, o, msg, 8); /* root sig */
+
+    /* index out of range, truncated, over-long, empty */
+    uint8_t *c = malloc(p->sig_bytes + 1);
+    memcpy(c, sig, p->sig_bytes);
+    hb_le16(c + 13, p->batch);
+    assert_int_equal(both(p, &v, c, p->sig_bytes, msg, 8), DSIG_E_VERIFY);
+    hb_le16(c + 13, 0xffff);
+    assert_int_equal(both(p, &v, c, p->sig_bytes, msg, 8), DSIG_E_VERIFY);
+    memcpy(c, sig, p->sig_bytes);
+    c[p->sig_bytes] = 0;
+    assert_int_equal(both(p, &v, c, p->sig_bytes + 1, msg, 8), DSIG_E_VERIFY);
+    assert_int_equal(both(p, &v, c, p->sig_bytes - 1, msg, 8), DSIG_E_VERIFY);
+    assert_int_equal(both(p, &v, c, 0, msg, 8), DSIG_E_VERIFY);
+    assert_int_equal(both(p, &v, c, 47, msg, 8), DSIG_E_VERIFY);
+    /* wrong signer key: slow path rejects; a batch from another signer does not verify */
+    uint8_t pk2[32], sk2[64], seed2[32];
+    memset(seed2, 0x43, 32);
+    crypto_sign_seed_keypair(pk2, sk2, seed2);
+    assert_int_equal(dsig_hb_verify_slow(p, sig, sl, msg, 8, pk2), DSIG_E_VERIFY);
+    uint8_t *bm = malloc(p->batch_msg_bytes);
+    dsig_hb_batch w;
+    assert_int_equal(dsig_hb_batch_message(&b, bm, p->batch_msg_bytes, NULL), DSIG_OK);
+    assert_int_equal(dsig_hb_batch_verify(p, bm, p->batch_msg_bytes, pk2, &w), DSIG_E_VERIFY);
+    assert_null(w.nodes);
+    /* corrupted batch messages: leaf, root signature, seq, version, parameter id, lengths */
+    size_t offs[] = {0, 1, 5, 13, 13 + 32u * p->batch - 1, 13 + 32u * p->batch, p->batch_msg_bytes - 1};
+    for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
+        bm[offs[i]] ^= 0x10;
+        assert_int_equal(dsig_hb_batch_verify(p, bm, p->batch_msg_bytes, g_edpk, &w), DSIG_E_VERIFY);
+        bm[offs[i]] ^= 0x10;
+    }
+    assert_int_equal(dsig_hb_batch_verify(p, bm, p->batch_msg_bytes - 1, g_edpk, &w), DSIG_E_VERIFY);
+    assert_int_equal(dsig_hb_batch_verify(p, bm, p->batch_msg_bytes, g_edpk, &w), DSIG_OK);
+    dsig_hb_batch_free(&w);
+    /* a cached batch with another sequence number: fast rejects */
+    dsig_hb_batch b2, v2;
+    make_batch(p, 10, &b2);
+    verified_copy(&b2, &v2);
+    assert_int_equal(dsig_hb_verify_fast(p, &v2, sig, sl, msg, 8), DSIG_E_VERIFY);
+    dsig_hb_batch_free(&v2);
+    dsig_hb_batch_free(&b2);
+    /* the same bytes under another parameter set */
+    const dsig_hb_params *other = p == &dsig_hb_wots4_haraka ? &dsig_hb_wots4_sha256 : &dsig_hb_wots4_haraka;
+    assert_int_equal(dsig_hb_verify_slow(other, sig, sl, msg, 8, g_edpk), DSIG_E_VERIFY);
+    free(bm);
+    free(c);
+    free(sig);
+    dsig_hb_batch_free(&v);
+    dsig_hb_batch_free(&b);
+}
+
+static void test_reject_corruptions(void **state)
+{
+    (void)state;
+    corrupt_all(&dsig_hb_wots4_haraka);
+    corrupt_all(&dsig_hb_wots4_sha256);
+    corrupt_all(&dsig_hb_wots4_blake3);
+    corrupt_all(&dsig_hb_wots16_haraka);
+    corrupt_all(&dsig_hb_hors64_haraka);
+    dsig_hb_params q;
+    assert_int_equal(dsig_hb_params_init(&q, DSIG_HB_OTS_WOTS, DSIG_HB_HASH_HARAKA, 2, 0, 0, 1), DSIG_OK);
+    corrupt_all(&q);
+}
+
+/* Random mutations (bit flips, byte swaps between signatures, other messages): fast == slow. */
+static void test_differential(void **state)
+{
+    (void)state;
+    const dsig_hb_params *ps[] = {&dsig_hb_wots4_haraka, &dsig_hb_hors32_haraka, &dsig_hb_wots8_haraka};
+    uint64_t rnd = 0x9e3779b97f4a7c15ull;
+    for (size_t pi = 0; pi < 3; pi++) {
+        const dsig_hb_params *p = ps[pi];
+        dsig_hb_batch b, v;
+        make_batch(p, 77, &b);
+        verified_copy(&b, &v);
+        uint8_t *s1 = malloc(p->sig_bytes), *s2 = malloc(p->sig_bytes), *c = malloc(p->sig_bytes);
+        uint8_t m1[16] = "message one....", m2[16] = "message two....";
+        size_t sl;
+        assert_int_equal(dsig_hb_sign(&b.keys[1], m1, 16, s1, p->sig_bytes, &sl), DSIG_OK);
+        assert_int_equal(dsig_hb_sign(&b.keys[2], m2, 16, s2, p->sig_bytes, &sl), DSIG_OK);
+        int ok = 0, bad = 0;
+        for (int it = 0; it < 300; it++) {
+            rnd ^= rnd << 13, rnd ^= rnd >> 7, rnd ^= rnd << 17;
+            memcpy(c, (rnd & 1) ? s1 : s2, p->sig_bytes);
+            const uint8_t *m = (rnd & 1) ? m1 : m2;
+            switch ((rnd >> 1) % 5) {
+            case 0: break; /* valid */
+            case 1: c[(rnd >> 8) % p->sig_bytes] ^= (uint8_t)(1u << ((rnd >> 40) & 7)); break;
+            case 2: m = (rnd & 1) ? m2 : m1; break; /* other message */
+            case 3: { /* splice a range of the other signature in */
+                size_t o = (rnd >> 8) % p->sig_bytes, n = 1 + (rnd >> 32) % 64;
+                if (o + n > p->sig_bytes) n = p->sig_bytes - o;
+                memcpy(c + o, ((rnd & 1) ? s2 : s1) + o, n);
+                break;
+            }
+            default: c[47 + (rnd >> 8) % (p->chains * p->n)] ^= 0xff; break;
+            }
+            int r = both(p, &v, c, p->sig_bytes, m, 16);
+            if (r == DSIG_OK) ok++; else bad++;
+        }
+        assert_true(ok > 0);
+        assert_true(bad > 0);
+        free(s1);
+        free(s2);
+        free(c);
+        dsig_hb_batch_free(&v);
+        dsig_hb_batch_free(&b);
+    }
+}
+
+/*
+ * The reference code's checksum Σ d_i lets a holder of one signature raise message digits: every chain
+ * it must reveal can be computed forward. With Σ(w−1−d_i) raising a digit lowers the checksum, so some
+ * checksum chain would have to go backwards. Forge exactly as an attacker would (advance each message
+ * chain whose digit rose, advance checksum chains where possible) and check the leaf does not match.
+ */
+static void test_reference_checksum_forgery(void **state)
+{
+    (void)state;
+    const dsig_hb_params *p = &dsig_hb_wots4_haraka;
+    dsig_hb_batch b;
+    make_batch(p, 3, &b);
+    const dsig_hb_key *k = &b.keys[0];
+    const uint8_t *pks = k->mem + HB_OFF_PKSEED;
+    const uint8_t *table = k->mem + DSIG_HB_SIG_HEADER + 32u * p->log_batch + 64;
+    uint8_t d1[24], d2[24], dig1[HB_MAX_WOTS_CHAINS], dig2[HB_MAX_WOTS_CHAINS];
+    uint8_t vals[HB_MAX_WOTS_CHAINS * 18], leaf[32];
+    tu_fill(d1, 16, 5);
+    memset(d1 + 16, 0, 8);
+    for (int trial = 0; trial < 64; trial++) {
+        memcpy(d2, d1, sizeof d2);
+        hb_wots_digits(p, d1, dig1);
+        if (dig1[trial] == 3) continue;
+        d2[trial / 4] = (uint8_t)(d2[trial / 4] + (1u << (2 * (trial % 4)))); /* raise digit `trial` by one */
+        hb_wots_digits(p, d2, dig2);
+        assert_int_equal(dig2[trial], dig1[trial] + 1);
+        hb_wots_sign(p, table, d1, vals); /* the known signature */
+        int backwards = 0;
+        for (unsigned i = 0; i < p->chains; i++) {
+            if (dig2[i] < dig1[i]) { backwards++; continue; } /* the forger cannot invert F */
+            for (unsigned j = dig1[i]; j < dig2[i]; j++)
+                hb_chain_f(p, pks, HB_DOM_WOTS, i, j, vals + i * 18, vals + i * 18);
+        }
+        assert_true(backwards > 0); /* some checksum digit fell */
+        hb_wots_leaf(p, pks, vals, d2, leaf);
+        assert_memory_not_equal(leaf, k->leaf, 32);
+        /* sanity: the honest signature for d2 completes to the leaf */
+        hb_wots_sign(p, table, d2, vals);
+        hb_wots_leaf(p, pks, vals, d2, leaf);
+        assert_memory_equal(leaf, k->leaf, 32);
+    }
+    dsig_hb_batch_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_encodings),
+        cmocka_unit_test(test_kat),
+        cmocka_unit_test(test_params_reject),
+        cmocka_unit_test(test_roundtrip_presets),
+        cmocka_unit_test(test_roundtrip_custom),
+        cmocka_unit_test(test_reject_corruptions),
+        cmocka_unit_test(test_differential),
+        cmocka_unit_test(test_reference_checksum_forgery),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
