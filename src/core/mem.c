@@ -100,9 +100,11 @@ void dsig_free(void *p)
         dsig_xfree(p, block_size(p));
 }
 
+/* glibc's explicit_bzero is a vectorised memset the compiler may not elide: as safe as
+ * OPENSSL_cleanse and several times faster on the multi-KiB one-time keys DSig erases per signature. */
 void dsig_memzero(void *p, size_t n)
 {
-    OPENSSL_cleanse(p, n);
+    explicit_bzero(p, n);
 }
 
 int dsig_ct_equal(const void *a, const void *b, size_t n)

@@ -114,18 +114,62 @@ void dsig_b3_portable_hash_many(const uint8_t *in, size_t stride, size_t n, size
     }
 }
 
+/* Portable hash_lanes: the inputs one after another (contract in blake3_impl.h). */
+void dsig_b3_portable_hash_lanes(DSIG_B3_HASH_LANES_ARGS)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t cv[8];
+        memcpy(cv, key, sizeof cv);
+        for (size_t j = 0; j < blocks; j++) {
+            uint8_t f = flags, bl = DSIG_BLAKE3_BLOCK_LEN;
+            const uint8_t *p = in[i] + 64 * j;
+            if (j == 0)
+                f |= flags_start;
+            if (j + 1 == blocks) {
+                f |= flags_end;
+                bl = last_len;
+                if (last)
+                    p = last[i];
+            }
+            dsig_b3_portable_compress_cv(cv, p, bl, counter + (inc_counter ? i : 0), f);
+        }
+        for (int k = 0; k < 8; k++)
+            b3_store32(out + 32 * i + 4 * k, cv[k]);
+        b3_wipe(cv, sizeof cv);
+    }
+}
+
+/* Portable xof_many: the output blocks one after another. */
+void dsig_b3_portable_xof_many(DSIG_B3_XOF_MANY_ARGS)
+{
+    for (size_t i = 0; i < n; i++)
+        dsig_b3_portable_compress_xof(cv, block, block_len, counter + i, flags, out + 64 * i);
+}
+
 /* ---------------------------------------------------------------------------------------------------
  * Back-end dispatch
  * ------------------------------------------------------------------------------------------------- */
 
-static const dsig_b3_backend be_portable = {"portable", dsig_b3_portable_compress_cv,
-                                            dsig_b3_portable_compress_xof, dsig_b3_portable_hash_many};
+static const dsig_b3_backend be_portable = {"portable",
+                                            dsig_b3_portable_compress_cv,
+                                            dsig_b3_portable_compress_xof,
+                                            dsig_b3_portable_hash_many,
+                                            dsig_b3_portable_hash_lanes,
+                                            dsig_b3_portable_xof_many};
 #ifdef DSIG_B3_X86
-static const dsig_b3_backend be_sse41 = {"sse41", dsig_b3_sse41_compress_cv, dsig_b3_sse41_compress_xof,
-                                         dsig_b3_sse41_hash_many};
-/* AVX2 only widens hash_many; a single block is fastest in 4 xmm rows (no wider single-block form). */
-static const dsig_b3_backend be_avx2 = {"avx2", dsig_b3_sse41_compress_cv, dsig_b3_sse41_compress_xof,
-                                        dsig_b3_avx2_hash_many};
+static const dsig_b3_backend be_sse41 = {"sse41",
+                                         dsig_b3_sse41_compress_cv,
+                                         dsig_b3_sse41_compress_xof,
+                                         dsig_b3_sse41_hash_many,
+                                         dsig_b3_sse41_hash_lanes,
+                                         dsig_b3_sse41_xof_many};
+/* AVX2 widens hash_many / hash_lanes / xof_many; a single block is fastest in 4 xmm rows (SSE4.1). */
+static const dsig_b3_backend be_avx2 = {"avx2",
+                                        dsig_b3_sse41_compress_cv,
+                                        dsig_b3_sse41_compress_xof,
+                                        dsig_b3_avx2_hash_many,
+                                        dsig_b3_avx2_hash_lanes,
+                                        dsig_b3_avx2_xof_many};
 #endif
 
 /* Chosen back-end; NULL until first use. Racing first uses all store the same pointer. */
@@ -184,7 +228,7 @@ const char *dsig_blake3_impl(void)
  * Incremental hasher
  * ------------------------------------------------------------------------------------------------- */
 
-/* Subtrees hashed in one go by update(): up to 64 chunks (64 KiB), 2 x 2 KiB of CVs on the stack. */
+/* Chunks hashed in one go by update(): up to 64 (64 KiB); 2 KiB + 1 KiB of CVs on the stack. */
 #define B3_WIDE_CHUNKS 64
 
 /* Common initialisation: key words (IV or key) and the mode flag. */
@@ -293,27 +337,39 @@ static void push_subtree_cv(dsig_blake3_hasher *h, const dsig_b3_backend *be, co
     h->cv_stack_len = (uint8_t)(top + 1);
 }
 
-/* Hash 2^level whole chunks starting at chunk_counter into one subtree CV: all chunks SIMD-parallel, then
- * each parent layer SIMD-parallel (both through hash_many). */
-static void hash_subtree(const dsig_blake3_hasher *h, const dsig_b3_backend *be, const uint8_t *in,
-                         size_t nchunks, uint8_t out[32])
+/* Merge the CVs of `nchunks` consecutive whole chunks starting at chunk_counter (cvs, 32 bytes each;
+ * overwritten) into the tree: split at power-of-two-aligned boundaries into the largest possible complete
+ * subtrees, reduce each with its parent layers SIMD-parallel (hash_many), and push each subtree CV. More
+ * input is known to follow, so no node made here is the root. */
+static void push_chunk_cvs(dsig_blake3_hasher *h, const dsig_b3_backend *be, uint8_t *cvs, size_t nchunks)
 {
-    uint8_t a[B3_WIDE_CHUNKS * 32], b[B3_WIDE_CHUNKS * 32];
-    uint8_t *cur = a, *next = b;
-    be->hash_many(in, DSIG_BLAKE3_CHUNK_LEN, nchunks, DSIG_BLAKE3_CHUNK_LEN / DSIG_BLAKE3_BLOCK_LEN, h->key,
-                  h->chunk_counter, 1, h->flags, B3_CHUNK_START, B3_CHUNK_END, cur);
-    while (nchunks > 1) {
-        nchunks /= 2;
-        be->hash_many(cur, 64, nchunks, 1, h->key, 0, 0, h->flags | B3_PARENT, 0, 0, next);
-        uint8_t *t = cur;
-        cur = next;
-        next = t;
+    uint8_t tmp[B3_WIDE_CHUNKS / 2 * 32];
+    size_t p = 0;
+    while (p < nchunks) {
+        size_t k = B3_WIDE_CHUNKS;
+        unsigned level = 6;
+        while (k > nchunks - p || (h->chunk_counter & (k - 1)) != 0) {
+            k >>= 1;
+            level--;
+        }
+        /* Parent layers of the subtree: alternate between its own slots and tmp. */
+        uint8_t *cur = cvs + 32 * p, *next = tmp;
+        for (size_t m = k; m > 1; m /= 2) {
+            be->hash_many(cur, 64, m / 2, 1, h->key, 0, 0, h->flags | B3_PARENT, 0, 0, next);
+            next = cur;
+            cur = cur == tmp ? cvs + 32 * p : tmp;
+        }
+        h->chunk_counter += k;
+        push_subtree_cv(h, be, cur, level);
+        p += k;
     }
-    memcpy(out, cur, 32);
 }
 
-/* @spec BLAKE3 spec §5.1.2: incremental update. Whole chunks that are certainly not the last one are
- * hashed in aligned power-of-two groups with the SIMD hash_many; the rest goes through the chunk state. */
+/* @spec BLAKE3 spec §5.1.2: incremental update. Runs of whole chunks that are certainly not the last one
+ * are hashed up to 64 at a time with the SIMD hash_lanes — including the current chunk when it holds only
+ * buffered bytes (at most one block, nothing compressed yet) that this input completes, so small first
+ * updates (a key, a length, a nonce) do not push the rest of a long message off the SIMD path. The
+ * remainder goes through the chunk state. */
 void dsig_blake3_update(dsig_blake3_hasher *h, const void *in_v, size_t len)
 {
     const dsig_b3_backend *be = dsig_b3_backend_get();
@@ -331,24 +387,34 @@ void dsig_blake3_update(dsig_blake3_hasher *h, const void *in_v, size_t len)
             h->blocks_compressed = 0;
             h->buf_len = 0;
         }
-        if (chunk_len(h) == 0 && len > DSIG_BLAKE3_CHUNK_LEN) {
-            /* Whole chunks, always leaving at least one byte for the chunk state (it may be the root). */
-            size_t avail = (len - 1) / DSIG_BLAKE3_CHUNK_LEN;
-            while (avail > 0) {
-                size_t k = B3_WIDE_CHUNKS;
-                unsigned level = 6;
-                while (k > avail || (h->chunk_counter & (k - 1)) != 0) {
-                    k >>= 1;
-                    level--;
-                }
-                uint8_t cv[32];
-                hash_subtree(h, be, in, k, cv);
-                h->chunk_counter += k;
-                push_subtree_cv(h, be, cv, level);
-                in += k * DSIG_BLAKE3_CHUNK_LEN;
-                len -= k * DSIG_BLAKE3_CHUNK_LEN;
-                avail -= k;
+        size_t pre = h->buf_len;
+        if (h->blocks_compressed == 0 && len > DSIG_BLAKE3_CHUNK_LEN - pre) {
+            /* The current chunk (pre buffered bytes + the first bytes of `in`) and the whole chunks after
+             * it, always leaving at least one byte for the chunk state (it may be the root). */
+            size_t first = DSIG_BLAKE3_CHUNK_LEN - pre;
+            size_t k = 1 + (len - first - 1) / DSIG_BLAKE3_CHUNK_LEN;
+            if (k > B3_WIDE_CHUNKS)
+                k = B3_WIDE_CHUNKS;
+            uint8_t joined[DSIG_BLAKE3_CHUNK_LEN];
+            const uint8_t *lanes[B3_WIDE_CHUNKS];
+            uint8_t cvs[B3_WIDE_CHUNKS * 32];
+            lanes[0] = in;
+            if (pre > 0) {
+                memcpy(joined, h->buf, pre);
+                memcpy(joined + pre, in, first);
+                lanes[0] = joined;
             }
+            for (size_t i = 1; i < k; i++)
+                lanes[i] = in + first + (i - 1) * DSIG_BLAKE3_CHUNK_LEN;
+            be->hash_lanes(lanes, NULL, k, DSIG_BLAKE3_CHUNK_LEN / DSIG_BLAKE3_BLOCK_LEN, DSIG_BLAKE3_BLOCK_LEN,
+                           h->key, h->chunk_counter, 1, h->flags, B3_CHUNK_START, B3_CHUNK_END, cvs);
+            if (pre > 0)
+                b3_wipe(joined, sizeof joined); /* message bytes (derive_key material may be secret) */
+            push_chunk_cvs(h, be, cvs, k);
+            h->buf_len = 0;
+            in += first + (k - 1) * DSIG_BLAKE3_CHUNK_LEN;
+            len -= first + (k - 1) * DSIG_BLAKE3_CHUNK_LEN;
+            continue;
         }
         size_t take = DSIG_BLAKE3_CHUNK_LEN - chunk_len(h);
         if (take > len)
@@ -389,32 +455,58 @@ static void root_node(const dsig_blake3_hasher *h, const dsig_b3_backend *be, st
     }
 }
 
+/* Most output blocks computed per xof_many call straight into the caller's buffer (a multiple of 8, the
+ * widest back-end); only bounds the loop granularity. */
+#define B3_XOF_BATCH 32
+
 /* @spec BLAKE3 spec §2.6: extendable output from byte offset `seek`: output block i is the root
- * compression with counter i, all 16 words. */
+ * compression with counter i, all 16 words. Runs of 8+ whole blocks are computed SIMD-parallel
+ * (xof_many) directly into `out`; the rest (a partial first or last block, a short run) as one
+ * xof_many batch of up to 8 blocks through a local buffer, or one compression if a single block. */
 void dsig_blake3_finalize_seek(const dsig_blake3_hasher *h, uint64_t seek, uint8_t *out, size_t out_len)
 {
     if (out_len == 0)
         return;
     const dsig_b3_backend *be = dsig_b3_backend_get();
     struct b3_node n;
-    uint8_t blk[64];
+    uint8_t blk[8 * 64];
     root_node(h, be, &n);
     uint64_t ctr = seek / 64;
     size_t skip = (size_t)(seek % 64);
+    const uint8_t rf = n.flags | B3_ROOT;
+    int used_blk = 0;
     while (out_len > 0) {
-        be->compress_xof(n.cv, n.block, n.block_len, ctr, n.flags | B3_ROOT, blk);
-        size_t take = 64 - skip;
+        size_t whole = skip == 0 ? out_len / 64 : 0;
+        if (whole >= 8) {
+            whole = whole > B3_XOF_BATCH ? B3_XOF_BATCH : whole & ~(size_t)7;
+            be->xof_many(n.cv, n.block, n.block_len, ctr, rf, whole, out);
+            out += 64 * whole;
+            out_len -= 64 * whole;
+            ctr += whole;
+            continue;
+        }
+        size_t nblk = (skip + out_len + 63) / 64; /* blocks still touched, here at most 8 + 1 */
+        if (nblk > 8)
+            nblk = 8;
+        if (nblk == 1)
+            be->compress_xof(n.cv, n.block, n.block_len, ctr, rf, blk);
+        else
+            be->xof_many(n.cv, n.block, n.block_len, ctr, rf, nblk, blk);
+        used_blk = 1;
+        size_t take = 64 * nblk - skip;
         if (take > out_len)
             take = out_len;
         memcpy(out, blk + skip, take);
         out += take;
         out_len -= take;
         skip = 0;
-        ctr++;
+        ctr += nblk;
     }
-    /* The node holds key-dependent words and the last message bytes. */
+    /* The node holds key-dependent words and the last message bytes; blk holds output (key material
+     * when the XOF expands a secret). */
     dsig_memzero(&n, sizeof n);
-    dsig_memzero(blk, sizeof blk);
+    if (used_blk)
+        dsig_memzero(blk, sizeof blk);
 }
 
 /* Default finalisation: output from offset 0. */
@@ -521,4 +613,52 @@ void dsig_blake3_hash64_many(const uint8_t *key, const uint8_t (*in)[64], size_t
     }
     be->hash_many(in[0], 64, n, 1, w, 0, 0, flags, 0, 0, out[0]);
     b3_wipe(w, sizeof w);
+}
+
+/* @spec BLAKE3 spec §2.2-2.5: a message of at most one chunk is a single chunk whose last block is the root
+ * node: blocks 0..b-2 are whole, the last holds len - 64(b-1) bytes, zero-padded (b = 1 for len = 0).
+ * The n messages are compressed SIMD-parallel, block j of every message together (hash_lanes); a partial
+ * last block is copied into a zero-padded buffer, so nothing is read past a message's end. */
+void dsig_blake3_hash_many_chunks(const uint8_t *key, const uint8_t *in, size_t stride, size_t len, size_t n,
+                                  uint8_t (*out)[32])
+{
+    if (n == 0)
+        return;
+    if (len > DSIG_BLAKE3_CHUNK_LEN) { /* outside the contract: still the right answer, the slow way */
+        for (size_t i = 0; i < n; i++)
+            hash_block_slow(key, in + i * stride, len, out[i], 32);
+        return;
+    }
+    const dsig_b3_backend *be = dsig_b3_backend_get();
+    uint32_t w[8];
+    uint8_t flags = 0;
+    if (key) {
+        for (int i = 0; i < 8; i++)
+            w[i] = b3_load32(key + 4 * i);
+        flags = B3_KEYED_HASH;
+    } else {
+        memcpy(w, dsig_b3_iv, sizeof w);
+    }
+    size_t blocks = len == 0 ? 1 : (len + DSIG_BLAKE3_BLOCK_LEN - 1) / DSIG_BLAKE3_BLOCK_LEN;
+    size_t last_len = len - DSIG_BLAKE3_BLOCK_LEN * (blocks - 1);
+    enum { G = 8 };
+    uint8_t tails[G][64];
+    const uint8_t *lanes[G], *lasts[G];
+    for (size_t g = 0; g < n; g += G) {
+        size_t r = n - g < G ? n - g : G;
+        for (size_t i = 0; i < r; i++) {
+            lanes[i] = in + (g + i) * stride;
+            if (last_len < DSIG_BLAKE3_BLOCK_LEN) {
+                memset(tails[i] + last_len, 0, 64 - last_len);
+                if (last_len)
+                    memcpy(tails[i], lanes[i] + DSIG_BLAKE3_BLOCK_LEN * (blocks - 1), last_len);
+                lasts[i] = tails[i];
+            }
+        }
+        be->hash_lanes(lanes, last_len < DSIG_BLAKE3_BLOCK_LEN ? lasts : NULL, r, blocks, (uint8_t)last_len, w,
+                       0, 0, flags, B3_CHUNK_START, B3_CHUNK_END | B3_ROOT, out[g]);
+    }
+    b3_wipe(w, sizeof w);
+    if (last_len < DSIG_BLAKE3_BLOCK_LEN)
+        b3_wipe(tails, sizeof tails); /* message bytes: leaves may be secret-derived */
 }

@@ -51,6 +51,13 @@ void dsig_blake3_hash_block(const uint8_t *key, const void *in, size_t len, uint
  * 64, out[i], 32). For Merkle trees: a node is the hash of left32 || right32. */
 void dsig_blake3_hash64_many(const uint8_t *key, const uint8_t (*in)[64], size_t n, uint8_t (*out)[32]);
 
+/* n independent BLAKE3 hashes of equal-length messages of at most one chunk (len <= 1024): message i
+ * is the len bytes at in + i*stride; out[i] = its 32-byte hash (keyed when key != NULL) — the same as
+ * dsig_blake3_hash_block / the hasher on each message. SIMD across messages (AVX2: 8, SSE4.1: 4 at a
+ * time). For DSig's lane-parallel leaf hashing. */
+void dsig_blake3_hash_many_chunks(const uint8_t *key, const uint8_t *in, size_t stride, size_t len, size_t n,
+                                  uint8_t (*out)[32]);
+
 /* The back-end chosen at run time: "avx2", "sse41" or "portable". */
 const char *dsig_blake3_impl(void);
 

@@ -2,13 +2,15 @@
  * src/hash/blake3_avx2.c — AVX2 BLAKE3 hash_many: 8 independent inputs compressed in parallel, each ymm
  * register holding one state (or message) word of all 8 inputs, so G needs no shuffles between steps.
  * Message blocks are transposed in registers on load and chaining values transposed back on store. Used
- * for whole chunks (dsig_blake3_update), parent layers and dsig_blake3_hash64_many (Merkle nodes).
+ * for whole chunks (dsig_blake3_update), parent layers, dsig_blake3_hash64_many (Merkle nodes),
+ * dsig_blake3_hash_many_chunks (DSig leaves) and 8 XOF output blocks at a time (dsig_blake3_finalize).
  */
 #include "hash/blake3_impl.h"
 
 #ifdef DSIG_B3_X86
 
 #include <immintrin.h>
+#include <string.h>
 
 #define B3_AVX2 __attribute__((target("avx2")))
 
@@ -73,31 +75,60 @@ B3_AVX2 static inline void transpose8(__m256i x[8])
     x[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
 }
 
-/* @spec BLAKE3 spec §2.2: 8 inputs in parallel (lane i = input i), `blocks` blocks each. */
-B3_AVX2 static void avx2_hash8(const uint8_t *in, size_t stride, size_t blocks, const uint32_t key[8],
-                               uint64_t counter, int inc_counter, uint8_t flags, uint8_t flags_start,
-                               uint8_t flags_end, uint8_t *out)
+/* @spec BLAKE3 spec §2.2: the 7 rounds on 8 states at once; m[w] is message word w of every lane. */
+B3_AVX2 __attribute__((always_inline)) static inline void avx2_rounds(__m256i v[16], const __m256i m[16])
+{
+#pragma GCC unroll 7
+    for (int k = 0; k < 7; k++) {
+        const uint8_t *s = dsig_b3_sched[k];
+        G8(v[0], v[4], v[8], v[12], m[s[0]], m[s[1]]);
+        G8(v[1], v[5], v[9], v[13], m[s[2]], m[s[3]]);
+        G8(v[2], v[6], v[10], v[14], m[s[4]], m[s[5]]);
+        G8(v[3], v[7], v[11], v[15], m[s[6]], m[s[7]]);
+        G8(v[0], v[5], v[10], v[15], m[s[8]], m[s[9]]);
+        G8(v[1], v[6], v[11], v[12], m[s[10]], m[s[11]]);
+        G8(v[2], v[7], v[8], v[13], m[s[12]], m[s[13]]);
+        G8(v[3], v[4], v[9], v[14], m[s[14]], m[s[15]]);
+    }
+}
+
+/* Lane counters: lane i uses counter + i when inc, else counter (low and high words). */
+B3_AVX2 static inline void avx2_counters(uint64_t counter, int inc, __m256i *lo, __m256i *hi)
+{
+    uint32_t l[8], h[8];
+    for (int i = 0; i < 8; i++) {
+        uint64_t c = counter + (inc ? (uint64_t)i : 0);
+        l[i] = (uint32_t)c;
+        h[i] = (uint32_t)(c >> 32);
+    }
+    *lo = _mm256_loadu_si256((const __m256i *)l);
+    *hi = _mm256_loadu_si256((const __m256i *)h);
+}
+
+/* @spec BLAKE3 spec §2.2: 8 inputs in parallel (lane i = input i), `blocks` blocks each; block j of lane i
+ * is at in[i] + 64*j except the last, which is at last[i] (if last) and is last_len bytes long. */
+B3_AVX2 static void avx2_hash8(const uint8_t *const in[8], const uint8_t *const last[8], size_t blocks,
+                               uint8_t last_len, const uint32_t key[8], uint64_t counter, int inc_counter,
+                               uint8_t flags, uint8_t flags_start, uint8_t flags_end, uint8_t *out)
 {
     __m256i h[8];
     for (int i = 0; i < 8; i++)
         h[i] = _mm256_set1_epi32((int)key[i]);
-    uint32_t lo[8], hi[8];
-    for (int i = 0; i < 8; i++) {
-        uint64_t c = counter + (inc_counter ? (uint64_t)i : 0);
-        lo[i] = (uint32_t)c;
-        hi[i] = (uint32_t)(c >> 32);
-    }
-    const __m256i clo = _mm256_loadu_si256((const __m256i *)lo);
-    const __m256i chi = _mm256_loadu_si256((const __m256i *)hi);
+    __m256i clo, chi;
+    avx2_counters(counter, inc_counter, &clo, &chi);
     for (size_t j = 0; j < blocks; j++) {
         uint8_t f = flags;
+        uint32_t bl = 64;
         if (j == 0)
             f |= flags_start;
-        if (j + 1 == blocks)
+        int is_last = j + 1 == blocks;
+        if (is_last) {
             f |= flags_end;
+            bl = last_len;
+        }
         __m256i m[16];
         for (int i = 0; i < 8; i++) {
-            const uint8_t *p = in + (size_t)i * stride + 64 * j;
+            const uint8_t *p = is_last && last ? last[i] : in[i] + 64 * j;
             m[i] = _mm256_loadu_si256((const __m256i *)p);
             m[8 + i] = _mm256_loadu_si256((const __m256i *)(p + 32));
         }
@@ -110,20 +141,9 @@ B3_AVX2 static void avx2_hash8(const uint8_t *in, size_t stride, size_t blocks, 
             v[8 + i] = _mm256_set1_epi32((int)dsig_b3_iv[i]);
         v[12] = clo;
         v[13] = chi;
-        v[14] = _mm256_set1_epi32(64);
+        v[14] = _mm256_set1_epi32((int)bl);
         v[15] = _mm256_set1_epi32(f);
-#pragma GCC unroll 7
-        for (int k = 0; k < 7; k++) {
-            const uint8_t *s = dsig_b3_sched[k];
-            G8(v[0], v[4], v[8], v[12], m[s[0]], m[s[1]]);
-            G8(v[1], v[5], v[9], v[13], m[s[2]], m[s[3]]);
-            G8(v[2], v[6], v[10], v[14], m[s[4]], m[s[5]]);
-            G8(v[3], v[7], v[11], v[15], m[s[6]], m[s[7]]);
-            G8(v[0], v[5], v[10], v[15], m[s[8]], m[s[9]]);
-            G8(v[1], v[6], v[11], v[12], m[s[10]], m[s[11]]);
-            G8(v[2], v[7], v[8], v[13], m[s[12]], m[s[13]]);
-            G8(v[3], v[4], v[9], v[14], m[s[14]], m[s[15]]);
-        }
+        avx2_rounds(v, m);
         for (int i = 0; i < 8; i++)
             h[i] = _mm256_xor_si256(v[i], v[i + 8]);
     }
@@ -132,22 +152,104 @@ B3_AVX2 static void avx2_hash8(const uint8_t *in, size_t stride, size_t blocks, 
         _mm256_storeu_si256((__m256i *)(out + 32 * i), h[i]);
 }
 
-/* 8-way hash_many (contract in blake3_impl.h); a remainder of < 8 inputs goes to the SSE4.1 back-end. */
-B3_AVX2 void dsig_b3_avx2_hash_many(const uint8_t *in, size_t stride, size_t n, size_t blocks,
-                                    const uint32_t key[8], uint64_t counter, int inc_counter, uint8_t flags,
-                                    uint8_t flags_start, uint8_t flags_end, uint8_t *out)
+/* One group of 1..8 inputs: 8 at once; 2..7 as an 8-way group whose spare lanes repeat input 0 (their
+ * results discarded; about the cost of one 4-way group on current cores); a single input serially. */
+B3_AVX2 static void avx2_group(const uint8_t *const in[], const uint8_t *const last[], size_t r, size_t blocks,
+                               uint8_t last_len, const uint32_t key[8], uint64_t counter, int inc_counter,
+                               uint8_t flags, uint8_t flags_start, uint8_t flags_end, uint8_t *out)
+{
+    if (r == 8) {
+        avx2_hash8(in, last, blocks, last_len, key, counter, inc_counter, flags, flags_start, flags_end, out);
+        return;
+    }
+    if (r == 1) {
+        dsig_b3_sse41_hash_lanes(in, last, 1, blocks, last_len, key, counter, inc_counter, flags, flags_start,
+                                 flags_end, out);
+        return;
+    }
+    const uint8_t *pi[8], *pl[8];
+    uint8_t tmp[8 * 32];
+    for (size_t i = 0; i < 8; i++) {
+        pi[i] = in[i < r ? i : 0];
+        pl[i] = last ? last[i < r ? i : 0] : NULL;
+    }
+    avx2_hash8(pi, last ? pl : NULL, blocks, last_len, key, counter, inc_counter, flags, flags_start, flags_end,
+               tmp);
+    memcpy(out, tmp, 32 * r);
+    b3_wipe(tmp, sizeof tmp); /* the spare lanes' results are key-dependent */
+}
+
+/* 8-way hash_lanes (contract in blake3_impl.h). */
+B3_AVX2 void dsig_b3_avx2_hash_lanes(DSIG_B3_HASH_LANES_ARGS)
+{
+    for (size_t g = 0; g < n; g += 8) {
+        size_t r = n - g < 8 ? n - g : 8;
+        avx2_group(in + g, last ? last + g : NULL, r, blocks, last_len, key,
+                   counter + (inc_counter ? g : 0), inc_counter, flags, flags_start, flags_end, out + 32 * g);
+    }
+}
+
+/* 8-way hash_many (contract in blake3_impl.h): hash_lanes over contiguous inputs. */
+B3_AVX2 void dsig_b3_avx2_hash_many(DSIG_B3_HASH_MANY_ARGS)
+{
+    for (size_t g = 0; g < n; g += 8) {
+        size_t r = n - g < 8 ? n - g : 8;
+        const uint8_t *p[8];
+        for (size_t i = 0; i < r; i++)
+            p[i] = in + (g + i) * stride;
+        avx2_group(p, NULL, r, blocks, 64, key, counter + (inc_counter ? g : 0), inc_counter, flags,
+                   flags_start, flags_end, out + 32 * g);
+    }
+}
+
+/* @spec BLAKE3 spec §2.6: 8 root output blocks at once (counters counter..counter+7). The state and message
+ * are the same for every lane but the counter, so the message words are broadcasts (no transpose on load);
+ * the 16 output words of each lane are transposed back on store. */
+B3_AVX2 static void avx2_xof8(const uint32_t cv[8], const uint8_t block[64], uint8_t block_len,
+                              uint64_t counter, uint8_t flags, uint8_t *out)
+{
+    __m256i m[16], v[16];
+    for (int i = 0; i < 16; i++)
+        m[i] = _mm256_set1_epi32((int)b3_load32(block + 4 * i));
+    for (int i = 0; i < 8; i++)
+        v[i] = _mm256_set1_epi32((int)cv[i]);
+    for (int i = 0; i < 4; i++)
+        v[8 + i] = _mm256_set1_epi32((int)dsig_b3_iv[i]);
+    avx2_counters(counter, 1, &v[12], &v[13]);
+    v[14] = _mm256_set1_epi32(block_len);
+    v[15] = _mm256_set1_epi32(flags);
+    avx2_rounds(v, m);
+    __m256i o[16];
+    for (int i = 0; i < 8; i++) {
+        o[i] = _mm256_xor_si256(v[i], v[i + 8]);
+        o[8 + i] = _mm256_xor_si256(v[i + 8], _mm256_set1_epi32((int)cv[i]));
+    }
+    transpose8(o);
+    transpose8(o + 8);
+    for (int i = 0; i < 8; i++) {
+        _mm256_storeu_si256((__m256i *)(out + 64 * i), o[i]);
+        _mm256_storeu_si256((__m256i *)(out + 64 * i + 32), o[8 + i]);
+    }
+}
+
+/* 8-way xof_many (contract in blake3_impl.h); a remainder of 4..7 takes a padded 8-way group, fewer the
+ * SSE4.1 back-end. */
+B3_AVX2 void dsig_b3_avx2_xof_many(DSIG_B3_XOF_MANY_ARGS)
 {
     while (n >= 8) {
-        avx2_hash8(in, stride, blocks, key, counter, inc_counter, flags, flags_start, flags_end, out);
-        in += 8 * stride;
-        out += 8 * 32;
+        avx2_xof8(cv, block, block_len, counter, flags, out);
+        out += 8 * 64;
+        counter += 8;
         n -= 8;
-        if (inc_counter)
-            counter += 8;
     }
-    if (n > 0)
-        dsig_b3_sse41_hash_many(in, stride, n, blocks, key, counter, inc_counter, flags, flags_start,
-                                flags_end, out);
+    if (n >= 4) {
+        uint8_t tmp[8 * 64];
+        avx2_xof8(cv, block, block_len, counter, flags, tmp);
+        memcpy(out, tmp, 64 * n);
+        b3_wipe(tmp, sizeof tmp);
+    } else if (n > 0) {
+        dsig_b3_sse41_xof_many(cv, block, block_len, counter, flags, n, out);
+    }
 }
 
 #endif

@@ -70,8 +70,14 @@ static inline void b3_store32(uint8_t *p, uint32_t w)
  *  hash_many:    n independent inputs, input i at in + i*stride, each `blocks` whole 64-byte blocks,
  *                started from `key`; block j of input i uses counter (counter + i if inc_counter) and
  *                flags | (j==0 ? flags_start : 0) | (j==blocks-1 ? flags_end : 0); the 32-byte chaining
- *                value of input i goes to out + 32*i. Used for whole chunks (blocks = 16), parent nodes
- *                and one-block messages (blocks = 1). `out` must not overlap `in`.
+ *                value of input i goes to out + 32*i. Used for parent nodes and one-block messages
+ *                (blocks = 1). `out` must not overlap `in`.
+ *  hash_lanes:   the same with one pointer per input (blocks >= 1): block j < blocks-1 of input i is at
+ *                in[i] + 64*j; the last block is at last[i] (last == NULL: in[i] + 64*(blocks-1)), holds
+ *                last_len (0..64) message bytes and must be zero-padded to 64 bytes. Used for whole
+ *                chunks (blocks = 16, the first one possibly a copy) and dsig_blake3_hash_many_chunks.
+ *  xof_many:     n consecutive root output blocks: out + 64*i <- compress_xof(cv, block, block_len,
+ *                counter + i, flags) (the parallel XOF of §2.6).
  */
 typedef struct dsig_b3_backend {
     const char *name;
@@ -82,32 +88,50 @@ typedef struct dsig_b3_backend {
     void (*hash_many)(const uint8_t *in, size_t stride, size_t n, size_t blocks, const uint32_t key[8],
                       uint64_t counter, int inc_counter, uint8_t flags, uint8_t flags_start,
                       uint8_t flags_end, uint8_t *out);
+    void (*hash_lanes)(const uint8_t *const in[], const uint8_t *const last[], size_t n, size_t blocks,
+                       uint8_t last_len, const uint32_t key[8], uint64_t counter, int inc_counter,
+                       uint8_t flags, uint8_t flags_start, uint8_t flags_end, uint8_t *out);
+    void (*xof_many)(const uint32_t cv[8], const uint8_t block[64], uint8_t block_len, uint64_t counter,
+                     uint8_t flags, size_t n, uint8_t *out);
 } dsig_b3_backend;
+
+/* The argument lists shared by every back-end's hash_many / hash_lanes / xof_many. */
+#define DSIG_B3_HASH_MANY_ARGS                                                                               \
+    const uint8_t *in, size_t stride, size_t n, size_t blocks, const uint32_t key[8], uint64_t counter,      \
+        int inc_counter, uint8_t flags, uint8_t flags_start, uint8_t flags_end, uint8_t *out
+#define DSIG_B3_HASH_LANES_ARGS                                                                              \
+    const uint8_t *const in[], const uint8_t *const last[], size_t n, size_t blocks, uint8_t last_len,       \
+        const uint32_t key[8], uint64_t counter, int inc_counter, uint8_t flags, uint8_t flags_start,        \
+        uint8_t flags_end, uint8_t *out
+#define DSIG_B3_XOF_MANY_ARGS                                                                                \
+    const uint32_t cv[8], const uint8_t block[64], uint8_t block_len, uint64_t counter, uint8_t flags,       \
+        size_t n, uint8_t *out
 
 /* Portable back-end (blake3.c). */
 void dsig_b3_portable_compress_cv(uint32_t cv[8], const uint8_t block[64], uint8_t block_len,
                                   uint64_t counter, uint8_t flags);
 void dsig_b3_portable_compress_xof(const uint32_t cv[8], const uint8_t block[64], uint8_t block_len,
                                    uint64_t counter, uint8_t flags, uint8_t out[64]);
-void dsig_b3_portable_hash_many(const uint8_t *in, size_t stride, size_t n, size_t blocks,
-                                const uint32_t key[8], uint64_t counter, int inc_counter, uint8_t flags,
-                                uint8_t flags_start, uint8_t flags_end, uint8_t *out);
+void dsig_b3_portable_hash_many(DSIG_B3_HASH_MANY_ARGS);
+void dsig_b3_portable_hash_lanes(DSIG_B3_HASH_LANES_ARGS);
+void dsig_b3_portable_xof_many(DSIG_B3_XOF_MANY_ARGS);
 
 #if defined(__x86_64__) || defined(__i386__)
 #define DSIG_B3_X86 1
-/* SSE4.1 back-end (blake3_sse41.c): one-block compression with the state rows in 4 xmm registers, and a
- * 4-way hash_many (one message word of 4 inputs per xmm). */
+/* SSE4.1 back-end (blake3_sse41.c): one-block compression with the state rows in 4 xmm registers, and
+ * 4-way hash_many / hash_lanes / xof_many (one state word of 4 inputs or output blocks per xmm). */
 void dsig_b3_sse41_compress_cv(uint32_t cv[8], const uint8_t block[64], uint8_t block_len, uint64_t counter,
                                uint8_t flags);
 void dsig_b3_sse41_compress_xof(const uint32_t cv[8], const uint8_t block[64], uint8_t block_len,
                                 uint64_t counter, uint8_t flags, uint8_t out[64]);
-void dsig_b3_sse41_hash_many(const uint8_t *in, size_t stride, size_t n, size_t blocks, const uint32_t key[8],
-                             uint64_t counter, int inc_counter, uint8_t flags, uint8_t flags_start,
-                             uint8_t flags_end, uint8_t *out);
-/* AVX2 back-end (blake3_avx2.c): 8-way hash_many; the remainder (< 8 inputs) goes to the SSE4.1 one. */
-void dsig_b3_avx2_hash_many(const uint8_t *in, size_t stride, size_t n, size_t blocks, const uint32_t key[8],
-                            uint64_t counter, int inc_counter, uint8_t flags, uint8_t flags_start,
-                            uint8_t flags_end, uint8_t *out);
+void dsig_b3_sse41_hash_many(DSIG_B3_HASH_MANY_ARGS);
+void dsig_b3_sse41_hash_lanes(DSIG_B3_HASH_LANES_ARGS);
+void dsig_b3_sse41_xof_many(DSIG_B3_XOF_MANY_ARGS);
+/* AVX2 back-end (blake3_avx2.c): 8-way hash_many / hash_lanes / xof_many; a remainder of 2..7 runs as a
+ * padded 8-way group, a single one takes the SSE4.1 one-block compression. */
+void dsig_b3_avx2_hash_many(DSIG_B3_HASH_MANY_ARGS);
+void dsig_b3_avx2_hash_lanes(DSIG_B3_HASH_LANES_ARGS);
+void dsig_b3_avx2_xof_many(DSIG_B3_XOF_MANY_ARGS);
 #endif
 
 /* The back-end in use (chosen once from dsig_cpu_features(); thread-safe). */

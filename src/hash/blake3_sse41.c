@@ -1,8 +1,9 @@
 /*
  * src/hash/blake3_sse41.c — SSE4.1 BLAKE3 back-end: the one-block compression with the 4x4 state held as
- * four row registers (columns, then diagonals by rotating rows 1-3), and a 4-way hash_many with one state
- * word of 4 independent inputs per register. Compiled with target("sse4.1") per function, chosen at run
- * time (blake3.c); results are byte-identical to the portable back-end (tests/hash/test_blake3.c).
+ * four row registers (columns, then diagonals by rotating rows 1-3), and 4-way hash_many / hash_lanes /
+ * xof_many with one state word of 4 independent inputs (or output blocks) per register. Compiled with
+ * target("sse4.1") per function, chosen at run time (blake3.c); results are byte-identical to the
+ * portable back-end (tests/hash/test_blake3.c).
  */
 #include "hash/blake3_impl.h"
 
@@ -147,32 +148,63 @@ B3_SSE static inline void transpose4(__m128i *a, __m128i *b, __m128i *c, __m128i
     *d = _mm_unpackhi_epi64(t2, t3);
 }
 
-/* @spec BLAKE3 spec §2.2: 4 inputs in parallel, lane i = input i; v[w] holds state word w of all four. */
-B3_SSE static void sse41_hash4(const uint8_t *in, size_t stride, size_t blocks, const uint32_t key[8],
-                               uint64_t counter, int inc_counter, uint8_t flags, uint8_t flags_start,
-                               uint8_t flags_end, uint8_t *out)
+/* @spec BLAKE3 spec §2.2: the 7 rounds on 4 states at once; m[w] is message word w of every lane. */
+B3_SSE __attribute__((always_inline)) static inline void sse41_rounds4(__m128i v[16], const __m128i m[16])
+{
+#pragma GCC unroll 7
+    for (int k = 0; k < 7; k++) {
+        const uint8_t *s = dsig_b3_sched[k];
+        G4(v[0], v[4], v[8], v[12], m[s[0]], m[s[1]]);
+        G4(v[1], v[5], v[9], v[13], m[s[2]], m[s[3]]);
+        G4(v[2], v[6], v[10], v[14], m[s[4]], m[s[5]]);
+        G4(v[3], v[7], v[11], v[15], m[s[6]], m[s[7]]);
+        G4(v[0], v[5], v[10], v[15], m[s[8]], m[s[9]]);
+        G4(v[1], v[6], v[11], v[12], m[s[10]], m[s[11]]);
+        G4(v[2], v[7], v[8], v[13], m[s[12]], m[s[13]]);
+        G4(v[3], v[4], v[9], v[14], m[s[14]], m[s[15]]);
+    }
+}
+
+/* Lane counters: lane i uses counter + i when inc, else counter (low and high words). */
+B3_SSE static inline void sse41_counters(uint64_t counter, int inc, __m128i *lo, __m128i *hi)
+{
+    uint64_t c[4];
+    for (int i = 0; i < 4; i++)
+        c[i] = counter + (inc ? (uint64_t)i : 0);
+    *lo = _mm_setr_epi32((int)(uint32_t)c[0], (int)(uint32_t)c[1], (int)(uint32_t)c[2], (int)(uint32_t)c[3]);
+    *hi = _mm_setr_epi32((int)(uint32_t)(c[0] >> 32), (int)(uint32_t)(c[1] >> 32), (int)(uint32_t)(c[2] >> 32),
+                         (int)(uint32_t)(c[3] >> 32));
+}
+
+/* @spec BLAKE3 spec §2.2: 4 inputs in parallel, lane i = input i; v[w] holds state word w of all four.
+ * Block j of lane i is at in[i] + 64*j except the last, at last[i] (if last), last_len bytes long. */
+B3_SSE static void sse41_hash4(const uint8_t *const in[4], const uint8_t *const last[4], size_t blocks,
+                               uint8_t last_len, const uint32_t key[8], uint64_t counter, int inc_counter,
+                               uint8_t flags, uint8_t flags_start, uint8_t flags_end, uint8_t *out)
 {
     __m128i h[8];
     for (int i = 0; i < 8; i++)
         h[i] = _mm_set1_epi32((int)key[i]);
-    uint64_t c[4];
-    for (int i = 0; i < 4; i++)
-        c[i] = counter + (inc_counter ? (uint64_t)i : 0);
-    const __m128i clo =
-        _mm_setr_epi32((int)(uint32_t)c[0], (int)(uint32_t)c[1], (int)(uint32_t)c[2], (int)(uint32_t)c[3]);
-    const __m128i chi = _mm_setr_epi32((int)(uint32_t)(c[0] >> 32), (int)(uint32_t)(c[1] >> 32),
-                                       (int)(uint32_t)(c[2] >> 32), (int)(uint32_t)(c[3] >> 32));
+    __m128i clo, chi;
+    sse41_counters(counter, inc_counter, &clo, &chi);
     for (size_t j = 0; j < blocks; j++) {
         uint8_t f = flags;
+        uint32_t bl = 64;
         if (j == 0)
             f |= flags_start;
-        if (j + 1 == blocks)
+        int is_last = j + 1 == blocks;
+        if (is_last) {
             f |= flags_end;
+            bl = last_len;
+        }
+        const uint8_t *p[4];
+        for (int i = 0; i < 4; i++)
+            p[i] = is_last && last ? last[i] : in[i] + 64 * j;
         __m128i m[16];
         for (int q = 0; q < 4; q++) {
             /* Words 4q..4q+3 of the 4 inputs, transposed into 4 word vectors. */
             for (int i = 0; i < 4; i++)
-                m[4 * q + i] = _mm_loadu_si128((const __m128i *)(in + (size_t)i * stride + 64 * j + 16 * q));
+                m[4 * q + i] = _mm_loadu_si128((const __m128i *)(p[i] + 16 * q));
             transpose4(&m[4 * q], &m[4 * q + 1], &m[4 * q + 2], &m[4 * q + 3]);
         }
         __m128i v[16];
@@ -182,20 +214,9 @@ B3_SSE static void sse41_hash4(const uint8_t *in, size_t stride, size_t blocks, 
             v[8 + i] = _mm_set1_epi32((int)dsig_b3_iv[i]);
         v[12] = clo;
         v[13] = chi;
-        v[14] = _mm_set1_epi32(64);
+        v[14] = _mm_set1_epi32((int)bl);
         v[15] = _mm_set1_epi32(f);
-#pragma GCC unroll 7
-        for (int k = 0; k < 7; k++) {
-            const uint8_t *s = dsig_b3_sched[k];
-            G4(v[0], v[4], v[8], v[12], m[s[0]], m[s[1]]);
-            G4(v[1], v[5], v[9], v[13], m[s[2]], m[s[3]]);
-            G4(v[2], v[6], v[10], v[14], m[s[4]], m[s[5]]);
-            G4(v[3], v[7], v[11], v[15], m[s[6]], m[s[7]]);
-            G4(v[0], v[5], v[10], v[15], m[s[8]], m[s[9]]);
-            G4(v[1], v[6], v[11], v[12], m[s[10]], m[s[11]]);
-            G4(v[2], v[7], v[8], v[13], m[s[12]], m[s[13]]);
-            G4(v[3], v[4], v[9], v[14], m[s[14]], m[s[15]]);
-        }
+        sse41_rounds4(v, m);
         for (int i = 0; i < 8; i++)
             h[i] = _mm_xor_si128(v[i], v[i + 8]);
     }
@@ -207,35 +228,128 @@ B3_SSE static void sse41_hash4(const uint8_t *in, size_t stride, size_t blocks, 
     }
 }
 
-/* 4-way hash_many; fewer than 4 leftover inputs take the one-block compression. */
-B3_SSE void dsig_b3_sse41_hash_many(const uint8_t *in, size_t stride, size_t n, size_t blocks,
-                                    const uint32_t key[8], uint64_t counter, int inc_counter, uint8_t flags,
-                                    uint8_t flags_start, uint8_t flags_end, uint8_t *out)
+/* One input, block by block with the one-block compression. */
+B3_SSE static void sse41_hash1(const uint8_t *in, const uint8_t *last, size_t blocks, uint8_t last_len,
+                               const uint32_t key[8], uint64_t counter, uint8_t flags, uint8_t flags_start,
+                               uint8_t flags_end, uint8_t *out)
+{
+    uint32_t cv[8];
+    memcpy(cv, key, sizeof cv);
+    for (size_t j = 0; j < blocks; j++) {
+        uint8_t f = flags;
+        uint8_t bl = 64;
+        const uint8_t *p = in + 64 * j;
+        if (j == 0)
+            f |= flags_start;
+        if (j + 1 == blocks) {
+            f |= flags_end;
+            bl = last_len;
+            if (last)
+                p = last;
+        }
+        dsig_b3_sse41_compress_cv(cv, p, bl, counter, f);
+    }
+    memcpy(out, cv, 32);
+    b3_wipe(cv, sizeof cv);
+}
+
+/* One group of 1..4 inputs: 4 at once; 2..3 as a 4-way group whose spare lanes repeat input 0 (results
+ * discarded); a single input serially. */
+B3_SSE static void sse41_group(const uint8_t *const in[], const uint8_t *const last[], size_t r, size_t blocks,
+                               uint8_t last_len, const uint32_t key[8], uint64_t counter, int inc_counter,
+                               uint8_t flags, uint8_t flags_start, uint8_t flags_end, uint8_t *out)
+{
+    if (r == 4) {
+        sse41_hash4(in, last, blocks, last_len, key, counter, inc_counter, flags, flags_start, flags_end, out);
+        return;
+    }
+    if (r == 1) {
+        sse41_hash1(in[0], last ? last[0] : NULL, blocks, last_len, key, counter, flags, flags_start, flags_end,
+                    out);
+        return;
+    }
+    const uint8_t *pi[4], *pl[4];
+    uint8_t tmp[4 * 32];
+    for (size_t i = 0; i < 4; i++) {
+        pi[i] = in[i < r ? i : 0];
+        pl[i] = last ? last[i < r ? i : 0] : NULL;
+    }
+    sse41_hash4(pi, last ? pl : NULL, blocks, last_len, key, counter, inc_counter, flags, flags_start, flags_end,
+                tmp);
+    memcpy(out, tmp, 32 * r);
+    b3_wipe(tmp, sizeof tmp); /* the spare lanes' results are key-dependent */
+}
+
+/* 4-way hash_lanes (contract in blake3_impl.h). */
+B3_SSE void dsig_b3_sse41_hash_lanes(DSIG_B3_HASH_LANES_ARGS)
+{
+    for (size_t g = 0; g < n; g += 4) {
+        size_t r = n - g < 4 ? n - g : 4;
+        sse41_group(in + g, last ? last + g : NULL, r, blocks, last_len, key, counter + (inc_counter ? g : 0),
+                    inc_counter, flags, flags_start, flags_end, out + 32 * g);
+    }
+}
+
+/* 4-way hash_many (contract in blake3_impl.h): hash_lanes over contiguous inputs. */
+B3_SSE void dsig_b3_sse41_hash_many(DSIG_B3_HASH_MANY_ARGS)
+{
+    for (size_t g = 0; g < n; g += 4) {
+        size_t r = n - g < 4 ? n - g : 4;
+        const uint8_t *p[4];
+        for (size_t i = 0; i < r; i++)
+            p[i] = in + (g + i) * stride;
+        sse41_group(p, NULL, r, blocks, 64, key, counter + (inc_counter ? g : 0), inc_counter, flags,
+                    flags_start, flags_end, out + 32 * g);
+    }
+}
+
+/* @spec BLAKE3 spec §2.6: 4 root output blocks at once (counters counter..counter+3): broadcast message
+ * words, per-lane counters, the 16 output words of each lane transposed back on store. */
+B3_SSE static void sse41_xof4(const uint32_t cv[8], const uint8_t block[64], uint8_t block_len,
+                              uint64_t counter, uint8_t flags, uint8_t *out)
+{
+    __m128i m[16], v[16];
+    for (int i = 0; i < 16; i++)
+        m[i] = _mm_set1_epi32((int)b3_load32(block + 4 * i));
+    for (int i = 0; i < 8; i++)
+        v[i] = _mm_set1_epi32((int)cv[i]);
+    for (int i = 0; i < 4; i++)
+        v[8 + i] = _mm_set1_epi32((int)dsig_b3_iv[i]);
+    sse41_counters(counter, 1, &v[12], &v[13]);
+    v[14] = _mm_set1_epi32(block_len);
+    v[15] = _mm_set1_epi32(flags);
+    sse41_rounds4(v, m);
+    __m128i o[16];
+    for (int i = 0; i < 8; i++) {
+        o[i] = _mm_xor_si128(v[i], v[i + 8]);
+        o[8 + i] = _mm_xor_si128(v[i + 8], _mm_set1_epi32((int)cv[i]));
+    }
+    for (int q = 0; q < 4; q++) {
+        /* o[4q..4q+3] are output words 4q..4q+3 of the 4 lanes: transposed, o[4q+i] is lane i's 16 bytes
+         * at offset 16q of its block. */
+        transpose4(&o[4 * q], &o[4 * q + 1], &o[4 * q + 2], &o[4 * q + 3]);
+        for (int i = 0; i < 4; i++)
+            _mm_storeu_si128((__m128i *)(out + 64 * i + 16 * q), o[4 * q + i]);
+    }
+}
+
+/* 4-way xof_many (contract in blake3_impl.h); a remainder of 2..3 takes a padded 4-way group, a single
+ * block the one-block compression. */
+B3_SSE void dsig_b3_sse41_xof_many(DSIG_B3_XOF_MANY_ARGS)
 {
     while (n >= 4) {
-        sse41_hash4(in, stride, blocks, key, counter, inc_counter, flags, flags_start, flags_end, out);
-        in += 4 * stride;
-        out += 4 * 32;
+        sse41_xof4(cv, block, block_len, counter, flags, out);
+        out += 4 * 64;
+        counter += 4;
         n -= 4;
-        if (inc_counter)
-            counter += 4;
     }
-    for (; n > 0; n--) {
-        uint32_t cv[8];
-        memcpy(cv, key, sizeof cv);
-        for (size_t j = 0; j < blocks; j++) {
-            uint8_t f = flags;
-            if (j == 0)
-                f |= flags_start;
-            if (j + 1 == blocks)
-                f |= flags_end;
-            dsig_b3_sse41_compress_cv(cv, in + 64 * j, 64, counter, f);
-        }
-        memcpy(out, cv, 32);
-        in += stride;
-        out += 32;
-        if (inc_counter)
-            counter++;
+    if (n >= 2) {
+        uint8_t tmp[4 * 64];
+        sse41_xof4(cv, block, block_len, counter, flags, tmp);
+        memcpy(out, tmp, 64 * n);
+        b3_wipe(tmp, sizeof tmp);
+    } else if (n == 1) {
+        dsig_b3_sse41_compress_xof(cv, block, block_len, counter, flags, out);
     }
 }
 

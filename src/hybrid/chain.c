@@ -18,6 +18,7 @@ static const char *const hb_contexts[HB_K_COUNT] = {
     "DSig hybrid signatures v1 Merkle node",
     "DSig hybrid signatures v1 message digest",
     "DSig hybrid signatures v1 one-time key expansion",
+    "DSig hybrid signatures v1 one-time public key lane",
 };
 static uint8_t hb_keys[HB_K_COUNT][32];
 static pthread_once_t hb_keys_once = PTHREAD_ONCE_INIT;
@@ -47,8 +48,8 @@ static inline void f_block(uint8_t blk[64], const uint8_t pk_seed[16], unsigned 
     blk[16] = (uint8_t)dom;
     blk[17] = (uint8_t)step;
     hb_le16(blk + 18, chain);
-    memcpy(blk + HB_F_XOFF, x, n);
-    memset(blk + HB_F_XOFF + n, 0, 64 - HB_F_XOFF - n);
+    memset(blk + HB_F_XOFF, 0, 64 - HB_F_XOFF);
+    hb_cpy_val(blk + HB_F_XOFF, x, n);
 }
 
 /* Hash one F block with the parameter set's chain hash; 32 bytes out (callers truncate to n). */
@@ -73,7 +74,7 @@ void hb_chain_f(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom
     uint8_t blk[64], h[32];
     f_block(blk, pk_seed, dom, chain, step, x, p->n);
     f_hash1(p->hash, blk, h);
-    memcpy(out, h, p->n);
+    hb_cpy_val(out, h, p->n);
 }
 
 #define LANES 8
@@ -127,9 +128,9 @@ void hb_chains_walk(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned
         for (size_t l = 0; l < a;) {
             size_t c = lane_c[l];
             unsigned j = ++lane_j[l];
-            if (table) memcpy(table + ((size_t)ids[c] * p->levels + j) * n, out[l], n);
+            if (table) hb_cpy_val(table + ((size_t)ids[c] * p->levels + j) * n, out[l], n);
             if (j >= stop[c]) {
-                memcpy(vals + c * n, out[l], n);
+                hb_cpy_val(vals + c * n, out[l], n);
                 /* Move the last lane into this slot to keep lanes 0..a-1 dense. */
                 a--;
                 if (l != a) {
@@ -141,7 +142,7 @@ void hb_chains_walk(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned
                 continue; /* re-examine slot l (now holding the moved lane) */
             }
             blk[l][17] = (uint8_t)j;
-            memcpy(blk[l] + HB_F_XOFF, out[l], n);
+            hb_cpy_val(blk[l] + HB_F_XOFF, out[l], n);
             l++;
         }
     }

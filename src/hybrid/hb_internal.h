@@ -31,7 +31,7 @@
 #define HB_MAX_WOTS_CHAINS 136u
 
 /* BLAKE3 keys derived once from context strings (docs §3): keyed-hash mode per purpose. */
-enum { HB_K_CHAIN, HB_K_LEAF, HB_K_NODE, HB_K_MSG, HB_K_EXPAND, HB_K_COUNT };
+enum { HB_K_CHAIN, HB_K_LEAF, HB_K_NODE, HB_K_MSG, HB_K_EXPAND, HB_K_LANE, HB_K_COUNT };
 const uint8_t *hb_key(int which);
 
 /* Little-endian stores / loads. */
@@ -56,6 +56,20 @@ static inline uint64_t hb_ld64(const uint8_t *p)
     return v;
 }
 
+/* Copy one chain value / slot of n bytes. Every parameter set has n = 18 or 16: fixed-size moves,
+ * because a variable-length memcpy compiles to `rep movs`, whose start-up cost dominates such copies. */
+static inline void hb_cpy_val(uint8_t *d, const uint8_t *s, size_t n)
+{
+    if (n == DSIG_HB_WOTS_N) {
+        memcpy(d, s, 16);
+        memcpy(d + 16, s + 16, 2);
+    } else if (n == DSIG_HB_HORS_N) {
+        memcpy(d, s, 16);
+    } else {
+        memcpy(d, s, n);
+    }
+}
+
 /* `bits` (≤ 16) bits of a little-endian bit string starting at bit `pos`; buf must have 2 spare bytes. */
 static inline uint32_t hb_bits(const uint8_t *buf, size_t pos, unsigned bits)
 {
@@ -78,6 +92,39 @@ void hb_chain_f(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom
  */
 void hb_chains_walk(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom, const uint16_t *ids,
                     const uint8_t *start, const uint8_t *stop, uint8_t *vals, size_t cnt, uint8_t *table);
+
+/* ---- wots.c: the leaf hash shared by W-OTS+ and HORS ---- */
+
+/* Lane-parallel leaf (docs §5.3): the L top values are split into `lanes` lanes of `per` values each
+ * (W-OTS+: 8 lanes of ⌈L/8⌉ chain ends; HORS: max(8, t/32) lanes of t/lanes slots, at most 32), each
+ * lane message = pk_seed ‖ ots u8 ‖ n u8 ‖ lane u16 ‖ its values (positions ≥ L are n zero bytes) ‖
+ * zeros up to a multiple of 64 bytes (whole BLAKE3 blocks: same compression count, and the SIMD
+ * multi-message path needs no partial block) is hashed under K_lane (8 lanes at a time), then
+ * leaf = BLAKE3-keyed(K_leaf, lane digests). */
+#define HB_LANE_PREFIX 20u
+#define HB_LANE_MAX 576u /* largest lane message: 64·⌈(20 + 32 HORS slots · 16)/64⌉ */
+#define HB_MAX_LANES 128u                   /* HORS t = 4096 */
+static inline unsigned hb_leaf_lanes(const dsig_hb_params *p)
+{
+    return p->ots == DSIG_HB_OTS_WOTS || p->chains <= 256 ? 8u : p->chains / 32u;
+}
+static inline unsigned hb_lane_values(const dsig_hb_params *p)
+{
+    unsigned m = hb_leaf_lanes(p);
+    return (p->chains + m - 1u) / m;
+}
+/* Bytes of one lane message (a multiple of 64). */
+static inline size_t hb_lane_bytes(const dsig_hb_params *p)
+{
+    return (HB_LANE_PREFIX + (size_t)hb_lane_values(p) * p->n + 63u) & ~(size_t)63u;
+}
+/*
+ * Leaf from the top values: value i (i < L) is tops[i·stride .. +n], except that the ovr_cnt values
+ * listed in ovr_idx (strictly increasing) are taken from ovr_vals[j·n] instead (HORS verification:
+ * recomputed public slots over the revealed secrets).
+ */
+void hb_leaf_hash(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint8_t *tops, size_t stride,
+                  const uint16_t *ovr_idx, const uint8_t *ovr_vals, size_t ovr_cnt, uint8_t leaf[32]);
 
 /* ---- wots.c / hors.c ---- */
 

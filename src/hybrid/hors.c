@@ -1,7 +1,7 @@
 /*
  * src/hybrid/hors.c — HORS with the completed public key in the signature (docs/dsig-format.md §5.2):
  * t slots of 16 bytes; slot s carries the secret s_s when s is one of the k digest indices, else the
- * public value p_s = F(s_s, pk_seed, HORS, s, 0). The leaf hashes all t public values.
+ * public value p_s = F(s_s, pk_seed, HORS, s, 0). The leaf hashes all t public values (lane-parallel).
  */
 #include <string.h>
 
@@ -51,13 +51,13 @@ void hb_hors_keygen(const dsig_hb_params *p, const uint8_t pk_seed[16], uint8_t 
 void hb_hors_sign(const dsig_hb_params *p, const uint8_t *table, const uint8_t *digest, uint8_t *values)
 {
     uint16_t idx[255];
-    for (unsigned s = 0; s < p->chains; s++) memcpy(values + (size_t)s * 16, table + (size_t)s * 32 + 16, 16);
+    for (unsigned s = 0; s < p->chains; s++) hb_cpy_val(values + (size_t)s * 16, table + (size_t)s * 32 + 16, 16);
     unsigned cnt = hors_indices(p, digest, idx);
     for (unsigned i = 0; i < cnt; i++) memcpy(values + (size_t)idx[i] * 16, table + (size_t)idx[i] * 32, 16);
 }
 
-/* Leaf = BLAKE3-keyed(K_leaf, pk_seed ‖ p_0 ‖ … ‖ p_{t−1}), hashing only the revealed slots.
- * @spec docs §5.3 */
+/* Leaf over p_0 … p_{t−1}: the signature's slots with the revealed secrets replaced by their
+ * public values. @spec docs §5.3 */
 void hb_hors_leaf(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint8_t *values,
                   const uint8_t *digest, uint8_t leaf[32])
 {
@@ -66,36 +66,14 @@ void hb_hors_leaf(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint
     unsigned cnt = hors_indices(p, digest, idx);
     memset(start, 0, sizeof start);
     memset(stop, 1, sizeof stop);
-    for (unsigned i = 0; i < cnt; i++) {
-        memcpy(pub + i * 16, values + (size_t)idx[i] * 16, 16);
-    }
+    for (unsigned i = 0; i < cnt; i++) memcpy(pub + i * 16, values + (size_t)idx[i] * 16, 16);
     hb_chains_walk(p, pk_seed, HB_DOM_HORS, idx, start, stop, pub, cnt, NULL);
-
-    dsig_blake3_hasher h;
-    dsig_blake3_init_keyed(&h, hb_key(HB_K_LEAF));
-    dsig_blake3_update(&h, pk_seed, 16);
-    size_t pos = 0; /* next slot not yet hashed */
-    for (unsigned i = 0; i < cnt; i++) {
-        if (idx[i] > pos) dsig_blake3_update(&h, values + pos * 16, (idx[i] - pos) * 16);
-        dsig_blake3_update(&h, pub + i * 16, 16);
-        pos = (size_t)idx[i] + 1;
-    }
-    if (p->chains > pos) dsig_blake3_update(&h, values + pos * 16, (p->chains - pos) * 16);
-    dsig_blake3_finalize(&h, leaf, 32);
+    hb_leaf_hash(p, pk_seed, values, 16, idx, pub, cnt, leaf);
 }
 
-/* Leaf of a key from its public slots. */
+/* Leaf of a key from its public slots (slot s's public value at table[(2s+1)·16]). */
 void hb_hors_leaf_from_table(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint8_t *table,
                              uint8_t leaf[32])
 {
-    uint8_t buf[64 * 16];
-    dsig_blake3_hasher h;
-    dsig_blake3_init_keyed(&h, hb_key(HB_K_LEAF));
-    dsig_blake3_update(&h, pk_seed, 16);
-    for (unsigned base = 0; base < p->chains; base += 64) {
-        unsigned m = p->chains - base < 64 ? p->chains - base : 64;
-        for (unsigned i = 0; i < m; i++) memcpy(buf + i * 16, table + (size_t)(base + i) * 32 + 16, 16);
-        dsig_blake3_update(&h, buf, (size_t)m * 16);
-    }
-    dsig_blake3_finalize(&h, leaf, 32);
+    hb_leaf_hash(p, pk_seed, table + 16, 32, NULL, NULL, 0, leaf);
 }

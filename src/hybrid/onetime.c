@@ -4,6 +4,8 @@
  * batch message with its verification (docs/dsig-format.md §3, §6, §7).
  */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <sodium.h>
@@ -39,12 +41,42 @@ void dsig_hb_key_seed(const uint8_t master_seed[DSIG_HB_SEED_BYTES], uint64_t ba
     dsig_blake3_hash_block(master_seed, blk, sizeof blk, seed_out, DSIG_HB_SEED_BYTES);
 }
 
-/* Wipe and free a prepared key. */
+/* The shared allocation of a batch's keys: this header, then each key's memory at a 64-byte aligned
+ * offset. `refs` counts the keys not yet erased; the last erase frees the block. */
+typedef struct hb_slab {
+    _Atomic uint32_t refs;
+    void *block; /* the dsig_malloc pointer (the header is aligned up inside it) */
+} hb_slab;
+
+#define HB_ALIGN(x) (((x) + (size_t)63u) & ~(size_t)63u)
+
+/* Drop one key's reference; free the block with the last one (every key region was wiped already). */
+static void hb_slab_release(hb_slab *sl)
+{
+    if (atomic_fetch_sub_explicit(&sl->refs, 1, memory_order_acq_rel) == 1) dsig_xfree(sl->block, 0);
+}
+
+/* Wipe a prepared key and release its memory. */
 void dsig_hb_key_erase(dsig_hb_key *key)
 {
     if (!key) return;
-    if (key->mem) dsig_xfree(key->mem, key->mem_len);
+    if (key->mem) {
+        dsig_memzero(key->mem, key->mem_len);
+        if (key->slab)
+            hb_slab_release(key->slab);
+        else
+            dsig_xfree(key->mem, key->mem_len);
+    }
     dsig_memzero(key, sizeof *key);
+}
+
+/* Prefetch hints (write intent: the erase writes every line) for a key's whole memory. */
+void dsig_hb_key_prefetch(const dsig_hb_key *key)
+{
+    if (!key || !key->mem) return;
+    const uint8_t *m = key->mem;
+    for (size_t o = 0; o < key->mem_len; o += 64) __builtin_prefetch(m + o, 1, 3);
+    __builtin_prefetch(m + key->mem_len - 1, 1, 3);
 }
 
 /* Bytes of the signature template kept in a key: the 47-byte prefix and the proof ‖ root_sig tail. */
@@ -54,22 +86,15 @@ static size_t tmpl_bytes(const dsig_hb_params *p)
 }
 
 /*
- * Build key `index`: expand its seed into pk_seed ‖ nonce ‖ level-0 secrets (BLAKE3-keyed(K_expand,
- * seed) XOF), fill the template prefix, compute every level and the leaf. @spec docs §3.1, §5
+ * Build key `index` in its preassigned memory: expand its seed into pk_seed ‖ nonce ‖ level-0 secrets
+ * (BLAKE3-keyed(K_expand, seed) XOF, through the caller's scratch `xof` of 32 + L·n bytes), fill the
+ * template prefix, compute every level and the leaf. @spec docs §3.1, §5
  */
-static int hb_key_build(const dsig_hb_params *p, const uint8_t master_seed[32], uint64_t batch_seq,
-                        uint32_t index, dsig_hb_key *key)
+static void hb_key_build(const dsig_hb_params *p, const uint8_t master_seed[32], uint64_t batch_seq,
+                         uint32_t index, dsig_hb_key *key, uint8_t *xof)
 {
     const size_t tb = tmpl_bytes(p), sec = (size_t)p->chains * p->n, xof_len = 32 + sec;
     uint8_t seed[32];
-    uint8_t *xof = dsig_malloc(xof_len);
-    key->mem_len = tb + p->table_bytes;
-    key->mem = dsig_calloc(1, key->mem_len);
-    if (!xof || !key->mem) {
-        dsig_xfree(xof, 0);
-        dsig_hb_key_erase(key);
-        return dsig_fail(DSIG_E_NOMEM, "DSig keygen: out of memory for a one-time key");
-    }
     key->params = p;
     key->batch_seq = batch_seq;
     key->index = index;
@@ -79,7 +104,8 @@ static int hb_key_build(const dsig_hb_params *p, const uint8_t master_seed[32], 
     dsig_blake3_init_keyed(&h, hb_key(HB_K_EXPAND));
     dsig_blake3_update(&h, seed, sizeof seed);
     dsig_blake3_finalize(&h, xof, xof_len);
-    dsig_memzero(&h, sizeof h);
+    /* The seed sits in the hasher's buf / cv; the CV stack (after them) is unused by a one-block input. */
+    dsig_memzero(&h, offsetof(dsig_blake3_hasher, cv_stack));
     dsig_memzero(seed, sizeof seed);
 
     uint8_t *t = key->mem;
@@ -92,8 +118,7 @@ static int hb_key_build(const dsig_hb_params *p, const uint8_t master_seed[32], 
 
     uint8_t *table = key->mem + tb;
     const size_t n = p->n;
-    for (size_t i = 0; i < p->chains; i++) memcpy(table + i * p->levels * n, xof + 32 + i * n, n);
-    dsig_xfree(xof, xof_len);
+    for (size_t i = 0; i < p->chains; i++) hb_cpy_val(table + i * p->levels * n, xof + 32 + i * n, n);
 
     if (p->ots == DSIG_HB_OTS_WOTS) {
         hb_wots_keygen(p, t + HB_OFF_PKSEED, table);
@@ -102,7 +127,6 @@ static int hb_key_build(const dsig_hb_params *p, const uint8_t master_seed[32], 
         hb_hors_keygen(p, t + HB_OFF_PKSEED, table);
         hb_hors_leaf_from_table(p, t + HB_OFF_PKSEED, table, key->leaf);
     }
-    return DSIG_OK;
 }
 
 /* root message = "DSig-hybrid-root" ‖ version ‖ param id u32le ‖ signer pk ‖ batch_seq u64le ‖ root.
@@ -155,13 +179,31 @@ int dsig_hb_keygen_batch(const dsig_hb_params *p, const uint8_t master_seed[DSIG
         dsig_hb_batch_free(out);
         return dsig_fail(DSIG_E_NOMEM, "DSig keygen: out of memory for a batch");
     }
+    /* One allocation for every key of the batch (and one XOF scratch buffer), not one per key. */
+    const size_t klen = tmpl_bytes(p) + p->table_bytes, stride = HB_ALIGN(klen);
+    const size_t xof_len = 32 + (size_t)p->chains * p->n;
+    uint8_t *block = dsig_malloc(HB_ALIGN(sizeof(hb_slab)) + 63 + (size_t)b * stride);
+    uint8_t *xof = dsig_malloc(xof_len);
+    if (!block || !xof) {
+        dsig_xfree(block, 0);
+        dsig_xfree(xof, 0);
+        dsig_hb_batch_free(out);
+        return dsig_fail(DSIG_E_NOMEM, "DSig keygen: out of memory for the one-time keys of a batch");
+    }
+    hb_slab *sl = (hb_slab *)(void *)HB_ALIGN((uintptr_t)block);
+    uint8_t *base = (uint8_t *)sl + HB_ALIGN(sizeof(hb_slab));
+    sl->block = block;
+    atomic_init(&sl->refs, b);
     for (uint32_t i = 0; i < b; i++) {
-        if ((rc = hb_key_build(p, master_seed, batch_seq, i, &out->keys[i])) != DSIG_OK) {
-            dsig_hb_batch_free(out);
-            return rc;
-        }
+        out->keys[i].mem = base + (size_t)i * stride;
+        out->keys[i].mem_len = klen;
+        out->keys[i].slab = sl;
+    }
+    for (uint32_t i = 0; i < b; i++) {
+        hb_key_build(p, master_seed, batch_seq, i, &out->keys[i], xof);
         memcpy(out->nodes[i], out->keys[i].leaf, 32);
     }
+    dsig_xfree(xof, xof_len);
     hb_tree_build(p, out->nodes);
     memcpy(out->root, out->nodes[2 * (size_t)b - 2], 32);
 

@@ -21,12 +21,13 @@
 /* ---- one-time keys (signer side) ------------------------------------------------------------ */
 
 /*
- * A prepared one-time key: everything needed to emit a signature by copying. `mem` is one allocation
- * (dsig_malloc) holding the signature template (header and tail: every signature byte except the chain
- * values) and the precomputed secret table (all chain levels; HORS: secrets and public slots).
- * Keys may be moved between containers by copying the struct and zeroing the source; erase exactly once
- * with dsig_hb_key_erase() (wipes and frees). A key must sign at most once — the caller enforces it
- * (erase right after signing).
+ * A prepared one-time key: everything needed to emit a signature by copying. `mem` (64-byte aligned)
+ * holds the signature template (header and tail: every signature byte except the chain values) and the
+ * precomputed secret table (all chain levels; HORS: secrets and public slots). The memory of all keys of
+ * a batch is one allocation (`slab`, reference-counted, freed when its last key is erased).
+ * Keys may be moved between containers (and threads) by copying the struct and zeroing the source;
+ * erase exactly once with dsig_hb_key_erase() (wipes; frees the slab with its last key). A key must
+ * sign at most once — the caller enforces it (erase right after signing).
  */
 typedef struct dsig_hb_key {
     const dsig_hb_params *params;
@@ -35,10 +36,20 @@ typedef struct dsig_hb_key {
     uint8_t leaf[DSIG_HB_HASH_BYTES];  /* one-time public-key digest (public) */
     uint8_t *mem;                      /* template ‖ table; NULL when erased / moved */
     size_t mem_len;
+    void *slab;                        /* the batch allocation `mem` lies in (internal) */
 } dsig_hb_key;
 
-/* Wipe and free a key's secret material (safe on an erased or zeroed key). */
+/* Wipe a key's secret material and drop its reference to the batch allocation (safe on an erased or
+ * zeroed key; thread-safe against erasing other keys of the same batch). */
 void dsig_hb_key_erase(dsig_hb_key *key);
+
+/*
+ * Prefetch (for writing) every cache line of a key's template and table: call it for the NEXT key
+ * right after signing, so that the key — written by a key-generation thread on another core — is in
+ * this core's cache when it signs (reads ~70 lines chosen by the message) and is erased (writes all).
+ * Issues only prefetch hints; no effect on an erased key.
+ */
+void dsig_hb_key_prefetch(const dsig_hb_key *key);
 
 /*
  * The per-key seed of key `index` of batch `batch_seq` under a 32-byte master seed (docs §3.1).

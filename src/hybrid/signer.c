@@ -354,10 +354,19 @@ int dsig_hybrid_sign(dsig_hybrid_signer *s, const uint8_t *msg, size_t len, uint
     s->st.signatures++;
     if (s->nthreads && s->ready + s->inflight < s->opt.pool_target)
         pthread_cond_signal(&s->need_keys);
+    /* The key the NEXT signature will take: it was written by a background thread on another core,
+     * so pull its lines into this core's cache now, while this call's own work overlaps the misses. */
+    const dsig_hb_key *next = NULL;
+    if (s->head)
+        next = s->head->next_key < s->params.batch ? &s->head->b.keys[s->head->next_key]
+               : s->head->next                     ? &s->head->next->b.keys[s->head->next->next_key]
+                                                   : NULL;
     pthread_mutex_unlock(&s->lock);
 
     int rc = dsig_hb_sign(&key, msg, len, sig, cap, sig_len);
     dsig_hb_key_erase(&key); /* one-time: erased whatever the outcome */
+    if (next)
+        dsig_hb_key_prefetch(next); /* a hint only: reads no key data, so no lock is needed */
     if (done) {
         dsig_hb_batch_free(&done->b);
         dsig_xfree(done, 0);

@@ -40,10 +40,23 @@ void hb_message_digest(const dsig_hb_params *p, const uint8_t *pk_seed, const ui
 void hb_wots_digits(const dsig_hb_params *p, const uint8_t *digest, uint8_t *digits)
 {
     unsigned lw = p->log_w, wm = p->w - 1u, csum = 0;
-    for (unsigned i = 0; i < p->len1; i++) {
-        unsigned d = hb_bits(digest, (size_t)i * lw, lw);
-        digits[i] = (uint8_t)d;
-        csum += wm - d;
+    if (lw == 2) {
+        /* The default w = 4: four digits per digest byte, no bit-window arithmetic. */
+        for (unsigned b = 0; b < p->len1 / 4u; b++) {
+            unsigned x = digest[b];
+            digits[4 * b] = (uint8_t)(x & 3u);
+            digits[4 * b + 1] = (uint8_t)((x >> 2) & 3u);
+            digits[4 * b + 2] = (uint8_t)((x >> 4) & 3u);
+            digits[4 * b + 3] = (uint8_t)(x >> 6);
+            /* Σ(3 − d) over the byte's four digits = 12 − (sum of its digits) */
+            csum += 12u - ((x & 3u) + ((x >> 2) & 3u) + ((x >> 4) & 3u) + (x >> 6));
+        }
+    } else {
+        for (unsigned i = 0; i < p->len1; i++) {
+            unsigned d = hb_bits(digest, (size_t)i * lw, lw);
+            digits[i] = (uint8_t)d;
+            csum += wm - d;
+        }
     }
     for (unsigned j = 0; j < p->len2; j++) digits[p->len1 + j] = (uint8_t)((csum >> (j * lw)) & wm);
 }
@@ -59,7 +72,7 @@ void hb_wots_keygen(const dsig_hb_params *p, const uint8_t pk_seed[16], uint8_t 
         ids[i] = (uint16_t)i;
         start[i] = 0;
         stop[i] = (uint8_t)(p->w - 1);
-        memcpy(vals + i * n, table + (size_t)i * p->w * n, n);
+        hb_cpy_val(vals + i * n, table + (size_t)i * p->w * n, n);
     }
     hb_chains_walk(p, pk_seed, HB_DOM_WOTS, ids, start, stop, vals, p->chains, table);
     dsig_memzero(vals, sizeof vals);
@@ -72,16 +85,45 @@ void hb_wots_sign(const dsig_hb_params *p, const uint8_t *table, const uint8_t *
     const size_t n = p->n;
     hb_wots_digits(p, digest, digits);
     for (unsigned i = 0; i < p->chains; i++)
-        memcpy(values + i * n, table + ((size_t)i * p->w + digits[i]) * n, n);
+        hb_cpy_val(values + i * n, table + ((size_t)i * p->w + digits[i]) * n, n);
 }
 
-/* Leaf = BLAKE3-keyed(K_leaf, pk_seed ‖ end_0 ‖ … ‖ end_{L−1}). @spec docs §5.3 */
-static void wots_leaf_of_ends(const uint8_t pk_seed[16], const uint8_t *ends, size_t len, uint8_t leaf[32])
+/* Lane-parallel leaf (see hb_internal.h): lane messages 8 at a time through the multi-message BLAKE3,
+ * then one keyed hash over the lane digests. @spec docs §5.3 */
+void hb_leaf_hash(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint8_t *tops, size_t stride,
+                  const uint16_t *ovr_idx, const uint8_t *ovr_vals, size_t ovr_cnt, uint8_t leaf[32])
 {
+    uint8_t buf[8][HB_LANE_MAX];
+    uint8_t dig[HB_MAX_LANES][32];
+    const unsigned lanes = hb_leaf_lanes(p), per = hb_lane_values(p), L = p->chains;
+    const size_t n = p->n, len = hb_lane_bytes(p), used = HB_LANE_PREFIX + (size_t)per * n;
+    size_t o = 0; /* next override */
+    for (unsigned g = 0; g < lanes; g += 8) {
+        for (unsigned l = 0; l < 8; l++) {
+            unsigned lane = g + l, first = lane * per;
+            uint8_t *m = buf[l];
+            memcpy(m, pk_seed, 16);
+            m[16] = p->ots;
+            m[17] = (uint8_t)n;
+            hb_le16(m + 18, lane);
+            m += HB_LANE_PREFIX;
+            unsigned have = first >= L ? 0 : (L - first < per ? L - first : per);
+            for (unsigned j = 0; j < have; j++) hb_cpy_val(m + (size_t)j * n, tops + (size_t)(first + j) * stride, n);
+            /* positions ≥ L (the last lanes when L is not a multiple of the lane count) are zeros */
+            if (have < per) memset(m + (size_t)have * n, 0, (size_t)(per - have) * n);
+            memset(buf[l] + used, 0, len - used); /* zeros to the block boundary */
+        }
+        unsigned end = (g + 8) * per;
+        for (; o < ovr_cnt && ovr_idx[o] < end; o++) {
+            unsigned i = ovr_idx[o], lane = i / per;
+            hb_cpy_val(buf[lane - g] + HB_LANE_PREFIX + (size_t)(i - lane * per) * n, ovr_vals + o * n, n);
+        }
+        dsig_blake3_hash_many_chunks(hb_key(HB_K_LANE), buf[0], HB_LANE_MAX, len, 8, dig + g);
+    }
+    /* One message: serial compressions (a multi-message SIMD call would waste its other lanes). */
     dsig_blake3_hasher h;
     dsig_blake3_init_keyed(&h, hb_key(HB_K_LEAF));
-    dsig_blake3_update(&h, pk_seed, 16);
-    dsig_blake3_update(&h, ends, len);
+    dsig_blake3_update(&h, dig, (size_t)lanes * 32);
     dsig_blake3_finalize(&h, leaf, 32);
 }
 
@@ -100,16 +142,13 @@ void hb_wots_leaf(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint
     }
     memcpy(ends, values, total);
     hb_chains_walk(p, pk_seed, HB_DOM_WOTS, ids, digits, stop, ends, p->chains, NULL);
-    wots_leaf_of_ends(pk_seed, ends, total, leaf);
+    hb_leaf_hash(p, pk_seed, ends, n, NULL, NULL, 0, leaf);
 }
 
-/* Leaf of a key from its table's top level. */
+/* Leaf of a key from its table's top level (chain i's end at table[(i·w + w−1)·n]). */
 void hb_wots_leaf_from_table(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint8_t *table,
                              uint8_t leaf[32])
 {
-    uint8_t ends[HB_MAX_WOTS_CHAINS * DSIG_HB_WOTS_N];
     const size_t n = p->n;
-    for (unsigned i = 0; i < p->chains; i++)
-        memcpy(ends + i * n, table + ((size_t)i * p->w + p->w - 1) * n, n);
-    wots_leaf_of_ends(pk_seed, ends, (size_t)p->chains * n, leaf);
+    hb_leaf_hash(p, pk_seed, table + (size_t)(p->w - 1) * n, (size_t)p->w * n, NULL, NULL, 0, leaf);
 }

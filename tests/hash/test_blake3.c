@@ -2,8 +2,9 @@
  * tests/hash/test_blake3.c — BLAKE3 against the official vectors
  * (blake3/test_vectors.json: hash, keyed_hash, derive_key, 131-byte XOF and
  * 32-byte prefix) with every back-end this CPU has (portable, sse41, avx2),
- * incremental updates in odd sizes, finalize_seek, the one-block fast path and
- * hash64_many.
+ * incremental updates in odd sizes, finalize_seek, the one-block fast path,
+ * hash64_many, hash_many_chunks, long (parallel) XOF outputs and small-then-long
+ * update sequences.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,6 +303,156 @@ static void test_hash64_many(void **state)
     }
 }
 
+/* A hasher (keyed or not) over `in`, all at once. */
+static void hasher_over(dsig_blake3_hasher *h, const uint8_t *key, const uint8_t *in, size_t len)
+{
+    if (key)
+        dsig_blake3_init_keyed(h, key);
+    else
+        dsig_blake3_init(h);
+    dsig_blake3_update(h, in, len);
+}
+
+/* hash_many_chunks equals the hasher on each message for n = 0..17 (every SIMD
+ * width, padded remainders), message lengths around block and chunk edges,
+ * keyed and unkeyed, tight (stride = len: the last message ends the
+ * allocation, so an over-read shows under ASan) and loose strides, with every
+ * back-end; nothing is written past out[n - 1]. */
+static void test_hash_many_chunks(void **state)
+{
+    (void)state;
+    enum { NMAX = 17 };
+    static const size_t lens[] = {0, 1, 63, 64, 65, 168, 1023, 1024};
+    uint8_t key[32], want[NMAX][32], got[NMAX + 1][32];
+    tu_fill(key, sizeof key, 11);
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        size_t len = lens[li];
+        for (size_t extra = 0; extra <= 5; extra += 5) {
+            size_t stride = len + extra;
+            size_t total = stride * NMAX - extra; /* the last message ends the buffer */
+            uint8_t *in = malloc(total ? total : 1);
+            assert_non_null(in);
+            tu_fill(in, total, (int)(len + extra));
+            for (int keyed = 0; keyed < 2; keyed++) {
+                const uint8_t *k = keyed ? key : NULL;
+                assert_int_equal(dsig_blake3_force_impl("portable"), 0);
+                for (size_t i = 0; i < NMAX; i++) {
+                    dsig_blake3_hasher h;
+                    hasher_over(&h, k, in + i * stride, len);
+                    dsig_blake3_finalize(&h, want[i], 32);
+                }
+                for (size_t b = 0; b < N_BACKENDS; b++) {
+                    if (dsig_blake3_force_impl(backends[b]) != 0)
+                        continue;
+                    for (size_t n = 0; n <= NMAX; n++) {
+                        /* n messages taken from the end, so message n-1 always ends the buffer. */
+                        const uint8_t *base = in + (NMAX - n) * stride;
+                        memset(got, 0x5A, sizeof got);
+                        dsig_blake3_hash_many_chunks(k, base, stride, len, n, got);
+                        assert_memory_equal(got, want[NMAX - n], 32 * n);
+                        for (size_t i = 0; i < 32; i++)
+                            assert_int_equal(got[n][i], 0x5A);
+                    }
+                }
+            }
+            free(in);
+        }
+    }
+    assert_int_equal(dsig_blake3_force_impl("portable"), 0);
+}
+
+/* Long XOF outputs (up to 2000 bytes, every seek offset mod 64, lengths around
+ * block edges) equal the one-byte-at-a-time sequential output, with every
+ * back-end, for a one-chunk root, a parent root and a keyed hasher; nothing is
+ * written past out_len. */
+static void test_long_xof(void **state)
+{
+    (void)state;
+    enum { MAXOUT = 2000, REF = MAXOUT + 128 };
+    static const size_t outs[] = {1, 63, 64, 65, 127, 128, 129, 191, 256, 500, 1240, MAXOUT};
+    static const size_t inlens[] = {3, 168, 3 * 1024 + 5};
+    uint8_t key[32], msg[3 * 1024 + 5];
+    tu_fill(key, sizeof key, 12);
+    tu_fill(msg, sizeof msg, 13);
+    uint8_t *ref = malloc(REF), *got = malloc(MAXOUT + 64);
+    assert_non_null(ref);
+    assert_non_null(got);
+    for (size_t ii = 0; ii < sizeof inlens / sizeof inlens[0]; ii++) {
+        for (int keyed = 0; keyed < 2; keyed++) {
+            dsig_blake3_hasher h;
+            assert_int_equal(dsig_blake3_force_impl("portable"), 0);
+            hasher_over(&h, keyed ? key : NULL, msg, inlens[ii]);
+            for (size_t i = 0; i < REF; i++) /* one byte per call: never the multi-block path */
+                dsig_blake3_finalize_seek(&h, i, ref + i, 1);
+            for (size_t b = 0; b < N_BACKENDS; b++) {
+                if (dsig_blake3_force_impl(backends[b]) != 0)
+                    continue;
+                for (size_t seek = 0; seek < 128; seek++) {
+                    for (size_t oi = 0; oi < sizeof outs / sizeof outs[0]; oi++) {
+                        size_t ol = outs[oi];
+                        memset(got, 0xA5, MAXOUT + 64);
+                        dsig_blake3_finalize_seek(&h, seek, got, ol);
+                        assert_memory_equal(got, ref + seek, ol);
+                        for (size_t i = ol; i < MAXOUT + 64; i++)
+                            assert_int_equal(got[i], 0xA5);
+                    }
+                }
+                memset(got, 0, MAXOUT);
+                dsig_blake3_finalize(&h, got, MAXOUT);
+                assert_memory_equal(got, ref, MAXOUT);
+            }
+        }
+    }
+    free(ref);
+    free(got);
+    assert_int_equal(dsig_blake3_force_impl("portable"), 0);
+}
+
+/* Small first updates followed by a long one (the DSig message digest: keyed,
+ * 16 + 16 + 8192 bytes, 64 bytes out) equal the one-shot and the serial
+ * hashes, with every back-end, for prefixes that leave the chunk state empty,
+ * with under one block, exactly one block, or compressed blocks, and long
+ * parts that end mid-chunk, on a chunk edge, or run past one 64-chunk batch. */
+static void test_split_update(void **state)
+{
+    (void)state;
+    static const size_t pre1[] = {0, 1, 16, 16, 63, 64, 64, 65, 1000, 1024, 1025};
+    static const size_t pre2[] = {0, 0, 16, 48, 1, 0, 1, 0, 24, 1, 0};
+    static const size_t bigs[] = {1, 959, 960, 961, 8192, 8193, 64 * 1024, 70 * 1024 + 3};
+    const size_t max = 1025 + 70 * 1024 + 3;
+    uint8_t *in = malloc(max), key[32];
+    assert_non_null(in);
+    tu_fill(in, max, 14);
+    tu_fill(key, sizeof key, 15);
+    for (size_t bi = 0; bi < sizeof bigs / sizeof bigs[0]; bi++) {
+        for (size_t pi = 0; pi < sizeof pre1 / sizeof pre1[0]; pi++) {
+            size_t total = pre1[pi] + pre2[pi] + bigs[bi];
+            for (int keyed = 0; keyed < 2; keyed++) {
+                const uint8_t *k = keyed ? key : NULL;
+                uint8_t want[64], got[64];
+                assert_int_equal(dsig_blake3_force_impl("portable"), 0);
+                serial_hash(k, in, total, want, sizeof want);
+                for (size_t b = 0; b < N_BACKENDS; b++) {
+                    if (dsig_blake3_force_impl(backends[b]) != 0)
+                        continue;
+                    dsig_blake3_hasher h;
+                    hasher_over(&h, k, in, 0);
+                    dsig_blake3_update(&h, in, pre1[pi]);
+                    dsig_blake3_update(&h, in + pre1[pi], pre2[pi]);
+                    dsig_blake3_update(&h, in + pre1[pi] + pre2[pi], bigs[bi]);
+                    dsig_blake3_finalize(&h, got, sizeof got);
+                    assert_memory_equal(got, want, sizeof want);
+                    hasher_over(&h, k, in, total);
+                    dsig_blake3_finalize(&h, got, sizeof got);
+                    assert_memory_equal(got, want, sizeof want);
+                }
+            }
+        }
+    }
+    free(in);
+    assert_int_equal(dsig_blake3_force_impl("portable"), 0);
+}
+
 /* The back-end detected at first use (this test runs first) is the best one the
  * CPU offers. */
 static void test_impl_name(void **state)
@@ -324,7 +475,8 @@ int main(void)
         cmocka_unit_test(test_impl_name),     cmocka_unit_test(test_vectors_portable),
         cmocka_unit_test(test_vectors_sse41), cmocka_unit_test(test_vectors_avx2),
         cmocka_unit_test(test_long_inputs),   cmocka_unit_test(test_hash_block),
-        cmocka_unit_test(test_hash64_many),
+        cmocka_unit_test(test_hash64_many),   cmocka_unit_test(test_hash_many_chunks),
+        cmocka_unit_test(test_long_xof),      cmocka_unit_test(test_split_update),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
