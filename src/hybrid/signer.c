@@ -361,12 +361,17 @@ int dsig_hybrid_sign(dsig_hybrid_signer *s, const uint8_t *msg, size_t len, uint
         next = s->head->next_key < s->params.batch ? &s->head->b.keys[s->head->next_key]
                : s->head->next                     ? &s->head->next->b.keys[s->head->next->next_key]
                                                    : NULL;
+    /* Copy the descriptor under the lock: once it is released another thread may take and free that
+     * key. Prefetching the copied address range is harmless even then (prefetches never fault). */
+    dsig_hb_key next_hint = {0};
+    if (next)
+        next_hint = *next;
     pthread_mutex_unlock(&s->lock);
 
     int rc = dsig_hb_sign(&key, msg, len, sig, cap, sig_len);
     dsig_hb_key_erase(&key); /* one-time: erased whatever the outcome */
-    if (next)
-        dsig_hb_key_prefetch(next); /* a hint only: reads no key data, so no lock is needed */
+    dsig_hb_key_prefetch(&next_hint); /* a hint only: no key data is read */
+    dsig_memzero(&next_hint, sizeof next_hint);
     if (done) {
         dsig_hb_batch_free(&done->b);
         dsig_xfree(done, 0);
