@@ -20,7 +20,7 @@
  *   dsig_hybrid_channel   an in-process fan-out carrying batch messages from signers to verifiers.
  *
  * Signatures are self-contained byte strings (docs/dsig-format.md); their size depends only on the
- * parameter set (1584 bytes for the default W-OTS+ w = 4, batch 128). The registry algorithm "DSig"
+ * parameter set (1559 bytes for the default W-OTS+ w = 4, batch 128). The registry algorithm "DSig"
  * (dsig/registry.h) uses the same scheme for streamed payloads (docs/dsig.md).
  *
  * Return values follow dsig/error.h: DSIG_OK, DSIG_E_VERIFY for a signature that does not verify,
@@ -62,7 +62,7 @@ DSIG_EXPORT const dsig_hybrid_params *dsig_hybrid_params_at(size_t i);
 
 /*
  * A custom parameter set. ots = DSIG_HYBRID_OTS_WOTS: log_w 1..4 (w = 2, 4, 8, 16), log_t = k = 0.
- * ots = DSIG_HYBRID_OTS_HORS: log_w = 0, log_t 4..16, 1 ≤ k < 2^log_t with ≥ 128-bit HORS security.
+ * ots = DSIG_HYBRID_OTS_HORS: log_w = 0, log_t 4..12, 1 ≤ k < 2^log_t with ≥ 128-bit HORS security.
  * log_batch 0..10 (1 to 1024 keys per batch). DSIG_E_ARG with a detail naming the field otherwise.
  * Free with dsig_hybrid_params_free(); signers and verifiers keep their own copy.
  */

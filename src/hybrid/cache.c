@@ -110,6 +110,7 @@ void dsig_hb_cache_insert(dsig_hb_cache *c, dsig_hb_batch *b, int *evicted)
     memset(b, 0, sizeof *b);
     e->seq = e->batch.batch_seq;
     e->used = 1;
+    e->batch_convicted = 0;
     uint32_t bk = bucket_of(c, e->seq);
     e->next = c->buckets[bk];
     c->buckets[bk] = i;
@@ -131,6 +132,7 @@ int dsig_hb_cache_record(dsig_hb_centry *e, uint32_t index, const uint8_t *msg, 
             return dsig_fail(DSIG_E_NOMEM, "DSig verifier: out of memory recording a signature");
         r->msg_len = len;
         r->sig_len = sig_len;
+        atomic_init(&r->convicted, 0);
         r->msg = (uint8_t *)(r + 1);
         r->sig = r->msg + len;
         if (len)

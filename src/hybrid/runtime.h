@@ -38,6 +38,9 @@ int dsig_hb_params_resolve(const dsig_hybrid_params *p, const dsig_hb_params **o
 typedef struct dsig_hb_leafrec {
     size_t msg_len, sig_len;
     uint8_t *msg, *sig;          /* point into the same allocation, after the struct */
+    _Atomic int convicted;       /* 1 once evidence against this key was recorded (review fix: a
+                                    replayed second signature must not add a record each time —
+                                    unbounded memory; one conviction per key is enough) */
 } dsig_hb_leafrec;
 
 /* One cached, verified batch. */
@@ -46,6 +49,8 @@ typedef struct dsig_hb_centry {
     int32_t next;                /* next entry in the same bucket, -1 = end */
     int used;
     dsig_hb_batch batch;         /* verified (keys == NULL) */
+    int batch_convicted;         /* batch-equivocation evidence already recorded for this entry
+                                    (exclusive lock; replays of the rival batch add no record) */
     _Atomic(dsig_hb_leafrec *) *leaves; /* per leaf: first verified message, NULL = none yet */
 } dsig_hb_centry;
 

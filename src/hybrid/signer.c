@@ -18,6 +18,32 @@
 
 #include "hybrid/runtime.h"
 
+/*
+ * Fork guard (review fix). A child made by fork() inherits the pool of prepared one-time keys, the
+ * master seed and next_seq: if parent and child both signed, the same one-time key would sign two
+ * messages (W-OTS+/HORS forgery by anyone who sees both). A process-wide generation counter, bumped
+ * in the child by a pthread_atfork handler, tells a signer that it is now a stale copy: it refuses to
+ * sign or generate (DSIG_E_STATE), and free only wipes (the threads and locks are not the child's).
+ * Cost on the sign path: one relaxed atomic load.
+ */
+static _Atomic unsigned long hb_fork_gen;
+static pthread_once_t hb_fork_once = PTHREAD_ONCE_INIT;
+
+/* In the child after fork(): every signer created before is stale. */
+static void hb_fork_child(void)
+{
+    atomic_fetch_add_explicit(&hb_fork_gen, 1, memory_order_relaxed);
+}
+
+/* Register the child handler once per process. */
+static void hb_fork_init(void)
+{
+    (void)pthread_atfork(NULL, NULL, hb_fork_child);
+}
+
+/* 1 if this signer was inherited through fork() (see above). */
+static int hb_forked(const dsig_hybrid_signer *s);
+
 #define DEFAULT_POOL 512u
 #define MAX_THREADS 64u
 #define MAX_POOL (1u << 24)
@@ -62,7 +88,13 @@ struct dsig_hybrid_signer {
     unsigned olen;
     uint64_t outbox_dropped;
     _Atomic uint64_t publish_errors;
+    unsigned long fork_gen;             /* hb_fork_gen when created */
 };
+
+static int hb_forked(const dsig_hybrid_signer *s)
+{
+    return atomic_load_explicit(&hb_fork_gen, memory_order_relaxed) != s->fork_gen;
+}
 
 void dsig_hybrid_signer_options_default(dsig_hybrid_signer_options *o)
 {
@@ -162,6 +194,8 @@ static void pool_append(dsig_hybrid_signer *s, struct pool_batch *pb)
 /* Generate one batch in the calling thread and add it to the pool (lock NOT held on entry). */
 static int refill_one(dsig_hybrid_signer *s)
 {
+    if (hb_forked(s)) /* same master seed and next_seq as the parent: would regenerate its keys */
+        return dsig_fail(DSIG_E_STATE, "DSig signer: inherited through fork(); create a new signer");
     pthread_mutex_lock(&s->lock);
     uint64_t seq = s->next_seq++;
     pthread_mutex_unlock(&s->lock);
@@ -232,9 +266,11 @@ int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *ed25519_pri
     if (o.threads > MAX_THREADS)
         return dsig_fail(DSIG_E_ARG, "DSig signer: at most %u threads", MAX_THREADS);
 
+    pthread_once(&hb_fork_once, hb_fork_init);
     dsig_hybrid_signer *s = dsig_calloc(1, sizeof *s);
     if (!s)
         return dsig_fail(DSIG_E_NOMEM, "DSig signer: out of memory");
+    s->fork_gen = atomic_load_explicit(&hb_fork_gen, memory_order_relaxed);
     s->params = *hp;
     s->opt = o;
     pthread_mutex_init(&s->lock, NULL);
@@ -276,6 +312,23 @@ void dsig_hybrid_signer_free(dsig_hybrid_signer *s)
 {
     if (!s)
         return;
+    if (hb_forked(s)) {
+        /* A copy inherited through fork(): the background threads do not exist here and a lock may
+         * have been held by one of them at the fork. Wipe every key and secret; do not join or lock
+         * (the thread array and the pool nodes are released; the pthread objects are not touched). */
+        for (struct pool_batch *pb = s->head, *nx; pb; pb = nx) {
+            nx = pb->next;
+            dsig_hb_batch_free(&pb->b);
+            dsig_xfree(pb, 0);
+        }
+        for (struct outmsg *m = s->ohead, *nx; m; m = nx) {
+            nx = m->next;
+            dsig_xfree(m, 0);
+        }
+        dsig_xfree(s->threads, 0);
+        dsig_xfree(s, sizeof *s);
+        return;
+    }
     pthread_mutex_lock(&s->lock);
     s->stop = 1;
     pthread_cond_broadcast(&s->need_keys);
@@ -312,6 +365,9 @@ int dsig_hybrid_sign(dsig_hybrid_signer *s, const uint8_t *msg, size_t len, uint
     if (cap < s->params.sig_bytes)
         return dsig_fail(DSIG_E_BUFFER, "DSig sign: buffer of %zu bytes, signature needs %zu", cap,
                          s->params.sig_bytes);
+    if (hb_forked(s))
+        return dsig_fail(DSIG_E_STATE, "DSig sign: signer inherited through fork(); its one-time keys "
+                                       "belong to the parent process (create a new signer)");
     dsig_hb_key key;
     struct pool_batch *done = NULL;
     pthread_mutex_lock(&s->lock);
@@ -395,6 +451,8 @@ int dsig_hybrid_signer_wait_ready(dsig_hybrid_signer *s, unsigned n)
 {
     if (!s)
         return dsig_fail(DSIG_E_ARG, "dsig_hybrid_signer_wait_ready: NULL signer");
+    if (hb_forked(s)) /* no background threads in a fork child: would wait forever */
+        return dsig_fail(DSIG_E_STATE, "DSig signer: inherited through fork(); create a new signer");
     if (s->nthreads && n > s->opt.pool_target)
         return dsig_fail(DSIG_E_ARG, "DSig signer: cannot wait for %u keys, pool target is %u", n,
                          s->opt.pool_target);

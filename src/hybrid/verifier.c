@@ -214,9 +214,12 @@ static int process_batch(dsig_hybrid_verifier *v, uint64_t signer_id, const uint
     dsig_hb_centry *e = dsig_hb_cache_find(&se->cache, b.batch_seq);
     if (e) {
         dup = 1;
-        if (memcmp(e->batch.root, b.root, sizeof b.root) != 0) {
+        if (memcmp(e->batch.root, b.root, sizeof b.root) != 0 && !e->batch_convicted) {
             /* Two validly signed batches under one sequence number: the signer equivocated. Keep the
-             * first (verifications already rely on it) and convict with both batch messages. */
+             * first (verifications already rely on it) and convict with both batch messages — once
+             * per cached entry: anyone can replay the rival batch message, and a record per replay
+             * would grow the evidence list without bound (review fix). */
+            e->batch_convicted = 1;
             uint8_t *first = dsig_malloc(v->params.batch_msg_bytes);
             size_t flen = 0;
             if (first && dsig_hb_batch_message(&e->batch, first, v->params.batch_msg_bytes, &flen) == 0)
@@ -507,18 +510,26 @@ int dsig_hybrid_verify(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_
         const dsig_hb_leafrec *first = NULL;
         int r = dsig_hb_cache_record(e, index, msg, len, sig, sig_len, &first);
         if (r == DSIG_HB_RECORD_OTHER) {
-            equiv = 1;
-            ev = evidence_new(DSIG_HYBRID_EQUIV_LEAF, signer_id, seq, index, first->msg, first->msg_len,
-                              first->sig, first->sig_len, msg, len, sig, sig_len);
+            /* Record the evidence only for the first conviction of this key: anyone who saw the
+             * second signature can replay it, and one record per replay (a copy of both messages
+             * each) would grow the evidence list without bound (review fix). Later ones still
+             * return DSIG_E_EQUIVOCATION. */
+            equiv = atomic_exchange_explicit(&((dsig_hb_leafrec *)first)->convicted, 1,
+                                             memory_order_relaxed) ? 2 : 1;
+            if (equiv == 1)
+                ev = evidence_new(DSIG_HYBRID_EQUIV_LEAF, signer_id, seq, index, first->msg,
+                                  first->msg_len, first->sig, first->sig_len, msg, len, sig, sig_len);
         } else if (r < 0) {
             rc = r;
         }
     }
     pthread_rwlock_unlock(&se->lock);
     if (equiv) {
-        int prc = evidence_publish(v, ev);
-        if (prc)
-            return prc;
+        if (equiv == 1) {
+            int prc = evidence_publish(v, ev);
+            if (prc)
+                return prc;
+        }
         return dsig_fail(DSIG_E_EQUIVOCATION,
                          "DSig verify: signer %llu signed two messages with one-time key %u of batch %llu",
                          (unsigned long long)signer_id, index, (unsigned long long)seq);

@@ -22,4 +22,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int fuzz_jwk_one(const uint8_t *data, size_t size);
 int fuzz_jws_one(const uint8_t *data, size_t size);
 
+/* DSig hybrid signatures (fuzz_dsig.c): byte 0 selects the target (0 scheme signature, 1 batch
+ * message, 2 runtime verifier, 3 registry "DSig"; bit 2 = patch mode). Inputs over the bound are
+ * rejected before any work. */
+#define FUZZ_DSIG_MAX_INPUT 9216u
+#define FUZZ_DSIG_TARGETS 4u
+int fuzz_dsig_one(const uint8_t *data, size_t size);
+/* Called with each seed input (target = data[0] & 3); the bytes are valid during the call only. */
+typedef void (*fuzz_dsig_seed_cb)(void *arg, unsigned target, const uint8_t *data, size_t len);
+void fuzz_dsig_seeds(fuzz_dsig_seed_cb cb, void *arg);
+void fuzz_dsig_free(void);
+
 #endif

@@ -3,7 +3,13 @@
  * a seed corpus generated in code (our own JWS in every format, RFC-shaped headers, exported JWKs),
  * then deterministic mutations — bit flips, byte substitutions with JOSE-significant characters,
  * truncation, insertion, deletion, duplication — fed to both entry points.
+ *
+ *   fuzz_driver [N]            JOSE: N mutations over the JWS and JWK targets (default 20000)
+ *   fuzz_driver N dsig         DSig: N mutations for EACH of the four fuzz_dsig.c targets, seeded with
+ *                              valid signatures / batch messages of every preset (fixed seeds)
+ *   fuzz_driver corpus DIR     write the DSig seed corpus to DIR (for the libFuzzer binary fuzz_dsig)
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +17,8 @@
 #include "core/internal.h"
 #include "fuzz_common.h"
 
-#define MAX_SEEDS 96
-#define MAX_LEN 4096
+#define MAX_SEEDS 160
+#define MAX_LEN (FUZZ_DSIG_MAX_INPUT + 64) /* a little over the DSig bound: some inputs exceed it */
 
 typedef struct seed {
     uint8_t *data;
@@ -103,8 +109,8 @@ static void build_corpus(void)
         seed_header(headers[i], ".JC4wMg.AAAA", 0x80);
     }
     static const char *const texts[] = {
-        "{\"protected\":\"eyJhbGciOiJIUzI1NiIsImI2NCI6ZmFsc2UsImNyaXQiOlsiYjY0Il19\",\"payload\":\"$.02\","
-        "\"header\":{\"kid\":\"x\"},\"signature\":\"A5dxf2s96_n5FLueVuW1Z_vh161FwXZC4YLPff6dmDY\"}",
+        ("{\"protected\":\"eyJhbGciOiJIUzI1NiIsImI2NCI6ZmFsc2UsImNyaXQiOlsiYjY0Il19\",\"payload\":\"$.02\","
+         "\"header\":{\"kid\":\"x\"},\"signature\":\"A5dxf2s96_n5FLueVuW1Z_vh161FwXZC4YLPff6dmDY\"}"),
         "{\"payload\":\"Zm9v\",\"signatures\":[{\"protected\":\"eyJhbGciOiJIUzI1NiJ9\",\"signature\":\"AA\"}]}",
         "eyJhbGciOiJIUzI1NiJ9.JC4wMg.5mvfOroL-g7HyqJoozehmsaqmvTYGEq5jTI1gVvoEoQ\n",
     };
@@ -131,15 +137,17 @@ static uint64_t rnd(void)
     return rng_state * 0x2545f4914f6cdd1dull;
 }
 
-/* One to four mutations of `in` into `out` (capacity MAX_LEN); returns the new length. */
-static size_t mutate(const seed *s, uint8_t *out, int keep_first)
+/* One to four mutations of `in` into `out` (capacity MAX_LEN); returns the new length. The first
+ * `keep` bytes (mode / selector bytes) are left alone except by the "new mode byte" mutation, which
+ * rewrites byte 0 (keep = 1) or one of bytes 1 .. keep−1 (keep > 1). */
+static size_t mutate(const seed *s, uint8_t *out, size_t keep)
 {
     static const uint8_t special[] = {'.', '"', '{', '}', '[', ']', ':', ',', '=', '\\', 0,
                                       0xff, 'A', '_', '-', ' ', '\n', 0x80, '0', 'u'};
     size_t len = s->len;
     memcpy(out, s->data, len);
     int rounds = 1 + (int)(rnd() % 4);
-    size_t lo = keep_first && len ? 1 : 0;
+    size_t lo = keep < len ? keep : len;
     for (int r = 0; r < rounds; r++) {
         size_t span = len > lo ? len - lo : 0;
         size_t pos = lo + (span ? rnd() % span : 0);
@@ -185,17 +193,98 @@ static size_t mutate(const seed *s, uint8_t *out, int keep_first)
             break;
         }
         default: /* new mode byte */
-            if (keep_first && len)
+            if (keep == 1 && len)
                 out[0] = (uint8_t)rnd();
+            else if (keep > 1 && len >= keep)
+                out[1 + rnd() % (keep - 1)] = (uint8_t)rnd();
             break;
         }
     }
     return len;
 }
 
+/* ---- DSig ------------------------------------------------------------------------------------- */
+
+static seed dsig_seeds[FUZZ_DSIG_TARGETS][MAX_SEEDS];
+static size_t n_dsig[FUZZ_DSIG_TARGETS];
+
+/* Seed callback: keep a copy in the target's corpus. */
+static void dsig_seed_add(void *arg, unsigned target, const uint8_t *data, size_t len)
+{
+    (void)arg;
+    add(dsig_seeds[target % FUZZ_DSIG_TARGETS], &n_dsig[target % FUZZ_DSIG_TARGETS], 0, 0, data, len);
+}
+
+/* Seed callback: write the seed to a file in the directory `arg`. */
+static void dsig_seed_write(void *arg, unsigned target, const uint8_t *data, size_t len)
+{
+    static unsigned n;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/dsig-t%u-%03u", (const char *)arg, target, n++);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, len, f) != len) {
+        fprintf(stderr, "fuzz_driver: cannot write %s: %s\n", path, strerror(errno));
+        exit(1);
+    }
+    fclose(f);
+}
+
+/* Splice: overwrite a chunk with the bytes at the same offset of another seed of the same target
+ * (e.g. the proof of one leaf's signature under another's one-time signature). */
+static size_t splice(unsigned t, uint8_t *out, size_t len)
+{
+    const seed *o = &dsig_seeds[t][rnd() % n_dsig[t]];
+    if (len <= 3 || o->len <= 3)
+        return len;
+    size_t top = (len < o->len ? len : o->len) - 3;
+    size_t pos = 3 + rnd() % top, k = 1 + rnd() % 256;
+    if (pos + k > 3 + top)
+        k = 3 + top - pos;
+    memcpy(out + pos, o->data + pos, k);
+    return len;
+}
+
+/* The DSig targets: every seed, then `iterations` mutations per target (round robin). */
+static int run_dsig(long iterations)
+{
+    fuzz_dsig_seeds(dsig_seed_add, NULL);
+    printf("fuzz_driver: DSig seeds %zu / %zu / %zu / %zu (scheme / batch / runtime / registry), %ld mutations "
+           "per target\n", n_dsig[0], n_dsig[1], n_dsig[2], n_dsig[3], iterations);
+    for (unsigned t = 0; t < FUZZ_DSIG_TARGETS; t++)
+        for (size_t i = 0; i < n_dsig[t]; i++)
+            fuzz_dsig_one(dsig_seeds[t][i].data, dsig_seeds[t][i].len);
+    static uint8_t buf[MAX_LEN];
+    for (long it = 0; it < iterations * (long)FUZZ_DSIG_TARGETS; it++) {
+        unsigned t = (unsigned)(it % FUZZ_DSIG_TARGETS);
+        if (!n_dsig[t])
+            continue;
+        /* Mutate the raw and two-edit seeds only: the empty patches (3 bytes) have no body to mutate. */
+        size_t si = rnd() % n_dsig[t];
+        for (size_t k = 0; k < n_dsig[t] && dsig_seeds[t][si].len <= 3; k++)
+            si = (si + 1) % n_dsig[t];
+        size_t len = mutate(&dsig_seeds[t][si], buf, 3);
+        if (rnd() % 4 == 0)
+            len = splice(t, buf, len);
+        fuzz_dsig_one(buf, len);
+    }
+    for (unsigned t = 0; t < FUZZ_DSIG_TARGETS; t++)
+        for (size_t i = 0; i < n_dsig[t]; i++)
+            free(dsig_seeds[t][i].data);
+    fuzz_dsig_free();
+    printf("fuzz_driver: done\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "corpus") == 0) {
+        fuzz_dsig_seeds(dsig_seed_write, argv[2]);
+        fuzz_dsig_free();
+        return 0;
+    }
     long iterations = argc > 1 ? atol(argv[1]) : 20000;
+    if (argc > 2 && strcmp(argv[2], "dsig") == 0)
+        return run_dsig(iterations);
     build_corpus();
     printf("fuzz_driver: %zu JWS seeds, %zu JWK seeds, %zu keys, %ld mutations\n", n_jws, n_jwk,
            fuzz_get_keys()->n, iterations);

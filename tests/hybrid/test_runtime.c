@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include <sodium.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "hash/blake3.h"
 #include "hybrid/runtime.h"
@@ -340,14 +342,18 @@ static void test_equivocation(void **state)
     /* The evidence convinces anyone holding the public key. */
     assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, ev->msg1, ev->msg1_len, ev->sig1, ev->sig1_len), 0);
     assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, ev->msg2, ev->msg2_len, ev->sig2, ev->sig2_len), 0);
-    /* Again: convicted again. */
-    assert_int_equal(dsig_hybrid_verify(v, 3, m2, sizeof m2, s2, l2), DSIG_E_EQUIVOCATION);
-    assert_int_equal(dsig_hybrid_verifier_evidence_count(v), 2);
+    /* Again (anyone can replay the second signature): still DSIG_E_EQUIVOCATION, but no new record —
+     * one per replay would let a network attacker grow the evidence list without bound (review). */
+    for (int i = 0; i < 200; i++)
+        assert_int_equal(dsig_hybrid_verify(v, 3, m2, sizeof m2, s2, l2), DSIG_E_EQUIVOCATION);
+    assert_int_equal(dsig_hybrid_verifier_evidence_count(v), 1);
+    assert_int_equal(g_cb_calls, 1);
 
-    /* A second, different batch under sequence number 9. */
-    assert_int_equal(dsig_hybrid_verifier_receive_batch(v, 3, bm2, bl2), DSIG_OK);
-    assert_int_equal(dsig_hybrid_verifier_evidence_count(v), 3);
-    assert_int_equal(dsig_hybrid_verifier_evidence(v, 2, &ev), DSIG_OK);
+    /* A second, different batch under sequence number 9 (recorded once, however often replayed). */
+    for (int i = 0; i < 20; i++)
+        assert_int_equal(dsig_hybrid_verifier_receive_batch(v, 3, bm2, bl2), DSIG_OK);
+    assert_int_equal(dsig_hybrid_verifier_evidence_count(v), 2);
+    assert_int_equal(dsig_hybrid_verifier_evidence(v, 1, &ev), DSIG_OK);
     assert_int_equal(ev->kind, DSIG_HYBRID_EQUIV_BATCH);
     assert_int_equal(ev->batch_seq, 9);
     assert_null(ev->msg1);
@@ -356,7 +362,7 @@ static void test_equivocation(void **state)
     assert_memory_equal(ev->sig2, bm2, bl2);
     dsig_hybrid_verifier_stats vs;
     dsig_hybrid_verifier_stats_get(v, &vs);
-    assert_int_equal(vs.equivocations, 3);
+    assert_int_equal(vs.equivocations, 2);
 
     free(bm);
     free(bm2);
@@ -366,6 +372,42 @@ static void test_equivocation(void **state)
     dsig_memzero(sk, sizeof sk);
     dsig_key_free(k);
     dsig_key_free(pub);
+}
+
+/* Review fix: a signer inherited through fork() must not sign — the child's pool holds the very
+ * one-time keys the parent will use (two messages under one W-OTS+ key). The child gets DSIG_E_STATE
+ * from sign / refill / wait_ready and can free the copy; the parent is unaffected. */
+static void test_fork_child_refuses(void **state)
+{
+    (void)state;
+    dsig_key *k = ed_key(9, NULL);
+    dsig_hybrid_signer_options o = quiet_signer(1, 0);
+    dsig_hybrid_signer *s;
+    assert_int_equal(dsig_hybrid_signer_new(&s, k, NULL, &o), DSIG_OK);
+    assert_int_equal(dsig_hybrid_signer_refill(s, 1), DSIG_OK);
+    uint8_t sig[4096];
+    size_t sl;
+    const uint8_t m[] = "parent";
+    assert_int_equal(dsig_hybrid_sign(s, m, sizeof m, sig, sizeof sig, &sl), DSIG_OK);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int bad = 0;
+        const uint8_t c[] = "child";
+        bad |= dsig_hybrid_sign(s, c, sizeof c, sig, sizeof sig, &sl) != DSIG_E_STATE;
+        bad |= dsig_hybrid_signer_refill(s, 1) != DSIG_E_STATE;
+        bad |= dsig_hybrid_signer_wait_ready(s, 1) != DSIG_E_STATE;
+        dsig_hybrid_signer_free(s);
+        _exit(bad ? 1 : 0);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    assert_int_equal(dsig_hybrid_sign(s, m, sizeof m, sig, sizeof sig, &sl), DSIG_OK);
+    dsig_hybrid_signer_free(s);
+    dsig_key_free(k);
 }
 
 /* Non-blocking mode, the pull API and one-time keys never reused over many pool refills. */
@@ -647,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_bad_batch_dropped),
         cmocka_unit_test(test_eviction),
         cmocka_unit_test(test_equivocation),
+        cmocka_unit_test(test_fork_child_refuses),
         cmocka_unit_test(test_nonblocking_and_unique),
         cmocka_unit_test(test_args),
         cmocka_unit_test(test_channel),
