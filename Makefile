@@ -1,5 +1,6 @@
 # dsig — top-level entry points. Each target works alone on a fresh Debian 12 machine.
 #   make run     install missing packages, build (release), run the streaming benchmark (quick profile)
+#                and the DSig latency benchmark (quick profile)
 #   make check   install missing packages, build release + ASan/UBSan (+ TSan for threaded tests), run every test under CTest
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
@@ -32,6 +33,7 @@ build-tsan: deps $(BUILD)/tsan/Makefile
 
 run: build
 	$(BUILD)/release/dsig bench stream --quick --out $(BUILD)
+	$(BUILD)/release/dsig bench dsig --quick
 
 bench-full: build
 	$(BUILD)/release/dsig bench stream --out $(BUILD)
