@@ -149,6 +149,10 @@ typedef struct dsig_hybrid_signer_options {
     unsigned outbox;             /* keep up to this many batch messages for
                                     dsig_hybrid_signer_next_batch (default 0 = none; when full the
                                     oldest is dropped) */
+    uint64_t first_seq;          /* sequence number of the first batch (default 0). A verifier must
+                                    never see one seq twice from one signer id: a process that
+                                    restarts under the same id starts past every seq it used before
+                                    (the node uses the wall clock in µs, docs/node.md) */
 } dsig_hybrid_signer_options;
 
 /* Fill `o` with the defaults above. */

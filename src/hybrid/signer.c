@@ -273,6 +273,7 @@ int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *ed25519_pri
     s->fork_gen = atomic_load_explicit(&hb_fork_gen, memory_order_relaxed);
     s->params = *hp;
     s->opt = o;
+    s->next_seq = o.first_seq; /* a process restarting under the same id starts past its old seqs */
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->not_empty, NULL);
     pthread_cond_init(&s->need_keys, NULL);

@@ -14,6 +14,10 @@
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
 static int cmd_bench(int argc, char **argv);
+int cmd_ping(int argc, char **argv); /* cmd_ping.c */
+extern const char cli_usage_ping[];
+int cmd_node(int argc, char **argv); /* cmd_node.c */
+extern const char cli_usage_node[];
 
 static const char usage_help[] = "Usage: dsig help [COMMAND]\n\nShow the usage of dsig or of one command.\n";
 static const char usage_version[] = "Usage: dsig version\n\nShow the versions of the tool and of libdsig.\n";
@@ -27,6 +31,8 @@ static const struct cli_command commands[] = {
     {"sign", "sign a file or standard input (streaming)", cli_usage_sign, cmd_sign},
     {"verify", "verify a signature (exit 0 valid, 1 invalid, 2 error)", cli_usage_verify, cmd_verify},
     {"bench", "run the benchmarks", usage_bench, cmd_bench},
+    {"ping", "ping-pong latency: none / Ed25519 / DSig", cli_usage_ping, cmd_ping},
+    {"node", "run a DSig node (background plane) until SIGINT/SIGTERM", cli_usage_node, cmd_node},
     {"version", "show versions", usage_version, cmd_version},
     {"help", "show help for a command", usage_help, cmd_help},
 };

@@ -1,0 +1,236 @@
+/*
+ * dsig/node.h — a DSig node: the background plane of issue 5 running on its own thread inside the
+ * application process (docs/node.md).
+ *
+ * A node knows the membership of a deployment from a JSON configuration (node ids, addresses, Ed25519
+ * public keys, groups). It
+ *   - keeps one DSig signer (one key pool) per group it belongs to, and pushes every batch message of
+ *     that pool to the other members of the group (the paper's "hint": sign(msg, group) uses a key
+ *     whose batch went to exactly those verifiers);
+ *   - receives other signers' batch messages, checks their Ed25519 root signature under the configured
+ *     key of the claimed signer in a background thread, caches them, and acknowledges them (BATCH_ACK),
+ *     so a signer knows when its verifiers are warm (dsig_node_wait_ready);
+ *   - verifies signatures from any configured node: fast path when the batch is cached, slow path
+ *     (Merkle proof + Ed25519) otherwise — a node outside a group can still verify its signatures;
+ *   - carries application messages (APP frames) between nodes for ping-style protocols;
+ *   - reconnects with backoff, and after a peer (re)connects re-sends the batches whose keys are still
+ *     unused in the pools, so a restarted verifier returns to the fast path.
+ * Frames from unknown ids, batches with a bad root signature, replayed batches and malformed frames are
+ * dropped and counted (dsig_node_stats); they never crash the node and never make a signature verify.
+ *
+ * Threads: dsig_node_start() starts the plane thread (the network event loop), one or more batch
+ * verification threads, and each group's key-generation threads. Every function below is thread-safe
+ * unless stated otherwise; the on_app callback runs on the plane thread.
+ *
+ * Return values follow dsig/error.h.
+ */
+#ifndef DSIG_NODE_H
+#define DSIG_NODE_H
+
+#include "common.h"
+#include "hybrid.h"
+#include "key.h"
+
+DSIG_BEGIN_DECLS
+
+/* ---- configuration (membership) ------------------------------------------------------------- */
+
+/* Bounds enforced by the configuration parser. */
+#define DSIG_NODE_MAX_NODES 256u         /* nodes in a configuration */
+#define DSIG_NODE_MAX_GROUPS 64u         /* groups in a configuration */
+#define DSIG_NODE_MAX_GROUP_MEMBERS 64u  /* nodes in one group */
+#define DSIG_NODE_MAX_NAME 64u           /* bytes in a group name ([A-Za-z0-9._-], non-empty) */
+#define DSIG_NODE_MAX_CONFIG_BYTES (1024u * 1024u) /* configuration file / text size */
+#define DSIG_NODE_MAX_ID UINT64_C(0x7FFFFFFFFFFFFFFF) /* ids are 1..2^63-1 */
+
+/* A parsed, validated, immutable configuration. */
+typedef struct dsig_node_config dsig_node_config;
+
+/*
+ * Parse a configuration from JSON text (docs/node.md):
+ *   {"nodes":[{"id":1,"address":"tcp:127.0.0.1:7101",
+ *              "public_key":{"kty":"OKP","crv":"Ed25519","x":"..."},"groups":["g1"]}, ...],
+ *    "groups":{"g1":{"params":"wots4-haraka-b128"}}}
+ * Strict: unknown members, duplicate ids / addresses / keys, a node naming an undefined group, a group
+ * with no member, an unknown parameter preset, a private key ("d") in the file, bounds exceeded ->
+ * DSIG_E_JSON / DSIG_E_FORMAT / DSIG_E_KEY / DSIG_E_TOO_LARGE with dsig_last_error_detail() naming
+ * the field (e.g. "node config: nodes[2].groups[0]: undefined group \"g9\"").
+ */
+DSIG_EXPORT int dsig_node_config_parse(const char *json, size_t len, dsig_node_config **out);
+
+/* Read and parse a configuration file (at most DSIG_NODE_MAX_CONFIG_BYTES). */
+DSIG_EXPORT int dsig_node_config_load(const char *path, dsig_node_config **out);
+
+/* Free a configuration. NULL is accepted. Nodes made from it keep their own copy. */
+DSIG_EXPORT void dsig_node_config_free(dsig_node_config *cfg);
+
+/* One configured node, as seen through dsig_node_config_node(). Pointers stay valid as long as the
+ * configuration. */
+typedef struct dsig_node_member {
+    uint64_t id;
+    const char *address;             /* "tcp:HOST:PORT" or "unix:PATH" (docs/net.md) */
+    const dsig_key *public_key;      /* OKP/Ed25519, public part only */
+    size_t n_groups;
+    const char *const *groups;       /* group names this node belongs to */
+} dsig_node_member;
+
+/* One group, as seen through dsig_node_config_group(). Groups are listed sorted by name. */
+typedef struct dsig_node_group {
+    const char *name;
+    const dsig_hybrid_params *params;/* the group's parameter set */
+    size_t n_members;
+    const uint64_t *members;         /* member ids, ascending */
+} dsig_node_group;
+
+/* Number of nodes; the i-th node (in file order). DSIG_E_ARG past the end. */
+DSIG_EXPORT size_t dsig_node_config_node_count(const dsig_node_config *cfg);
+DSIG_EXPORT int dsig_node_config_node(const dsig_node_config *cfg, size_t i, dsig_node_member *out);
+/* The node with this id. DSIG_E_UNKNOWN_SIGNER if there is none. */
+DSIG_EXPORT int dsig_node_config_find(const dsig_node_config *cfg, uint64_t id, dsig_node_member *out);
+
+/* Number of groups; the i-th group (sorted by name); a group by name (DSIG_E_ARG if undefined). */
+DSIG_EXPORT size_t dsig_node_config_group_count(const dsig_node_config *cfg);
+DSIG_EXPORT int dsig_node_config_group(const dsig_node_config *cfg, size_t i, dsig_node_group *out);
+DSIG_EXPORT int dsig_node_config_group_find(const dsig_node_config *cfg, const char *name,
+                                            dsig_node_group *out);
+
+/* ---- wire protocol (frame types over src/net; payload layouts in docs/node.md) ------------------ */
+
+#define DSIG_NODE_T_HELLO 0x10u          /* version u8 ‖ node id u64 ‖ instance u64 (exactly 17 B) */
+#define DSIG_NODE_T_BATCH 0x11u          /* signer id u64 ‖ name len u8 ‖ group name ‖ batch message */
+#define DSIG_NODE_T_BATCH_ACK 0x12u      /* signer id u64 ‖ batch seq u64 ‖ name len u8 ‖ group name */
+#define DSIG_NODE_T_APP 0x13u            /* application bytes */
+#define DSIG_NODE_PROTOCOL_VERSION 1u
+
+/* ---- node ----------------------------------------------------------------------------------- */
+
+typedef struct dsig_node dsig_node;
+
+/* Called on the plane thread for each APP frame from an identified peer. The bytes are valid during
+ * the call only. It may call dsig_node_send_app / _verify / _sign (a blocking sign on an empty pool
+ * would stall the plane: use nonblocking signers or keep pools warm), never stop/free. */
+typedef void (*dsig_node_app_cb)(void *arg, uint64_t peer_id, const uint8_t *bytes, size_t len);
+
+typedef struct dsig_node_options {
+    unsigned pool_target;            /* keys kept ready per group (default 512) */
+    unsigned signer_threads;         /* key-generation threads per group (default 1) */
+    int nonblocking;                 /* 1: dsig_node_sign on an empty pool returns DSIG_E_WOULD_BLOCK
+                                        (default 0: it waits) */
+    unsigned verify_threads;         /* background batch-verification threads (default 1, max 16) */
+    unsigned cache_batches;          /* verified batches cached per (signer, group) and replay window
+                                        (default and minimum 32) */
+    unsigned verify_queue;           /* received batches waiting for verification (default 1024;
+                                        beyond it they are dropped and counted as queue_full) */
+    uint32_t max_app_bytes;          /* largest APP payload (default 65536 - 64, ≤ 16 MiB - 64) */
+    uint32_t heartbeat_ms;           /* transport heartbeat interval (default 500; 0 = off) */
+    uint32_t backoff_max_ms;         /* reconnect delay ceiling (default 2000) */
+    const char *listen_address;      /* listen here instead of the configured address (e.g.
+                                        "tcp:0.0.0.0:7101" on a multi-homed host); NULL = configured */
+    dsig_node_app_cb on_app;         /* APP frames (default NULL: counted and dropped) */
+    void *on_app_arg;
+} dsig_node_options;
+
+/* Fill `o` with the defaults above. */
+DSIG_EXPORT void dsig_node_options_default(dsig_node_options *o);
+
+/*
+ * A node with id `my_id` of configuration `cfg` (copied), signing with `my_ed25519_private` (OKP/
+ * Ed25519 with "d"; copied; it must match the configured public key of `my_id`: DSIG_E_KEY_MISMATCH
+ * otherwise). opts NULL = defaults. The group signers start generating keys at once; nothing is
+ * sent or received until dsig_node_start().
+ */
+DSIG_EXPORT int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
+                              const dsig_key *my_ed25519_private, const dsig_node_options *opts);
+
+/* Bind the listening address (DSIG_E_IO naming the address if it cannot be bound), connect to every
+ * other node and start the plane thread. DSIG_E_STATE if already started (or stopped: a node is
+ * started once). */
+DSIG_EXPORT int dsig_node_start(dsig_node *n);
+
+/* Stop the plane thread and close every connection; signing and verifying still work (no more batches
+ * are sent or received). Idempotent; not from the on_app callback. */
+DSIG_EXPORT void dsig_node_stop(dsig_node *n);
+
+/* Stop if running, erase every key and free. No other call on `n` may be in progress. NULL accepted. */
+DSIG_EXPORT void dsig_node_free(dsig_node *n);
+
+/* This node's id; its bound listening address (text, e.g. the port chosen for port 0) once started. */
+DSIG_EXPORT uint64_t dsig_node_id(const dsig_node *n);
+DSIG_EXPORT int dsig_node_listen_address(dsig_node *n, char *buf, size_t cap);
+
+/* Signature size for signatures made in `group` (DSIG_E_ARG → 0 if not a group of this node). */
+DSIG_EXPORT size_t dsig_node_sig_bytes(dsig_node *n, const char *group);
+
+/*
+ * Sign `msg` with a one-time key of `group`'s pool (this node must be a member). Writes
+ * dsig_node_sig_bytes(n, group) bytes. DSIG_E_ARG for a group this node is not in, DSIG_E_BUFFER,
+ * DSIG_E_WOULD_BLOCK (nonblocking and empty pool), as dsig_hybrid_sign otherwise.
+ */
+DSIG_EXPORT int dsig_node_sign(dsig_node *n, const char *group, const uint8_t *msg, size_t len,
+                               uint8_t *sig, size_t cap, size_t *sig_len);
+
+/*
+ * Verify `sig` on `msg` from node `signer_id` (any configured node, in any group): the fast path if the
+ * batch is cached here, else the slow path. DSIG_OK, DSIG_E_VERIFY, DSIG_E_UNKNOWN_SIGNER (id not in the
+ * configuration), DSIG_E_EQUIVOCATION (valid, but the signer equivocated: see dsig/hybrid.h).
+ */
+DSIG_WARN_UNUSED DSIG_EXPORT int dsig_node_verify(dsig_node *n, uint64_t signer_id, const uint8_t *msg,
+                                                  size_t len, const uint8_t *sig, size_t sig_len);
+
+/* 1 if dsig_node_verify would take the fast path for this signature now, 0 otherwise. */
+DSIG_WARN_UNUSED DSIG_EXPORT int dsig_node_can_verify_fast(dsig_node *n, uint64_t signer_id,
+                                                           const uint8_t *sig, size_t sig_len);
+
+/*
+ * Send application bytes to node `peer_id` (APP frame on this node's connection to it). Never blocks:
+ * DSIG_OK (queued), DSIG_E_WOULD_BLOCK (send queue full), DSIG_E_STATE (not connected / not started),
+ * DSIG_E_UNKNOWN_SIGNER (id not in the configuration or this node), DSIG_E_TOO_LARGE (> max_app_bytes).
+ */
+DSIG_EXPORT int dsig_node_send_app(dsig_node *n, uint64_t peer_id, const void *bytes, size_t len);
+
+/* 1 if this node's connection to `peer_id` is up and the peer has identified itself (HELLO). */
+DSIG_EXPORT int dsig_node_peer_up(dsig_node *n, uint64_t peer_id);
+
+/*
+ * Wait until `group`'s pool holds at least `n_keys` ready keys (n_keys ≤ pool_target) AND every batch
+ * with unused keys in that pool has been acknowledged by every other member of the group (so their
+ * signatures will take the fast path there). timeout_ms < 0: no limit. DSIG_OK, DSIG_E_WOULD_BLOCK on
+ * timeout, DSIG_E_ARG for a group this node is not in or n_keys > pool_target, DSIG_E_STATE if not
+ * started.
+ */
+DSIG_EXPORT int dsig_node_wait_ready(dsig_node *n, const char *group, unsigned n_keys, int timeout_ms);
+
+typedef struct dsig_node_stats {
+    /* batches this node signed (all groups) */
+    uint64_t batches_generated;      /* batch messages produced by the group signers */
+    uint64_t batches_sent;           /* BATCH frames queued to peers (first sends + re-syncs) */
+    uint64_t batches_resent;         /* of which re-sync after a peer (re)connected */
+    uint64_t batches_send_failed;    /* not queued: peer down or send queue full (re-sent on re-sync) */
+    uint64_t acks_received;          /* BATCH_ACKs for this node's batches */
+    uint64_t signatures;             /* dsig_node_sign successes */
+    /* batches other nodes signed */
+    uint64_t batches_received;       /* BATCH frames from identified peers */
+    uint64_t batches_verified;       /* root signature valid: cached and acknowledged */
+    uint64_t drop_unknown_id;        /* frames or HELLOs naming an id not in the configuration */
+    uint64_t drop_bad_signature;     /* batch whose root signature does not verify under the key */
+    uint64_t drop_replay;            /* batch seq already seen, or older than the cache window */
+    uint64_t drop_malformed;         /* bad payload layout, unknown group, frame before HELLO, and
+                                        connections the transport dropped for a bad frame header */
+    uint64_t drop_queue_full;        /* verification queue full */
+    /* verification */
+    uint64_t verify_fast;
+    uint64_t verify_slow;
+    uint64_t verify_failed;          /* DSIG_E_VERIFY / unknown signer */
+    uint64_t equivocations;
+    /* application and transport */
+    uint64_t app_sent, app_received, app_send_failed;
+    uint64_t peers_up;               /* peers with an identified outgoing connection now */
+    uint64_t reconnects;             /* outgoing connections re-established */
+    uint64_t connections_rejected;   /* connections closed for a bad / unknown HELLO */
+} dsig_node_stats;
+
+DSIG_EXPORT void dsig_node_stats_get(dsig_node *n, dsig_node_stats *st);
+
+DSIG_END_DECLS
+
+#endif

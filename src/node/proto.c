@@ -1,0 +1,112 @@
+/*
+ * src/node/proto.c — payload layouts of the node's frames (docs/node.md, "Frames"). Integers in the node
+ * payloads are big-endian like the transport header; the batch message inside BATCH is the scheme's own
+ * byte string (docs/dsig-format.md §7, little-endian seq).
+ */
+#include <string.h>
+
+#include "core/internal.h"
+#include "node/node_internal.h"
+
+/* Store a u64 big-endian. */
+static void st64(uint8_t *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--) {
+        p[i] = (uint8_t)v;
+        v >>= 8;
+    }
+}
+
+/* Load a u64 big-endian. */
+static uint64_t ld64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+/* Build a HELLO payload: version ‖ id ‖ instance. */
+void node_hello_encode(uint8_t out[NODE_HELLO_BYTES], uint64_t id, uint64_t instance)
+{
+    out[0] = DSIG_NODE_PROTOCOL_VERSION;
+    st64(out + 1, id);
+    st64(out + 9, instance);
+}
+
+/* Parse and check a HELLO payload. */
+int node_hello_parse(const uint8_t *p, size_t len, uint64_t *id, uint64_t *instance)
+{
+    if (len != NODE_HELLO_BYTES)
+        return dsig_fail(DSIG_E_FORMAT, "node HELLO: %zu bytes, expected %u", len, NODE_HELLO_BYTES);
+    if (p[0] != DSIG_NODE_PROTOCOL_VERSION)
+        return dsig_fail(DSIG_E_FORMAT, "node HELLO: protocol version %u, expected %u", p[0],
+                         DSIG_NODE_PROTOCOL_VERSION);
+    uint64_t v = ld64(p + 1);
+    if (v == 0 || v > DSIG_NODE_MAX_ID)
+        return dsig_fail(DSIG_E_FORMAT, "node HELLO: node id out of range");
+    *id = v;
+    *instance = ld64(p + 9);
+    return DSIG_OK;
+}
+
+/* Write signer id ‖ name length ‖ name, the part of a BATCH frame before the batch message. */
+size_t node_batch_prefix(uint8_t out[NODE_BATCH_HDR_MAX], uint64_t signer, const char *group, size_t glen)
+{
+    st64(out, signer);
+    out[8] = (uint8_t)glen;
+    memcpy(out + 9, group, glen);
+    return 9 + glen;
+}
+
+/* The seq field of a batch message (docs/dsig-format.md §7). */
+uint64_t node_batch_msg_seq(const uint8_t *msg)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | msg[NODE_BATCH_MSG_SEQ_OFF + (unsigned)i];
+    return v;
+}
+
+/* Split a BATCH payload into its fields; the batch message itself is checked by the verifier. */
+int node_batch_parse(const uint8_t *p, size_t len, struct node_batch_view *out)
+{
+    if (len < 9)
+        return dsig_fail(DSIG_E_FORMAT, "node BATCH: %zu bytes, shorter than its header", len);
+    size_t glen = p[8];
+    if (glen == 0 || glen > DSIG_NODE_MAX_NAME)
+        return dsig_fail(DSIG_E_FORMAT, "node BATCH: group name length %zu", glen);
+    if (len < 9 + glen + NODE_BATCH_MSG_SEQ_OFF + 8)
+        return dsig_fail(DSIG_E_FORMAT, "node BATCH: %zu bytes, too short for a batch message", len);
+    out->signer = ld64(p);
+    out->group = (const char *)p + 9;
+    out->group_len = glen;
+    out->msg = p + 9 + glen;
+    out->msg_len = len - 9 - glen;
+    out->seq = node_batch_msg_seq(out->msg);
+    return DSIG_OK;
+}
+
+/* Build a BATCH_ACK payload: signer ‖ seq ‖ name length ‖ name. */
+size_t node_ack_encode(uint8_t out[NODE_ACK_MAX], uint64_t signer, uint64_t seq, const char *group,
+                       size_t glen)
+{
+    st64(out, signer);
+    st64(out + 8, seq);
+    out[16] = (uint8_t)glen;
+    memcpy(out + 17, group, glen);
+    return 17 + glen;
+}
+
+/* Parse a BATCH_ACK payload (the name must fill the rest exactly). */
+int node_ack_parse(const uint8_t *p, size_t len, uint64_t *signer, uint64_t *seq, const char **group,
+                   size_t *glen)
+{
+    if (len < 18 || p[16] == 0 || p[16] > DSIG_NODE_MAX_NAME || len != 17u + p[16])
+        return dsig_fail(DSIG_E_FORMAT, "node BATCH_ACK: bad length %zu", len);
+    *signer = ld64(p);
+    *seq = ld64(p + 8);
+    *glen = p[16];
+    *group = (const char *)p + 17;
+    return DSIG_OK;
+}
