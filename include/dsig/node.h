@@ -204,8 +204,10 @@ typedef struct dsig_node_stats {
     /* batches this node signed (all groups) */
     uint64_t batches_generated;      /* batch messages produced by the group signers */
     uint64_t batches_sent;           /* BATCH frames queued to peers (first sends + re-syncs) */
-    uint64_t batches_resent;         /* of which re-sync after a peer (re)connected */
-    uint64_t batches_send_failed;    /* not queued: peer down or send queue full (re-sent on re-sync) */
+    uint64_t batches_resent;         /* of which re-sync after a peer (re)connected, or retry of a
+                                        batch its full send queue had refused */
+    uint64_t batches_send_failed;    /* not queued: send queue full, or behind a refused batch (retried
+                                        once the queue has room while the batch has unused keys) */
     uint64_t acks_received;          /* BATCH_ACKs for this node's batches */
     uint64_t signatures;             /* dsig_node_sign successes */
     /* batches other nodes signed */

@@ -46,6 +46,8 @@ struct peer {
 struct retained {
     uint64_t seq;
     uint64_t acked;                     /* bit per member position in the group */
+    uint64_t pending;                   /* bit per member position: refused by its full send queue,
+                                           to be retried by the plane thread (retry_pending) */
     size_t len;
     uint8_t *msg;
 };
@@ -61,6 +63,8 @@ struct ngroup {
     uint64_t all_mask;                  /* member bits except this node's */
     struct retained *ring;              /* under n->lock */
     size_t ring_cap, ring_head, ring_len;
+    uint64_t pending_mask;              /* under n->lock: members with a refused batch in the ring; new
+                                           batches to them wait behind it so they arrive in seq order */
     _Atomic uint64_t last_used;         /* seq of the latest signature (keys are used in seq order) */
     _Atomic int used_any;
 };
@@ -119,12 +123,15 @@ struct dsig_node {
     struct conn_state *conns;           /* plane thread only */
     size_t n_conns, cap_conns;
 
+    _Atomic int retry;                  /* some ring entry has a pending bit: the plane polls briefly */
     _Atomic uint64_t c[C_COUNT];
 };
 
 #define DEFAULT_POOL 512u
 #define MIN_CACHE 32u
 #define MAX_WORKERS 16u
+#define RETRY_MS 10                     /* plane tick while refused batches wait for queue room */
+#define IDLE_MS 250                     /* plane tick otherwise (the loop wakes on any event anyway) */
 
 /* Relaxed counter increment. */
 static void bump(dsig_node *n, int c)
@@ -157,15 +164,42 @@ static uint64_t wall_us(void)
 
 /* ---- sending batches (n->lock held) ------------------------------------------------------------ */
 
-/* Queue one BATCH frame of group g to a peer; counts the outcome. */
-static int send_batch(dsig_node *n, struct ngroup *g, struct peer *p, const struct retained *r)
+/* Queue one BATCH frame of group g to a peer; counts a success, and a failure if count_fail. */
+static int send_batch(dsig_node *n, struct ngroup *g, struct peer *p, const struct retained *r,
+                      int count_fail)
 {
     uint8_t pre[NODE_BATCH_HDR_MAX];
     size_t pl = node_batch_prefix(pre, n->my_id, g->cg->name, g->name_len);
     struct iovec iov[2] = {{pre, pl}, {r->msg, r->len}};
     int rc = dsig_net_sendv(n->loop, p->out_conn, DSIG_NODE_T_BATCH, iov, 2);
-    bump(n, rc == DSIG_OK ? C_SENT : C_SEND_FAILED);
+    if (rc == DSIG_OK)
+        bump(n, C_SENT);
+    else if (count_fail)
+        bump(n, C_SEND_FAILED);
     return rc;
+}
+
+/* Send retained batch r to the member at position pos (peer p, ready), or, if its send queue is full
+ * or it already has refused batches waiting (order: the verifier's replay window slides forward),
+ * mark r pending for the plane thread's retry. Memory stays bounded: pending is a bit of a ring entry
+ * that exists anyway. Returns 1 if queued now. (n->lock held) */
+static int push_batch(dsig_node *n, struct ngroup *g, int pos, struct peer *p, struct retained *r)
+{
+    uint64_t bit = UINT64_C(1) << pos;
+    if (g->pending_mask & bit) {
+        r->pending |= bit;
+        bump(n, C_SEND_FAILED);
+        return 0;
+    }
+    int rc = send_batch(n, g, p, r, 1);
+    if (rc == DSIG_OK)
+        return 1;
+    if (rc == DSIG_E_WOULD_BLOCK) { /* other errors: the connection is going down; re-sync covers it */
+        r->pending |= bit;
+        g->pending_mask |= bit;
+        atomic_store_explicit(&n->retry, 1, memory_order_relaxed);
+    }
+    return 0;
 }
 
 /* Is retained batch r possibly still holding unused keys? */
@@ -176,7 +210,8 @@ static int still_unused(const struct ngroup *g, const struct retained *r)
     return r->seq >= atomic_load_explicit(&g->last_used, memory_order_relaxed);
 }
 
-/* Clear peer p's acknowledgements of our retained batches (n->lock held). */
+/* Clear peer p's acknowledgements of our retained batches and its pending retries: it is down or
+ * about to be re-synced (n->lock held). */
 static void forget_acks(dsig_node *n, size_t pidx)
 {
     for (size_t gi = 0; gi < n->cfg->n_groups; gi++) {
@@ -184,8 +219,13 @@ static void forget_acks(dsig_node *n, size_t pidx)
         int pos = g->member ? node_cfg_member_pos(g->cg, n->peers[pidx].id) : -1;
         if (pos < 0)
             continue;
-        for (size_t k = 0; k < g->ring_len; k++)
-            g->ring[(g->ring_head + k) % g->ring_cap].acked &= ~(UINT64_C(1) << pos);
+        uint64_t keep = ~(UINT64_C(1) << pos);
+        for (size_t k = 0; k < g->ring_len; k++) {
+            struct retained *r = &g->ring[(g->ring_head + k) % g->ring_cap];
+            r->acked &= keep;
+            r->pending &= keep;
+        }
+        g->pending_mask &= keep;
     }
 }
 
@@ -203,10 +243,64 @@ static void resync(dsig_node *n, size_t pidx)
             struct retained *r = &g->ring[(g->ring_head + k) % g->ring_cap];
             if (!still_unused(g, r))
                 continue;
-            if (send_batch(n, g, p, r) == DSIG_OK)
+            if (push_batch(n, g, pos, p, r))
                 bump(n, C_RESENT);
         }
     }
+}
+
+/* Plane thread, between loop iterations: re-send, in seq order, the batches a full send queue refused,
+ * as long as the queue takes them (the first refusal stops that peer until the next tick: the bound and
+ * the back-pressure stay the transport's). Batches whose keys are all used are no longer worth sending
+ * and just lose their bit. */
+static void retry_pending(dsig_node *n)
+{
+    if (!atomic_exchange_explicit(&n->retry, 0, memory_order_relaxed))
+        return;
+    int again = 0;
+    pthread_mutex_lock(&n->lock);
+    for (size_t gi = 0; gi < n->cfg->n_groups; gi++) {
+        struct ngroup *g = &n->groups[gi];
+        if (!g->member || !g->pending_mask)
+            continue;
+        uint64_t left = 0;
+        for (size_t pos = 0; pos < g->cg->n_members; pos++) {
+            uint64_t bit = UINT64_C(1) << pos;
+            if (!(g->pending_mask & bit))
+                continue;
+            long pi = node_cfg_index(n->cfg, g->cg->members[pos]);
+            int ready = pi >= 0 && n->peers[pi].out_ready;
+            int blocked = 0;
+            for (size_t k = 0; k < g->ring_len; k++) {
+                struct retained *r = &g->ring[(g->ring_head + k) % g->ring_cap];
+                if (!(r->pending & bit))
+                    continue;
+                if (!ready || !still_unused(g, r)) { /* down: the re-sync will send it */
+                    r->pending &= ~bit;
+                    continue;
+                }
+                if (blocked) {
+                    left |= bit;
+                    continue;
+                }
+                int rc = send_batch(n, g, &n->peers[pi], r, 0);
+                if (rc == DSIG_OK) {
+                    r->pending &= ~bit;
+                    bump(n, C_RESENT);
+                } else if (rc == DSIG_E_WOULD_BLOCK) {
+                    blocked = 1;
+                    left |= bit;
+                } else { /* not UP any more: the DOWN event and the re-sync take over */
+                    r->pending &= ~bit;
+                }
+            }
+        }
+        g->pending_mask = left;
+        again |= left != 0;
+    }
+    if (again)
+        atomic_store_explicit(&n->retry, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&n->lock);
 }
 
 /* Signer callback (background thread): retain the batch message and push it to the ready members. */
@@ -231,6 +325,7 @@ static void on_batch(void *arg, uint64_t signer_id, const uint8_t *msg, size_t l
     struct retained *r = &g->ring[(g->ring_head + g->ring_len) % g->ring_cap];
     r->seq = seq;
     r->acked = 0;
+    r->pending = 0;
     r->len = len;
     r->msg = copy;
     g->ring_len++;
@@ -240,7 +335,7 @@ static void on_batch(void *arg, uint64_t signer_id, const uint8_t *msg, size_t l
             continue;
         long pi = node_cfg_index(n->cfg, id);
         if (pi >= 0 && n->peers[pi].out_ready)
-            send_batch(n, g, &n->peers[pi], r);
+            (void)push_batch(n, g, (int)i, &n->peers[pi], r);
     }
     pthread_mutex_unlock(&n->lock);
 }
@@ -304,7 +399,8 @@ static void handle_hello(dsig_node *n, struct conn_state *cs, const uint8_t *p, 
 {
     uint64_t id, inst;
     if (node_hello_parse(p, len, &id, &inst) != DSIG_OK || cs->identified) {
-        bump(n, C_MALFORMED);
+        bump(n, C_MALFORMED); /* a bad payload layout ... */
+        bump(n, C_REJECTED);  /* ... that closes the connection (node.h: connections_rejected) */
         conn_reject(n, cs);
         return;
     }
@@ -503,11 +599,17 @@ static void on_event(void *arg, dsig_net_loop *loop, const dsig_net_event *ev)
 
 /* ---- threads --------------------------------------------------------------------------------- */
 
-/* Plane thread: the event loop until dsig_node_stop. */
+/* Plane thread: the event loop until dsig_node_stop, retrying refused batches between iterations
+ * (the transport has no "queue drained" event; a short tick while something waits is enough). */
 static void *plane_main(void *arg)
 {
     dsig_node *n = arg;
-    (void)dsig_net_loop_run(n->loop);
+    for (;;) {
+        int t = atomic_load_explicit(&n->retry, memory_order_relaxed) ? RETRY_MS : IDLE_MS;
+        if (dsig_net_loop_run_once(n->loop, t) != DSIG_OK)
+            break;
+        retry_pending(n);
+    }
     return NULL;
 }
 
@@ -699,6 +801,7 @@ int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
     pthread_cond_init(&n->q_cond, NULL);
     for (int i = 0; i < C_COUNT; i++)
         atomic_init(&n->c[i], 0);
+    atomic_init(&n->retry, 0);
     n->opt = o;
     n->opt.listen_address = NULL;
     if (o.listen_address && !(n->listen_copy = dsig_strdup(o.listen_address))) {
