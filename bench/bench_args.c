@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,40 +16,10 @@
 #define MIB (1024ull * 1024ull)
 #define GIB (1024ull * 1024ull * 1024ull)
 
-/* Format an error message into err and return -1. */
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-/* Parse "N[unit]" where a bare N is multiplied by `bare`; units K/KiB, M/MiB, G/GiB (any case). */
+/* Parse "N[unit]" where a bare N is multiplied by `bare`; units K/KiB, M/MiB, G/GiB (any case); N > 0. */
 static int parse_unit(const char *s, uint64_t bare, uint64_t *out)
 {
-    if (!s || *s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return -1;
-    uint64_t mult = bare;
-    if (*end) {
-        char u = (char)(*end | 0x20);
-        mult = u == 'k' ? KIB : u == 'm' ? MIB : u == 'g' ? GIB : 0;
-        if (!mult)
-            return -1;
-        end++;
-        if (*end && strcasecmp(end, "ib") != 0 && strcasecmp(end, "b") != 0)
-            return -1;
-    }
-    if (v == 0 || v > UINT64_MAX / mult)
-        return -1;
-    *out = v * mult;
-    return 0;
+    return bench_parse_scaled(s, bare, "kmg", 1, UINT64_MAX, out);
 }
 
 /* Payload size: bare numbers are MiB; must be a multiple of 1 KiB, at most 4 GiB. */
@@ -66,12 +35,8 @@ int bench_parse_size(const char *s, uint64_t *out)
 /* Unsigned integer in [lo, hi], whole string. */
 static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 {
-    if (!s || *s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || *end || v < lo || v > hi)
+    uint64_t v;
+    if (bench_parse_u64(s, lo, hi, &v) != 0)
         return -1;
     *out = (unsigned)v;
     return 0;
@@ -91,58 +56,6 @@ static int parse_seed(const char *s, uint64_t *out)
     return 0;
 }
 
-/* Value of an option given as "--name VALUE" or "--name=VALUE"; NULL if `arg` is not that option.
- * *missing is set when the option is there but its value is not. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-/* A comma-separated list option: its limits, its messages and how one item is read. */
-struct list_spec {
-    const char *opt;     /* "--sizes" */
-    size_t max_len;      /* longest accepted list text */
-    const char *item;    /* what an item is, for messages ("size") */
-    const char *unit;    /* what "at most N ..." counts ("sizes") */
-    const char *valid;   /* the valid items, for the bad-item message */
-    const char *example; /* for the empty-list message */
-    int (*parse)(const char *t, void *out, size_t i); /* read item t into element i of out */
-};
-
-/* Split a comma-separated list and read each item into out[0..cap). */
-static int parse_list(const struct list_spec *ls, const char *s, void *out, size_t cap, size_t *n,
-                      char *err, size_t len)
-{
-    char tmp[512];
-    if (strlen(s) >= ls->max_len || ls->max_len > sizeof tmp)
-        return fail(err, len, "%s: list too long", ls->opt);
-    strcpy(tmp, s);
-    *n = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (*n >= cap)
-            return fail(err, len, "%s: at most %zu %s", ls->opt, cap, ls->unit);
-        if (ls->parse(t, out, *n) != 0)
-            return fail(err, len, "%s: bad %s \"%s\"; valid: %s", ls->opt, ls->item, t, ls->valid);
-        (*n)++;
-    }
-    if (*n == 0)
-        return fail(err, len, "%s: empty list; valid: %s", ls->opt, ls->example);
-    return 0;
-}
-
 /* One payload size of --sizes. */
 static int size_item(const char *t, void *out, size_t i)
 {
@@ -156,14 +69,14 @@ static int bits_item(const char *t, void *out, size_t i)
     return parse_uint(t, 2048, 16384, &bits[i]) != 0 || bits[i] % 8 != 0 ? -1 : 0;
 }
 
-static const struct list_spec sizes_list = {
-    "--sizes", 512, "size", "sizes",
+static const bench_list_spec sizes_list = {
+    "--sizes", 512, "bad size", "sizes",
     "positive whole numbers of MiB (e.g. 1,5,10,50,100), or with a unit K/KiB, M/MiB, G/GiB (e.g. 64K, "
     "512KiB); multiples of 1 KiB up to 4 GiB",
     "e.g. 1,5,10,50,100 (MiB) or 64K", size_item};
 
-static const struct list_spec bits_list = {
-    "--rsa-bits", 256, "key size", "sizes",
+static const bench_list_spec bits_list = {
+    "--rsa-bits", 256, "bad key size", "sizes",
     "multiples of 8 from 2048 to 16384, e.g. 2048,3072,4096,6144,8192", "e.g. 2048,3072,4096",
     bits_item};
 
@@ -241,23 +154,23 @@ static int apply_common(const struct arg_spec *sp, const char *name, const char 
 {
     if (strcmp(name, "--alg") == 0) {
         if (!*v)
-            return fail(err, len, "--alg: empty list");
+            return bench_fail(err, len, "--alg: empty list");
         *sp->algs = v;
     } else if (strcmp(name, "--warmup") == 0) {
         if (parse_uint(v, 0, sp->count_max, sp->warmup))
-            return fail(err, len, "--warmup: bad count \"%s\"; valid: 0 to %u", v, sp->count_max);
+            return bench_fail(err, len, "--warmup: bad count \"%s\"; valid: 0 to %u", v, sp->count_max);
     } else if (strcmp(name, "--measure") == 0) {
         if (parse_uint(v, 1, sp->count_max, sp->measure))
-            return fail(err, len, "--measure: bad count \"%s\"; valid: 1 to %u", v, sp->count_max);
+            return bench_fail(err, len, "--measure: bad count \"%s\"; valid: 1 to %u", v, sp->count_max);
     } else if (strcmp(name, "--seed") == 0) {
         if (parse_seed(v, sp->seed))
-            return fail(err, len, "--seed: bad seed \"%s\"; valid: a 64-bit number, "
+            return bench_fail(err, len, "--seed: bad seed \"%s\"; valid: a 64-bit number, "
                                   "decimal or 0x-hex", v);
     } else if (strcmp(name, "--rsa-bits") == 0) {
-        return parse_list(&bits_list, v, sp->rsa_bits, BENCH_MAX_BITS, sp->nrsa_bits, err, len);
+        return bench_parse_list(&bits_list, v, sp->rsa_bits, BENCH_MAX_BITS, sp->nrsa_bits, err, len);
     } else if (strcmp(name, "--out") == 0) {
         if (!*v)
-            return fail(err, len, "--out: empty directory name");
+            return bench_fail(err, len, "--out: empty directory name");
         *sp->out_dir = v;
     } else {
         return 1;
@@ -286,16 +199,16 @@ static int parse_args(int argc, char **argv, const struct arg_spec *sp, char *er
             continue;
         }
         for (const char *const *nm = common; *nm && !v && !missing; nm++)
-            if ((v = opt_value(argc, argv, &i, *nm, &missing)) && apply_common(sp, *nm, v, err, len))
+            if ((v = bench_opt_value(argc, argv, &i, *nm, &missing)) && apply_common(sp, *nm, v, err, len))
                 return -1;
         for (const char *const *nm = sp->own; *nm && !v && !missing; nm++)
-            if ((v = opt_value(argc, argv, &i, *nm, &missing)) && sp->apply_own(sp->o, *nm, v, err, len))
+            if ((v = bench_opt_value(argc, argv, &i, *nm, &missing)) && sp->apply_own(sp->o, *nm, v, err, len))
                 return -1;
         if (v)
             continue;
         if (missing)
-            return fail(err, len, "%s needs a value (see dsig bench %s --help)", a, sp->cmd);
-        return fail(err, len, "unknown option \"%s\"; valid: %s", a, sp->valid);
+            return bench_fail(err, len, "%s needs a value (see dsig bench %s --help)", a, sp->cmd);
+        return bench_fail(err, len, "unknown option \"%s\"; valid: %s", a, sp->valid);
     }
     return 0;
 }
@@ -305,11 +218,11 @@ static int stream_own(void *opts, const char *name, const char *v, char *err, si
 {
     bench_stream_opts *o = opts;
     if (strcmp(name, "--sizes") == 0)
-        return parse_list(&sizes_list, v, o->sizes, BENCH_MAX_SIZES, &o->nsizes, err, len);
+        return bench_parse_list(&sizes_list, v, o->sizes, BENCH_MAX_SIZES, &o->nsizes, err, len);
     if (strcmp(name, "--chunk") == 0) {
         uint64_t c;
         if (parse_unit(v, 1, &c) || c > 64 * MIB)
-            return fail(err, len, "--chunk: bad size \"%s\"; valid: 1 byte to 64M, bare "
+            return bench_fail(err, len, "--chunk: bad size \"%s\"; valid: 1 byte to 64M, bare "
                                   "numbers are bytes, units K/M (e.g. 65536, 64K, 1M)", v);
         o->chunk = (size_t)c;
     } else if (strcmp(name, "--source") == 0) {
@@ -320,14 +233,14 @@ static int stream_own(void *opts, const char *name, const char *v, char *err, si
         else if (strcmp(v, "pipe") == 0)
             o->source = BENCH_SRC_PIPE;
         else
-            return fail(err, len, "--source: unknown source \"%s\"; valid: mem, file, pipe", v);
+            return bench_fail(err, len, "--source: unknown source \"%s\"; valid: mem, file, pipe", v);
     } else {
         if (strcmp(v, "jws") == 0)
             o->format = BENCH_FMT_JWS;
         else if (strcmp(v, "raw") == 0)
             o->format = BENCH_FMT_RAW;
         else
-            return fail(err, len, "--format: unknown format \"%s\"; valid: jws, raw", v);
+            return bench_fail(err, len, "--format: unknown format \"%s\"; valid: jws, raw", v);
     }
     return 0;
 }
@@ -366,7 +279,7 @@ static int sig_own(void *opts, const char *name, const char *v, char *err, size_
     if (strcmp(name, "--size") == 0) {
         uint64_t s;
         if (parse_unit(v, 1, &s) || s > 64 * MIB)
-            return fail(err, len, "--size: bad message size \"%s\"; valid: 1 byte to 64M, bare "
+            return bench_fail(err, len, "--size: bad message size \"%s\"; valid: 1 byte to 64M, bare "
                                   "numbers are bytes (e.g. 32, 1K)", v);
         o->msg_bytes = (size_t)s;
     } else {
@@ -374,7 +287,7 @@ static int sig_own(void *opts, const char *name, const char *v, char *err, size_
         errno = 0;
         double t = strtod(v, &end);
         if (errno || *end || end == v || !(t > 0 && t <= 3600))
-            return fail(err, len, "--max-time: bad duration \"%s\"; valid: seconds in (0, 3600]", v);
+            return bench_fail(err, len, "--max-time: bad duration \"%s\"; valid: seconds in (0, 3600]", v);
         o->max_time = t;
     }
     return 0;
@@ -427,7 +340,7 @@ int bench_select_algs(const char *patterns, const dsig_alg **out, size_t cap, si
     } else {
         char tmp[1024];
         if (strlen(patterns) >= sizeof tmp)
-            return fail(err, len, "--alg: list too long");
+            return bench_fail(err, len, "--alg: list too long");
         strcpy(tmp, patterns);
         char *save = NULL;
         int any = 0;
@@ -449,7 +362,7 @@ int bench_select_algs(const char *patterns, const dsig_alg **out, size_t cap, si
             any = 1;
         }
         if (!any)
-            return fail(err, len, "--alg: empty list");
+            return bench_fail(err, len, "--alg: empty list");
     }
     *n = 0;
     for (size_t i = 0; i < count && *n < cap; i++)

@@ -14,7 +14,6 @@
  * cost of an empty bracket (measured at start-up) is subtracted from every sample. Throughput rows
  * time whole rounds of calls with CLOCK_PROCESS_CPUTIME_ID and report CPU ns per call.
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <math.h>
@@ -54,53 +53,13 @@ const char *bench_dsig_hash_name(int hash)
     return hash >= 0 && hash < (int)(sizeof hash_names / sizeof hash_names[0]) ? hash_names[hash] : NULL;
 }
 
-/* Format an error message into err and return -1. */
-__attribute__((format(printf, 3, 4))) static int perr(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-/* Unsigned decimal in [lo, hi], whole string. */
-static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-    if (!s || *s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* Message size: bytes, or with a unit K/KiB or M/MiB (any case); 0 .. 1 MiB. */
 static int msg_size_item(const char *t, void *out, size_t i)
 {
-    if (!t || *t < '0' || *t > '9')
+    uint64_t v;
+    if (bench_parse_scaled(t, 1, "km", 0, BENCH_DSIG_MAX_MSG, &v) != 0)
         return -1;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(t, &end, 10);
-    if (errno || end == t)
-        return -1;
-    unsigned long long mult = 1;
-    if (*end) {
-        char u = (char)(*end | 0x20);
-        mult = u == 'k' ? KIB : u == 'm' ? KIB * KIB : 0;
-        if (!mult)
-            return -1;
-        end++;
-        if (*end && strcasecmp(end, "ib") != 0 && strcasecmp(end, "b") != 0)
-            return -1;
-    }
-    if (v > BENCH_DSIG_MAX_MSG / mult)
-        return -1;
-    ((size_t *)out)[i] = (size_t)(v * mult);
+    ((size_t *)out)[i] = (size_t)v;
     return 0;
 }
 
@@ -108,7 +67,7 @@ static int msg_size_item(const char *t, void *out, size_t i)
 static int batch_item(const char *t, void *out, size_t i)
 {
     uint64_t v;
-    if (parse_u64(t, 1, 1024, &v) != 0 || (v & (v - 1)) != 0)
+    if (bench_parse_u64(t, 1, 1024, &v) != 0 || (v & (v - 1)) != 0)
         return -1;
     ((unsigned *)out)[i] = (unsigned)v;
     return 0;
@@ -135,7 +94,7 @@ static int hbss_item(const char *t, void *out, size_t i)
         return 0;
     }
     uint64_t v;
-    if (parse_u64(t, 2, 16, &v) != 0 || (v & (v - 1)) != 0)
+    if (bench_parse_u64(t, 2, 16, &v) != 0 || (v & (v - 1)) != 0)
         return -1;
     h->w = (unsigned)v;
     return 0;
@@ -153,60 +112,16 @@ static int hash_item(const char *t, void *out, size_t i)
     return -1;
 }
 
-/* A comma-separated list option: limits, messages and how one item is read. */
-struct dlist_spec {
-    const char *opt, *item, *valid;
-    int (*parse)(const char *t, void *out, size_t i);
-};
-
-static const struct dlist_spec sizes_spec = {
-    "--sizes", "size", "bytes 0..1048576, or with a unit K/KiB, M/MiB (e.g. 8,32,1K,8K)", msg_size_item};
-static const struct dlist_spec batch_spec = {
-    "--batch-sizes", "batch size", "powers of two from 1 to 1024 (e.g. 1,8,128,1024)", batch_item};
-static const struct dlist_spec w_spec = {
-    "--w", "one-time scheme", "2, 4, 8, 16 (W-OTS+ depth), hors (= hors64), hors32, hors16", hbss_item};
-static const struct dlist_spec hash_spec = {"--hash", "hash", "haraka, sha256, blake3", hash_item};
-
-/* Split a comma-separated list and read each item into out[0..cap); duplicates are kept. */
-static int parse_dlist(const struct dlist_spec *ls, const char *s, void *out, size_t cap, size_t *n,
-                       char *err, size_t len)
-{
-    char tmp[512];
-    if (strlen(s) >= sizeof tmp)
-        return perr(err, len, "%s: list too long", ls->opt);
-    strcpy(tmp, s);
-    *n = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (*n >= cap)
-            return perr(err, len, "%s: at most %zu items", ls->opt, cap);
-        if (ls->parse(t, out, *n) != 0)
-            return perr(err, len, "%s: bad %s \"%s\"; valid: %s", ls->opt, ls->item, t, ls->valid);
-        (*n)++;
-    }
-    if (*n == 0)
-        return perr(err, len, "%s: empty list; valid: %s", ls->opt, ls->valid);
-    return 0;
-}
-
-/* Value of "--name VALUE" or "--name=VALUE"; NULL if argv[*i] is not that option (*missing set when
- * the option is there without its value). */
-static const char *dopt_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
+/* The list options; their empty-list message repeats the valid items. */
+#define BENCH_DSIG_LIST(opt, item, valid, parse) {opt, 512, "bad " item, "items", valid, valid, parse}
+static const bench_list_spec sizes_spec = BENCH_DSIG_LIST(
+    "--sizes", "size", "bytes 0..1048576, or with a unit K/KiB, M/MiB (e.g. 8,32,1K,8K)", msg_size_item);
+static const bench_list_spec batch_spec = BENCH_DSIG_LIST(
+    "--batch-sizes", "batch size", "powers of two from 1 to 1024 (e.g. 1,8,128,1024)", batch_item);
+static const bench_list_spec w_spec = BENCH_DSIG_LIST(
+    "--w", "one-time scheme", "2, 4, 8, 16 (W-OTS+ depth), hors (= hors64), hors32, hors16", hbss_item);
+static const bench_list_spec hash_spec = BENCH_DSIG_LIST("--hash", "hash", "haraka, sha256, blake3", hash_item);
+#undef BENCH_DSIG_LIST
 
 /* The profile: full (the paper's sweeps) or quick (primary configuration, two sizes). */
 static void apply_profile(bench_dsig_opts *o, int quick)
@@ -253,30 +168,30 @@ int bench_dsig_parse(int argc, char **argv, bench_dsig_opts *o, char *err, size_
             o->json = 1;
             continue;
         }
-        if ((v = dopt_value(argc, argv, &i, "--sizes", &missing))) {
-            if (parse_dlist(&sizes_spec, v, o->sizes, BENCH_DSIG_MAX_SIZES, &o->nsizes, err, errlen))
+        if ((v = bench_opt_value(argc, argv, &i, "--sizes", &missing))) {
+            if (bench_parse_list(&sizes_spec, v, o->sizes, BENCH_DSIG_MAX_SIZES, &o->nsizes, err, errlen))
                 return -1;
-        } else if ((v = dopt_value(argc, argv, &i, "--batch-sizes", &missing))) {
-            if (parse_dlist(&batch_spec, v, o->batch, BENCH_DSIG_MAX_BATCH, &o->nbatch, err, errlen))
+        } else if ((v = bench_opt_value(argc, argv, &i, "--batch-sizes", &missing))) {
+            if (bench_parse_list(&batch_spec, v, o->batch, BENCH_DSIG_MAX_BATCH, &o->nbatch, err, errlen))
                 return -1;
-        } else if ((v = dopt_value(argc, argv, &i, "--w", &missing))) {
-            if (parse_dlist(&w_spec, v, o->hbss, BENCH_DSIG_MAX_HBSS, &o->nhbss, err, errlen))
+        } else if ((v = bench_opt_value(argc, argv, &i, "--w", &missing))) {
+            if (bench_parse_list(&w_spec, v, o->hbss, BENCH_DSIG_MAX_HBSS, &o->nhbss, err, errlen))
                 return -1;
-        } else if ((v = dopt_value(argc, argv, &i, "--hash", &missing))) {
-            if (parse_dlist(&hash_spec, v, o->hash, BENCH_DSIG_MAX_HASH, &o->nhash, err, errlen))
+        } else if ((v = bench_opt_value(argc, argv, &i, "--hash", &missing))) {
+            if (bench_parse_list(&hash_spec, v, o->hash, BENCH_DSIG_MAX_HASH, &o->nhash, err, errlen))
                 return -1;
-        } else if ((v = dopt_value(argc, argv, &i, "--count", &missing))) {
-            if (parse_u64(v, 1, BENCH_DSIG_MAX_COUNT, &u) != 0)
-                return perr(err, errlen, "--count: bad value \"%s\"; valid: 1..%u", v,
+        } else if ((v = bench_opt_value(argc, argv, &i, "--count", &missing))) {
+            if (bench_parse_u64(v, 1, BENCH_DSIG_MAX_COUNT, &u) != 0)
+                return bench_fail(err, errlen, "--count: bad value \"%s\"; valid: 1..%u", v,
                             BENCH_DSIG_MAX_COUNT);
             o->count = (unsigned)u;
-        } else if ((v = dopt_value(argc, argv, &i, "--seed", &missing))) {
-            if (parse_u64(v, 0, UINT64_MAX, &o->seed) != 0)
-                return perr(err, errlen, "--seed: bad value \"%s\"; valid: a decimal number", v);
+        } else if ((v = bench_opt_value(argc, argv, &i, "--seed", &missing))) {
+            if (bench_parse_u64(v, 0, UINT64_MAX, &o->seed) != 0)
+                return bench_fail(err, errlen, "--seed: bad value \"%s\"; valid: a decimal number", v);
         } else if (missing) {
-            return perr(err, errlen, "%s needs a value", a);
+            return bench_fail(err, errlen, "%s needs a value", a);
         } else {
-            return perr(err, errlen,
+            return bench_fail(err, errlen,
                         "unknown option \"%s\"; valid: --sizes, --count, --batch-sizes, --w, --hash, "
                         "--seed, --quick, --json, --help",
                         a);

@@ -110,6 +110,36 @@ const char *bench_errstr(int rc, char *buf, size_t cap);
 int bench_mkdir_p(const char *dir);
 void bench_timestamp(char *buf, size_t cap);   /* local time, YYYYMMDD_HHMMSS */
 
+/* ---- option parsing shared by bench_args.c, bench_dsig.c and bench_ping.c (bench_util.c) ---- */
+/* Format an error message into err (printf-style) and return -1. */
+__attribute__((format(printf, 3, 4))) int bench_fail(char *err, size_t len, const char *fmt, ...);
+/* Unsigned decimal in [lo, hi], whole string: 0, or -1 (out untouched). */
+int bench_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+/* "N[unit]": a bare N is multiplied by `bare`; `units` lists the accepted unit letters in lower case,
+ * the i-th meaning 1024^(i+1) ("k", "km", "kmg"), each written in any case, alone or followed by
+ * "b" / "iB". The product must lie in [lo, hi]. 0, or -1 (out untouched). */
+int bench_parse_scaled(const char *s, uint64_t bare, const char *units, uint64_t lo, uint64_t hi,
+                       uint64_t *out);
+/* Value of an option given as "--name VALUE" or "--name=VALUE" at argv[*i] (advancing *i past a
+ * separate value); NULL if argv[*i] is not that option, with *missing set when it is but the value
+ * is not there. */
+const char *bench_opt_value(int argc, char **argv, int *i, const char *name, int *missing);
+
+/* A comma-separated list option: its limits, its messages and how one item is read. */
+typedef struct bench_list_spec {
+    const char *opt;     /* "--sizes" */
+    size_t max_len;      /* the list text must be shorter than this (at most 512) */
+    const char *item;    /* the bad-item message's words before the item ("bad size") */
+    const char *unit;    /* what "at most N ..." counts ("sizes") */
+    const char *valid;   /* the valid items, for the bad-item message */
+    const char *example; /* "; valid: <example>" of the empty-list message; NULL = none */
+    int (*parse)(const char *t, void *out, size_t i); /* read item t into element i of out */
+} bench_list_spec;
+/* Split a comma-separated list and read each item into out[0..cap) (*n = items read); duplicates
+ * are kept. 0, or -1 with the message in err. */
+int bench_parse_list(const bench_list_spec *ls, const char *s, void *out, size_t cap, size_t *n,
+                     char *err, size_t len);
+
 /* ---- formatting (bench_report.c) ---- */
 /* 1024 -> "1.024", 102400 -> "102.400", 7 -> "7" (the report's thousands dot). */
 void bench_fmt_thousands(char *buf, size_t cap, uint64_t v);

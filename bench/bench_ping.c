@@ -56,72 +56,39 @@ const char *ping_scheme_name(int scheme)
     return scheme >= 0 && scheme < PING_NSCHEMES ? scheme_names[scheme] : NULL;
 }
 
-/* Format an error message into err and return -1. */
-__attribute__((format(printf, 3, 4))) static int perr(char *err, size_t len, const char *fmt, ...)
+/* One message size of --size: bytes, or K/KiB (any case); 1 .. PING_MAX_MSG. */
+static int size_item(const char *t, void *out, size_t i)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-/* Unsigned decimal in [lo, hi], whole string. */
-static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-    if (!s || *s < '0' || *s > '9')
+    uint64_t v;
+    if (bench_parse_scaled(t, 1, "k", 1, PING_MAX_MSG, &v) != 0)
         return -1;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v < lo || v > hi)
-        return -1;
-    *out = v;
+    ((size_t *)out)[i] = (size_t)v;
     return 0;
 }
 
-/* One message size: bytes, or K/KiB (any case); 1 .. PING_MAX_MSG. */
-static int parse_size(const char *t, size_t *out)
+/* One scheme of --schemes, by name ("sodium" = sodium-ed25519): sets its bit in *(unsigned *)out
+ * (repeats are harmless, so the item index is not used). */
+static int scheme_item(const char *t, void *out, size_t i)
 {
-    if (!t || *t < '0' || *t > '9')
+    (void)i;
+    int s = 0;
+    while (s < PING_NSCHEMES && strcasecmp(t, scheme_names[s]) != 0)
+        s++;
+    if (s == PING_NSCHEMES && strcasecmp(t, "sodium") == 0)
+        s = PING_SODIUM;
+    if (s == PING_NSCHEMES)
         return -1;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(t, &end, 10);
-    if (errno || end == t)
-        return -1;
-    unsigned long long mult = 1;
-    if (*end) {
-        if ((*end | 0x20) != 'k')
-            return -1;
-        mult = 1024;
-        end++;
-        if (*end && strcasecmp(end, "ib") != 0 && strcasecmp(end, "b") != 0)
-            return -1;
-    }
-    if (v == 0 || v > PING_MAX_MSG / mult)
-        return -1;
-    *out = (size_t)(v * mult);
+    *(unsigned *)out |= 1u << s;
     return 0;
 }
 
-/* Value of "--name VALUE" / "--name=VALUE" at argv[*i]; NULL if argv[*i] is another option. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
+/* The bad-size message names the ceiling literally (PING_MAX_MSG is "8192u", not printable text). */
+_Static_assert(PING_MAX_MSG == 8192u, "update size_list's message with PING_MAX_MSG");
+static const bench_list_spec size_list = {
+    "--size", 256, "bad size", "sizes", "1..8192 bytes, or with K/KiB (e.g. 8,1K,8K)", NULL, size_item};
+/* Items are not counted against a capacity: the 128-byte text bounds them. */
+static const bench_list_spec scheme_list = {
+    "--schemes", 128, "unknown scheme", "schemes", "none, sodium-ed25519, dsig", NULL, scheme_item};
 
 /* Defaults: 8 B and 1 KiB, 1000 timed round trips per block, 3 runs, every scheme. */
 static void ping_defaults(ping_opts *o)
@@ -151,92 +118,62 @@ int ping_parse(int argc, char **argv, ping_opts *o, char *err, size_t errlen)
             o->json = 1;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             o->quiet = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--size", &missing)) ||
-                   (!missing && (v = opt_value(argc, argv, &i, "--sizes", &missing)))) {
-            char tmp[256];
-            if (strlen(v) >= sizeof tmp)
-                return perr(err, errlen, "--size: list too long");
-            strcpy(tmp, v);
-            o->nsizes = 0;
-            char *save = NULL;
-            for (char *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                if (o->nsizes >= PING_MAX_SIZES)
-                    return perr(err, errlen, "--size: at most %d sizes", PING_MAX_SIZES);
-                if (parse_size(t, &o->sizes[o->nsizes]) != 0)
-                    return perr(err, errlen,
-                                "--size: bad size \"%s\"; valid: 1..%u bytes, or with K/KiB (e.g. 8,1K,8K)", t,
-                                PING_MAX_MSG);
-                o->nsizes++;
-            }
-            if (o->nsizes == 0)
-                return perr(err, errlen, "--size: empty list");
-        } else if ((v = opt_value(argc, argv, &i, "--count", &missing))) {
-            if (parse_u64(v, 1, PING_MAX_COUNT, &u) != 0)
-                return perr(err, errlen, "--count: \"%s\" is not a number in 1..%u", v, PING_MAX_COUNT);
+        } else if ((v = bench_opt_value(argc, argv, &i, "--size", &missing)) ||
+                   (!missing && (v = bench_opt_value(argc, argv, &i, "--sizes", &missing)))) {
+            if (bench_parse_list(&size_list, v, o->sizes, PING_MAX_SIZES, &o->nsizes, err, errlen))
+                return -1;
+        } else if ((v = bench_opt_value(argc, argv, &i, "--count", &missing))) {
+            if (bench_parse_u64(v, 1, PING_MAX_COUNT, &u) != 0)
+                return bench_fail(err, errlen, "--count: \"%s\" is not a number in 1..%u", v, PING_MAX_COUNT);
             o->count = (unsigned)u;
-        } else if ((v = opt_value(argc, argv, &i, "--warmup", &missing))) {
-            if (parse_u64(v, 0, PING_MAX_COUNT, &u) != 0)
-                return perr(err, errlen, "--warmup: \"%s\" is not a number in 0..%u", v, PING_MAX_COUNT);
+        } else if ((v = bench_opt_value(argc, argv, &i, "--warmup", &missing))) {
+            if (bench_parse_u64(v, 0, PING_MAX_COUNT, &u) != 0)
+                return bench_fail(err, errlen, "--warmup: \"%s\" is not a number in 0..%u", v, PING_MAX_COUNT);
             o->warmup = (unsigned)u;
             warmup_set = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--runs", &missing))) {
-            if (parse_u64(v, 1, PING_MAX_RUNS, &u) != 0)
-                return perr(err, errlen, "--runs: \"%s\" is not a number in 1..%u", v, PING_MAX_RUNS);
+        } else if ((v = bench_opt_value(argc, argv, &i, "--runs", &missing))) {
+            if (bench_parse_u64(v, 1, PING_MAX_RUNS, &u) != 0)
+                return bench_fail(err, errlen, "--runs: \"%s\" is not a number in 1..%u", v, PING_MAX_RUNS);
             o->runs = (unsigned)u;
-        } else if ((v = opt_value(argc, argv, &i, "--schemes", &missing))) {
-            char tmp[128];
-            if (strlen(v) >= sizeof tmp)
-                return perr(err, errlen, "--schemes: list too long");
-            strcpy(tmp, v);
+        } else if ((v = bench_opt_value(argc, argv, &i, "--schemes", &missing))) {
+            size_t nschemes;
             o->schemes = 0;
-            char *save = NULL;
-            for (char *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                int s = 0;
-                while (s < PING_NSCHEMES && strcasecmp(t, scheme_names[s]) != 0)
-                    s++;
-                if (s == PING_NSCHEMES && strcasecmp(t, "sodium") == 0)
-                    s = PING_SODIUM;
-                if (s == PING_NSCHEMES)
-                    return perr(err, errlen, "--schemes: unknown scheme \"%s\"; valid: none, sodium-ed25519, dsig",
-                                t);
-                o->schemes |= 1u << s;
-            }
-            if (!o->schemes)
-                return perr(err, errlen, "--schemes: empty list");
-        } else if ((v = opt_value(argc, argv, &i, "--config", &missing))) {
+            if (bench_parse_list(&scheme_list, v, &o->schemes, SIZE_MAX, &nschemes, err, errlen))
+                return -1;
+        } else if ((v = bench_opt_value(argc, argv, &i, "--config", &missing))) {
             o->config = v;
-        } else if ((v = opt_value(argc, argv, &i, "--key", &missing))) {
+        } else if ((v = bench_opt_value(argc, argv, &i, "--key", &missing))) {
             o->key = v;
             key_set = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--id", &missing))) {
-            if (parse_u64(v, 1, UINT64_C(0x7FFFFFFFFFFFFFFF), &u) != 0)
-                return perr(err, errlen, "--id: \"%s\" is not a node id (1..2^63-1)", v);
+        } else if ((v = bench_opt_value(argc, argv, &i, "--id", &missing))) {
+            if (bench_parse_u64(v, 1, UINT64_C(0x7FFFFFFFFFFFFFFF), &u) != 0)
+                return bench_fail(err, errlen, "--id: \"%s\" is not a node id (1..2^63-1)", v);
             o->id = u;
             o->have_id = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--peer", &missing))) {
-            if (parse_u64(v, 1, UINT64_C(0x7FFFFFFFFFFFFFFF), &u) != 0)
-                return perr(err, errlen, "--peer: \"%s\" is not a node id (1..2^63-1)", v);
+        } else if ((v = bench_opt_value(argc, argv, &i, "--peer", &missing))) {
+            if (bench_parse_u64(v, 1, UINT64_C(0x7FFFFFFFFFFFFFFF), &u) != 0)
+                return bench_fail(err, errlen, "--peer: \"%s\" is not a node id (1..2^63-1)", v);
             o->peer = u;
             peer_set = 1;
         } else if (missing) {
-            return perr(err, errlen, "%s needs a value", a);
+            return bench_fail(err, errlen, "%s needs a value", a);
         } else {
-            return perr(err, errlen, "unknown option \"%s\" (see dsig ping --help)", a);
+            return bench_fail(err, errlen, "unknown option \"%s\" (see dsig ping --help)", a);
         }
         if (missing)
-            return perr(err, errlen, "%s needs a value", a);
+            return bench_fail(err, errlen, "%s needs a value", a);
     }
     if (!warmup_set)
         o->warmup = o->count / 5 < 50 ? 50 : o->count / 5;
     if ((uint64_t)o->count * o->runs > 4000000u)
-        return perr(err, errlen, "--count x --runs: at most 4000000 round trips per scheme and size");
+        return bench_fail(err, errlen, "--count x --runs: at most 4000000 round trips per scheme and size");
     if (o->config) {
         if (!o->have_id || !key_set)
-            return perr(err, errlen, "--config needs --id N (this node) and --key FILE (its Ed25519 private JWK)");
+            return bench_fail(err, errlen, "--config needs --id N (this node) and --key FILE (its Ed25519 private JWK)");
         if (peer_set && o->peer == o->id)
-            return perr(err, errlen, "--peer must name another node than --id");
+            return bench_fail(err, errlen, "--peer must name another node than --id");
     } else if (o->have_id || key_set || peer_set) {
-        return perr(err, errlen, "--id, --key and --peer only go with --config FILE");
+        return bench_fail(err, errlen, "--id, --key and --peer only go with --config FILE");
     }
     return 0;
 }

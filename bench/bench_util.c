@@ -1,11 +1,14 @@
 /*
- * bench/bench_util.c — the deterministic payload, statistics, clocks and the memory probe.
+ * bench/bench_util.c — the deterministic payload, statistics, clocks and the memory probe, and the
+ * option-parsing pieces shared by `dsig bench stream|sig`, `dsig bench dsig` and `dsig ping`.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -237,4 +240,101 @@ void bench_timestamp(char *buf, size_t cap)
     struct tm tm;
     localtime_r(&t, &tm);
     strftime(buf, cap, "%Y%m%d_%H%M%S", &tm);
+}
+
+/* Format an error message into err and return -1 (so parsers can `return bench_fail(...)`). */
+int bench_fail(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Unsigned decimal in [lo, hi], whole string; a sign or leading space is refused. */
+int bench_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Decimal with an optional binary unit (K = 1024, M = 1024^2, G = 1024^3, as allowed by `units`). */
+int bench_parse_scaled(const char *s, uint64_t bare, const char *units, uint64_t lo, uint64_t hi,
+                       uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return -1;
+    uint64_t mult = bare;
+    if (*end) {
+        /* *end is not NUL, so neither is u: strchr cannot match the terminator. */
+        const char u = (char)(*end | 0x20);
+        const char *pos = strchr(units, u);
+        if (!pos)
+            return -1;
+        mult = 1;
+        for (const char *q = units; q <= pos; q++)
+            mult *= 1024u;
+        end++;
+        if (*end && strcasecmp(end, "ib") != 0 && strcasecmp(end, "b") != 0)
+            return -1;
+    }
+    /* v * mult in [lo, hi] without overflowing: v <= hi / mult  <=>  v * mult <= hi. */
+    if (v > hi / mult || v * mult < lo)
+        return -1;
+    *out = v * mult;
+    return 0;
+}
+
+/* "--name VALUE" / "--name=VALUE"; a longer option that merely starts with name is not a match. */
+const char *bench_opt_value(int argc, char **argv, int *i, const char *name, int *missing)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0)
+        return NULL;
+    if (a[n] == '=')
+        return a + n + 1;
+    if (a[n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* Comma-separated list: strtok_r on a bounded copy, so empty items (",,") are skipped. */
+int bench_parse_list(const bench_list_spec *ls, const char *s, void *out, size_t cap, size_t *n,
+                     char *err, size_t len)
+{
+    char tmp[512];
+    if (strlen(s) >= ls->max_len || ls->max_len > sizeof tmp)
+        return bench_fail(err, len, "%s: list too long", ls->opt);
+    strcpy(tmp, s);
+    *n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (*n >= cap)
+            return bench_fail(err, len, "%s: at most %zu %s", ls->opt, cap, ls->unit);
+        if (ls->parse(t, out, *n) != 0)
+            return bench_fail(err, len, "%s: %s \"%s\"; valid: %s", ls->opt, ls->item, t, ls->valid);
+        (*n)++;
+    }
+    if (*n == 0)
+        return ls->example ? bench_fail(err, len, "%s: empty list; valid: %s", ls->opt, ls->example)
+                           : bench_fail(err, len, "%s: empty list", ls->opt);
+    return 0;
 }
