@@ -17,6 +17,11 @@
  * so "none" gives the transport's one-way floor. Before the timed rounds of each block, both DSig pools
  * are filled and each end has flushed its verifier (every batch of the peer's pool is cached), then
  * untimed warm-up rounds run.
+ *
+ * Background CPU: each end notes, at the start of the timed rounds (the responder: its last SYNC) and
+ * at their end (the responder: END), its process CPU time minus the CPU time of the thread running its
+ * event loop (the thread that signs and verifies in the foreground); the difference over the wall time
+ * between the two points is the plane's cost in cores. The responder returns its figure in END_ACK.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -239,10 +244,12 @@ void ping_json_row(FILE *f, const ping_row *r)
             "\"sign_median_ns\":%.0f,\"sign_p90_ns\":%.0f,\"sign_p99_ns\":%.0f,"
             "\"transmit_median_ns\":%.0f,\"transmit_p90_ns\":%.0f,\"transmit_p99_ns\":%.0f,"
             "\"verify_median_ns\":%.0f,\"verify_p90_ns\":%.0f,\"verify_p99_ns\":%.0f,"
-            "\"transmit_method\":\"derived\",",
+            "\"transmit_method\":\"derived\","
+            "\"bg_cpu_core_fraction_initiator\":%.4f,\"bg_cpu_core_fraction_responder\":%.4f,",
             ping_scheme_name(r->scheme), r->msg_bytes, r->sig_bytes, r->rounds, r->runs, r->rtt.median,
             r->rtt.p90, r->rtt.p99, r->sign.median, r->sign.p90, r->sign.p99, r->transmit.median,
-            r->transmit.p90, r->transmit.p99, r->verify.median, r->verify.p90, r->verify.p99);
+            r->transmit.p90, r->transmit.p99, r->verify.median, r->verify.p90, r->verify.p99,
+            r->bg_cpu_initiator, r->bg_cpu_responder);
     if (r->fast_path_fraction < 0)
         fputs("\"fast_path_fraction\":null}\n", f);
     else
@@ -252,9 +259,9 @@ void ping_json_row(FILE *f, const ping_row *r)
 /* Table header (microseconds). */
 void ping_table_header(FILE *f)
 {
-    fprintf(f, "%-15s %6s %5s %7s | %-23s | %-23s | %-23s | %-23s | %5s\n", "scheme", "bytes", "sig", "rounds",
-            "rtt us  med/p90/p99", "sign us med/p90/p99", "transmit us med/p90/p99", "verify us med/p90/p99",
-            "fast");
+    fprintf(f, "%-15s %6s %5s %7s | %-23s | %-23s | %-23s | %-23s | %5s | %s\n", "scheme", "bytes", "sig",
+            "rounds", "rtt us  med/p90/p99", "sign us med/p90/p99", "transmit us med/p90/p99",
+            "verify us med/p90/p99", "fast", "bg-cpu % of one core ini/rsp");
 }
 
 /* Three values in microseconds, fixed width. */
@@ -275,9 +282,10 @@ void ping_table_row(FILE *f, const ping_row *r)
     fputs(" | ", f);
     us3(f, &r->verify);
     if (r->fast_path_fraction < 0)
-        fprintf(f, " | %5s\n", "-");
+        fprintf(f, " | %5s", "-");
     else
-        fprintf(f, " | %4.0f%%\n", r->fast_path_fraction * 100.0);
+        fprintf(f, " | %4.0f%%", r->fast_path_fraction * 100.0);
+    fprintf(f, " | %6.1f %6.1f\n", r->bg_cpu_initiator * 100.0, r->bg_cpu_responder * 100.0);
 }
 
 /* The row of a scheme at a size, NULL if absent. */
@@ -311,6 +319,22 @@ int ping_target(FILE *f, const ping_row *rows, size_t n, size_t msg_bytes)
     return pass ? 0 : 1;
 }
 
+/* PASS/FAIL/SKIP line of the background-plane target at one size (DSig row); 1 for FAIL. */
+int ping_target_bg(FILE *f, const ping_row *rows, size_t n, size_t msg_bytes)
+{
+    const ping_row *ds = find_row(rows, n, PING_DSIG, msg_bytes);
+    if (!ds) {
+        fprintf(f, "SKIP %zu B: background plane <= 1 core per process: needs a dsig row\n", msg_bytes);
+        return 0;
+    }
+    int pass = ds->bg_cpu_initiator <= 1.0 && ds->bg_cpu_responder <= 1.0;
+    fprintf(f,
+            "%s %zu B: background plane <= 1 core per process: initiator %.1f%%, responder %.1f%% of one core"
+            " (dsig timed rounds)\n",
+            pass ? "PASS" : "FAIL", msg_bytes, ds->bg_cpu_initiator * 100.0, ds->bg_cpu_responder * 100.0);
+    return pass ? 0 : 1;
+}
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Wire protocol (application frame types of src/net; all integers big-endian)                      */
 /* ------------------------------------------------------------------------------------------------ */
@@ -323,7 +347,8 @@ int ping_target(FILE *f, const ping_row *rows, size_t n, size_t msg_bytes)
  *              seq u32 ‖ responder verify ns u64 ‖ responder sign ns u64 ‖ msg len u32 ‖ sig len u32.
  * PF_SYNC      scheme u8: the responder fills its pool, flushes its verifier, notes its counters and
  *              answers PF_SYNC_ACK (its DSig batches, all sent before the ACK, precede it on the stream).
- * PF_END       the responder answers PF_END_ACK = fast u64 ‖ slow u64 (verifications since the SYNC).
+ * PF_END       the responder answers PF_END_ACK = fast u64 ‖ slow u64 (verifications since the SYNC) ‖
+ *              background CPU ns u64 ‖ wall ns u64 (both since the SYNC) (32 B).
  * PF_BYE       the responder exits.
  */
 #define PF_HELLO 0x40u
@@ -336,8 +361,9 @@ int ping_target(FILE *f, const ping_row *rows, size_t n, size_t msg_bytes)
 #define PF_END_ACK 0x47u
 #define PF_BYE 0x48u
 
-#define PING_VERSION 1u
+#define PING_VERSION 2u        /* 2: END_ACK carries the background CPU time */
 #define HELLO_BYTES 22u
+#define END_ACK_BYTES 32u
 #define RHDR 32u
 #define FLAG_BAD 1u             /* the responder's verification failed */
 #define SIG_CAP 4096u           /* a DSig signature of any preset fits */
@@ -371,6 +397,23 @@ static inline uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* CPU time of a clock in ns (0 if the clock is unavailable). */
+static uint64_t cpu_ns(clockid_t c)
+{
+    struct timespec ts;
+    if (clock_gettime(c, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU time of every thread of this process but the calling one (the loop / timing thread), in ns. */
+static uint64_t bg_cpu_ns(void)
+{
+    uint64_t self = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+    uint64_t all = cpu_ns(CLOCK_PROCESS_CPUTIME_ID); /* read second: never below self */
+    return all > self ? all - self : 0;
+}
+
 /* ------------------------------------------------------------------------------------------------ */
 /* One end                                                                                          */
 /* ------------------------------------------------------------------------------------------------ */
@@ -399,6 +442,7 @@ typedef struct ping_ep {
     uint8_t *sig;                           /* SIG_CAP bytes */
     /* responder: counters noted at the last SYNC */
     uint64_t fast0, slow0;
+    uint64_t bg0, wall0;                    /* background CPU and wall clock at the last SYNC */
     /* initiator: the reply of the current round / control answer */
     int got;
     uint32_t want_seq;
@@ -407,7 +451,8 @@ typedef struct ping_ep {
     const uint8_t *expect_msg;
     size_t expect_len;
     int got_ctrl;
-    uint8_t ctrl[16];
+    uint32_t ctrl_len;
+    uint8_t ctrl[END_ACK_BYTES];
     /* first failure */
     int failed;
     char why[256];
@@ -656,6 +701,8 @@ static void respond_sync(ping_ep *e, const uint8_t *p, uint32_t len)
         e->fast0 = st.fast;
         e->slow0 = st.slow;
     }
+    e->bg0 = bg_cpu_ns();
+    e->wall0 = now_ns();
     uint8_t ack = p[0];
     if (dsig_net_send(e->loop, e->conn, PF_SYNC_ACK, &ack, 1) != DSIG_OK)
         ep_fail(e, "responder: SYNC_ACK not sent");
@@ -664,13 +711,16 @@ static void respond_sync(ping_ep *e, const uint8_t *p, uint32_t len)
 /* Responder: END -> fast / slow verification counts since the last SYNC. */
 static void respond_end(ping_ep *e)
 {
-    uint8_t out[16] = {0};
+    uint64_t bg = bg_cpu_ns(), wall = now_ns();
+    uint8_t out[END_ACK_BYTES] = {0};
     if (e->verifier) {
         dsig_hybrid_verifier_stats st;
         dsig_hybrid_verifier_stats_get(e->verifier, &st);
         put64(out, st.fast - e->fast0);
         put64(out + 8, st.slow - e->slow0);
     }
+    put64(out + 16, bg >= e->bg0 ? bg - e->bg0 : 0);
+    put64(out + 24, wall >= e->wall0 ? wall - e->wall0 : 0);
     if (dsig_net_send(e->loop, e->conn, PF_END_ACK, out, sizeof out) != DSIG_OK)
         ep_fail(e, "responder: END_ACK not sent");
 }
@@ -736,6 +786,7 @@ static void on_event(void *arg, dsig_net_loop *loop, const dsig_net_event *ev)
     case PF_END_ACK:
         if (e->initiator && ev->len <= sizeof e->ctrl) {
             memcpy(e->ctrl, ev->payload, ev->len);
+            e->ctrl_len = ev->len;
             e->got_ctrl = 1;
         }
         break;
@@ -1035,6 +1086,7 @@ typedef struct samples {
     double *rtt, *sign, *verify, *transmit;
     size_t n;                    /* round trips stored */
     uint64_t fast, slow;
+    uint64_t bg_ini, wall_ini, bg_rsp, wall_rsp; /* background CPU / wall ns of the timed rounds */
     size_t sig_bytes;
 } samples;
 
@@ -1118,6 +1170,7 @@ static int block(ping_ep *e, int scheme, uint8_t *msg, size_t len, samples *S, u
     dsig_hybrid_verifier_stats st0, st1;
     if (e->verifier)
         dsig_hybrid_verifier_stats_get(e->verifier, &st0);
+    uint64_t bg0 = bg_cpu_ns(), w0 = now_ns();
     for (unsigned i = 0; i < o->count; i++) {
         if (round_trip(e, scheme, msg, len, (*seq)++, t) != 0)
             return -1;
@@ -1129,6 +1182,9 @@ static int block(ping_ep *e, int scheme, uint8_t *msg, size_t len, samples *S, u
         S->verify[2 * n + 1] = t[4];
         S->transmit[n] = t[5];
     }
+    uint64_t bg1 = bg_cpu_ns(), w1 = now_ns();
+    S->bg_ini += bg1 >= bg0 ? bg1 - bg0 : 0;
+    S->wall_ini += w1 - w0;
     e->got_ctrl = 0;
     if (dsig_net_send(e->loop, e->conn, PF_END, NULL, 0) != DSIG_OK) {
         ep_fail(e, "END not sent");
@@ -1136,6 +1192,12 @@ static int block(ping_ep *e, int scheme, uint8_t *msg, size_t len, samples *S, u
     }
     if (wait_flag(e, &e->got_ctrl, 30000, "END_ACK") != 0)
         return -1;
+    if (e->ctrl_len != END_ACK_BYTES) {
+        ep_fail(e, "malformed END_ACK (%u bytes)", (unsigned)e->ctrl_len);
+        return -1;
+    }
+    S->bg_rsp += get64(e->ctrl + 16);
+    S->wall_rsp += get64(e->ctrl + 24);
     if (scheme == PING_DSIG) {
         dsig_hybrid_verifier_stats_get(e->verifier, &st1);
         S->fast += st1.fast - st0.fast + get64(e->ctrl);
@@ -1237,6 +1299,8 @@ static int initiator_main(const ping_opts *o, ping_keys *k, const char *peer_add
         r->fast_path_fraction = r->scheme == PING_DSIG && s->fast + s->slow
                                     ? (double)s->fast / (double)(s->fast + s->slow)
                                     : -1.0;
+        r->bg_cpu_initiator = s->wall_ini ? (double)s->bg_ini / (double)s->wall_ini : 0.0;
+        r->bg_cpu_responder = s->wall_rsp ? (double)s->bg_rsp / (double)s->wall_rsp : 0.0;
         if (o->json)
             ping_json_row(stdout, r);
         else
@@ -1254,6 +1318,8 @@ static int initiator_main(const ping_opts *o, ping_keys *k, const char *peer_add
                 floor_row->msg_bytes, floor_row->transmit.median / 1e3, floor_row->rtt.median / 1e3);
     for (size_t si = 0; si < o->nsizes; si++)
         (void)ping_target(info, rows, nrows, o->sizes[si]);
+    for (size_t si = 0; si < o->nsizes; si++)
+        (void)ping_target_bg(info, rows, nrows, o->sizes[si]);
     if (atomic_load(&e.batch_send_errors))
         fprintf(info, "# note: %u DSig batch messages could not be sent\n", atomic_load(&e.batch_send_errors));
     code = 0;

@@ -52,6 +52,10 @@ typedef struct ping_row {
     ping_stat transmit;            /* one way: (rtt - both signs - both verifies) / 2 per round */
     double fast_path_fraction;     /* dsig: verifications on the fast path / all (both ends);
                                       < 0 for the other schemes (printed as null) */
+    /* CPU time of each end's background threads (everything but the thread that runs its event loop
+     * and does the foreground sign/verify) over the wall time of the timed rounds, in cores (1.0 = one
+     * core busy); every run pooled. */
+    double bg_cpu_initiator, bg_cpu_responder;
 } ping_row;
 
 /* Parse argv (argv[0] = "ping"). 0 = run, 1 = help requested, -1 = error (message in err). */
@@ -75,6 +79,13 @@ void ping_table_row(FILE *f, const ping_row *r);
  * returns 1 for FAIL, else 0.
  */
 int ping_target(FILE *f, const ping_row *rows, size_t n, size_t msg_bytes);
+
+/*
+ * The issue-5 plane target at message size `msg_bytes`: during DSig's timed rounds the background plane
+ * of each end costs at most one core (bg_cpu_initiator and bg_cpu_responder <= 1.0). Prints one
+ * "PASS", "FAIL" or "SKIP" line; returns 1 for FAIL, else 0.
+ */
+int ping_target_bg(FILE *f, const ping_row *rows, size_t n, size_t msg_bytes);
 
 /* Rows also go to `sink` (tests). Returns a process exit code: 0 done (whatever the target verdict),
  * 2 error (bad option or key, lost peer, a signature that does not verify). */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -131,6 +132,8 @@ static ping_row mkrow(int scheme, size_t bytes, double rtt)
     r.verify = (ping_stat){400, 500, 600};
     r.transmit = (ping_stat){7000, 8000, 9000};
     r.fast_path_fraction = scheme == PING_DSIG ? 1.0 : -1.0;
+    r.bg_cpu_initiator = 0.25;
+    r.bg_cpu_responder = 0.5;
     return r;
 }
 
@@ -140,7 +143,8 @@ static void test_json(void **state)
     (void)state;
     static const char *const num[] = {"msg_bytes", "rtt_median_ns", "rtt_p90_ns", "rtt_p99_ns", "sign_median_ns",
                                       "transmit_median_ns", "verify_median_ns", "verify_p99_ns", "sig_bytes",
-                                      "rounds"};
+                                      "rounds", "bg_cpu_core_fraction_initiator",
+                                      "bg_cpu_core_fraction_responder"};
     for (int s = 0; s < PING_NSCHEMES; s++) {
         char *buf = NULL;
         size_t len = 0;
@@ -159,6 +163,8 @@ static void test_json(void **state)
                 fail_msg("%s is not a number in %s", num[i], buf);
         assert_int_equal(json_integer_value(json_object_get(j, "msg_bytes")), 8);
         assert_true(json_number_value(json_object_get(j, "rtt_median_ns")) == 20000);
+        assert_true(json_number_value(json_object_get(j, "bg_cpu_core_fraction_initiator")) == 0.25);
+        assert_true(json_number_value(json_object_get(j, "bg_cpu_core_fraction_responder")) == 0.5);
         json_t *fp = json_object_get(j, "fast_path_fraction");
         assert_non_null(fp);
         if (s == PING_DSIG)
@@ -187,6 +193,8 @@ static void test_table(void **state)
     assert_non_null(strstr(buf, "\ndsig "));
     assert_non_null(strstr(buf, "24.00"));
     assert_non_null(strstr(buf, "100%"));
+    assert_non_null(strstr(buf, "bg-cpu"));
+    assert_non_null(strstr(buf, "  25.0   50.0\n"));
     free(buf);
 }
 
@@ -208,6 +216,26 @@ static void test_target(void **state)
     assert_non_null(strstr(buf, "\nFAIL 8 B"));
     assert_non_null(strstr(buf, "\nSKIP 8 B"));
     assert_non_null(strstr(buf, "\nSKIP 1024 B"));
+    free(buf);
+}
+
+/* Plane target line: each end's background CPU against one core, from the dsig row. */
+static void test_target_bg(void **state)
+{
+    (void)state;
+    ping_row rows[3] = {mkrow(PING_NONE, 8, 16000), mkrow(PING_SODIUM, 8, 146000), mkrow(PING_DSIG, 8, 24000)};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(ping_target_bg(f, rows, 3, 8), 0);     /* 25 % and 50 % */
+    rows[2].bg_cpu_responder = 1.2;
+    assert_int_equal(ping_target_bg(f, rows, 3, 8), 1);
+    assert_int_equal(ping_target_bg(f, rows, 2, 8), 0);     /* no dsig row */
+    fclose(f);
+    static const char pass_line[] = "PASS 8 B: background plane <= 1 core per process";
+    assert_true(strncmp(buf, pass_line, sizeof pass_line - 1) == 0);
+    assert_non_null(strstr(buf, "\nFAIL 8 B: background plane <= 1 core per process"));
+    assert_non_null(strstr(buf, "\nSKIP 8 B: background plane"));
     free(buf);
 }
 
@@ -250,6 +278,11 @@ static void test_quick_run(void **state)
         assert_int_equal(r->rounds, 200);
         assert_true(r->rtt.median > 0 && r->rtt.median <= r->rtt.p90 && r->rtt.p90 <= r->rtt.p99);
         assert_true(r->transmit.median <= r->rtt.median);
+        double cores = 2.0 * (double)sysconf(_SC_NPROCESSORS_ONLN);
+        if (!(r->bg_cpu_initiator >= 0 && r->bg_cpu_initiator <= cores && r->bg_cpu_responder >= 0 &&
+              r->bg_cpu_responder <= cores))
+            fail_msg("%s: background CPU %f / %f cores out of [0, %f]", ping_scheme_name(r->scheme),
+                     r->bg_cpu_initiator, r->bg_cpu_responder, cores);
     }
     assert_int_equal(c.rows[PING_SODIUM].sig_bytes, 64);
     assert_true(c.rows[PING_DSIG].sig_bytes > 64);
@@ -262,7 +295,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults), cmocka_unit_test(test_options), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_stats),    cmocka_unit_test(test_json),    cmocka_unit_test(test_table),
-        cmocka_unit_test(test_target),   cmocka_unit_test(test_quick_run),
+        cmocka_unit_test(test_target),   cmocka_unit_test(test_target_bg), cmocka_unit_test(test_quick_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,13 +20,16 @@ for s in none sodium-ed25519 dsig; do
 done
 grep -qE '^(PASS|FAIL) 8 B: DSig adds' "$tmp/out" || fail "target line"
 grep -q '^# transport floor' "$tmp/out" || fail "floor line"
+grep -qE '^(PASS|FAIL) 8 B: background plane <= 1 core per process' "$tmp/out" || fail "plane target line"
+grep -q 'bg-cpu' "$tmp/out" || fail "bg-cpu column"
 
 # JSON: one object per scheme and size; target on stderr.
 "$tool" ping --count 200 --size 8,1K --runs 1 --json >"$tmp/json" 2>"$tmp/err" || { cat "$tmp/err"; fail "json run"; }
 [ "$(wc -l <"$tmp/json")" -eq 6 ] || fail "JSON rows: $(cat "$tmp/json")"
 grep -qE '^(PASS|FAIL) 1024 B' "$tmp/err" || fail "target on stderr with --json"
+grep -qE '^(PASS|FAIL) 1024 B: background plane' "$tmp/err" || fail "plane target on stderr with --json"
 python3 - "$tmp/json" <<'PY' || fail "JSON fields"
-import json, sys
+import json, os, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 need = ["scheme", "msg_bytes", "rtt_median_ns", "sign_median_ns", "transmit_median_ns",
         "verify_median_ns", "fast_path_fraction"]
@@ -42,6 +45,10 @@ for r in rows:
     else:
         assert r["fast_path_fraction"] is None, r
     assert r["rounds"] == 200, r
+    cores = 2 * (os.cpu_count() or 1)
+    for k in ("bg_cpu_core_fraction_initiator", "bg_cpu_core_fraction_responder"):
+        v = r.get(k)
+        assert isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= cores, (k, r)
 PY
 
 # Bad options: exit 2 with a message naming the option.
