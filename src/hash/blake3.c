@@ -543,6 +543,19 @@ __attribute__((noinline, cold)) static void hash_block_slow(const uint8_t *key, 
     dsig_memzero(&h, sizeof h);
 }
 
+/* Starting words and flags of a message that is one single-block chunk and the root: the key (keyed
+ * hash) or the IV. Shared by the one-block fast paths. */
+static uint8_t single_block_start(const uint8_t *key, uint32_t w[8])
+{
+    if (!key) {
+        memcpy(w, dsig_b3_iv, 8 * sizeof w[0]);
+        return B3_CHUNK_START | B3_CHUNK_END | B3_ROOT;
+    }
+    for (int i = 0; i < 8; i++)
+        w[i] = b3_load32(key + 4 * i);
+    return B3_CHUNK_START | B3_CHUNK_END | B3_ROOT | B3_KEYED_HASH;
+}
+
 /* @spec BLAKE3 spec §2.2-2.6: a message of at most one block is a single chunk with a single block, so its
  * root output is one compression with CHUNK_START | CHUNK_END | ROOT. Larger requests take the hasher. */
 void dsig_blake3_hash_block(const uint8_t *key, const void *in, size_t len, uint8_t *out, size_t out_len)
@@ -553,14 +566,7 @@ void dsig_blake3_hash_block(const uint8_t *key, const void *in, size_t len, uint
     }
     const dsig_b3_backend *be = dsig_b3_backend_get();
     uint32_t w[8];
-    uint8_t flags = B3_CHUNK_START | B3_CHUNK_END | B3_ROOT;
-    if (key) {
-        for (int i = 0; i < 8; i++)
-            w[i] = b3_load32(key + 4 * i);
-        flags |= B3_KEYED_HASH;
-    } else {
-        memcpy(w, dsig_b3_iv, sizeof w);
-    }
+    uint8_t flags = single_block_start(key, w);
     uint8_t block[64];
     const uint8_t *bp = in;
     if (len < DSIG_BLAKE3_BLOCK_LEN) {
@@ -603,14 +609,7 @@ void dsig_blake3_hash64_many(const uint8_t *key, const uint8_t (*in)[64], size_t
         return;
     const dsig_b3_backend *be = dsig_b3_backend_get();
     uint32_t w[8];
-    uint8_t flags = B3_CHUNK_START | B3_CHUNK_END | B3_ROOT;
-    if (key) {
-        for (int i = 0; i < 8; i++)
-            w[i] = b3_load32(key + 4 * i);
-        flags |= B3_KEYED_HASH;
-    } else {
-        memcpy(w, dsig_b3_iv, sizeof w);
-    }
+    uint8_t flags = single_block_start(key, w);
     be->hash_many(in[0], 64, n, 1, w, 0, 0, flags, 0, 0, out[0]);
     b3_wipe(w, sizeof w);
 }

@@ -106,3 +106,28 @@ int jt_verify_detached(const char *jws, const dsig_key *key, const dsig_jws_veri
     }
     return dsig_jws_verify_final(c);
 }
+
+const dsig_alg *jt_hs;
+dsig_key *jt_hkey;
+
+int jt_setup_hs256(void **state)
+{
+    (void)state;
+    jt_hs = dsig_alg_by_name("HS256");
+    if (!jt_hs)
+        return 0;
+    json_t *j = tu_load_json("jws/rfc7515/rfc7515_A.1.jwk");
+    char *t = json_dumps(j, JSON_COMPACT);
+    int rc = dsig_jwk_import(&jt_hkey, t, strlen(t));
+    free(t);
+    json_decref(j);
+    return rc;
+}
+
+int jt_teardown_hs256(void **state)
+{
+    (void)state;
+    dsig_key_free(jt_hkey);
+    jt_hkey = NULL;
+    return 0;
+}

@@ -22,4 +22,11 @@ int jt_verify_embedded(const char *jws, const dsig_key *key, const dsig_jws_veri
 int jt_verify_detached(const char *jws, const dsig_key *key, const dsig_jws_verify_opts *opts,
                        const void *payload, size_t len, size_t chunk);
 
+/* Group fixture for tests built on the RFC 7515 A.1 HMAC key: jt_hs = HS256 (NULL when the MAC
+ * provider is not built, then jt_hkey stays NULL too), jt_hkey = that key. */
+extern const dsig_alg *jt_hs;
+extern dsig_key *jt_hkey;
+int jt_setup_hs256(void **state);
+int jt_teardown_hs256(void **state);
+
 #endif

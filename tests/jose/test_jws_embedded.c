@@ -11,36 +11,13 @@
 
 #include "jose_test_util.h"
 
-static dsig_key *hkey;
-static const dsig_alg *hs;
-
-static int setup(void **state)
-{
-    (void)state;
-    hs = dsig_alg_by_name("HS256");
-    if (!hs)
-        return 0;
-    json_t *j = tu_load_json("jws/rfc7515/rfc7515_A.1.jwk");
-    char *t = json_dumps(j, JSON_COMPACT);
-    int rc = dsig_jwk_import(&hkey, t, strlen(t));
-    free(t);
-    json_decref(j);
-    return rc;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    dsig_key_free(hkey);
-    return 0;
-}
 
 /* Our own COMPACT_B64 signature over `msg` (malloc'ed copy, NUL-terminated). */
 static char *sign_compact(const char *msg)
 {
     dsig_jws_sign_opts so = {.format = DSIG_FMT_COMPACT_B64};
     dsig_jws_sign_ctx *sc;
-    assert_int_equal(dsig_jws_sign_init(&sc, hs, hkey, &so), DSIG_OK);
+    assert_int_equal(dsig_jws_sign_init(&sc, jt_hs, jt_hkey, &so), DSIG_OK);
     assert_int_equal(dsig_jws_sign_update(sc, msg, strlen(msg)), DSIG_OK);
     char *out;
     size_t ol;
@@ -71,9 +48,9 @@ static void test_detached_refuses_embedded_json(void **state)
     char *json = to_json_with_payload(compact);
     dsig_format fmts[] = {DSIG_FMT_AUTO, DSIG_FMT_JSON};
     for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
-        dsig_jws_verify_opts o = {.format = fmts[i], .alg = hs};
+        dsig_jws_verify_opts o = {.format = fmts[i], .alg = jt_hs};
         dsig_jws_verify_ctx *c = (dsig_jws_verify_ctx *)1;
-        int rc = dsig_jws_verify_init(&c, json, strlen(json), hkey, &o);
+        int rc = dsig_jws_verify_init(&c, json, strlen(json), jt_hkey, &o);
         if (rc == DSIG_OK) {
             int fin = dsig_jws_verify_final(c); /* the old behaviour: DSIG_OK over an empty payload */
             fail_msg("format %d: detached init accepted a JWS with an embedded payload (final %d)",
@@ -83,29 +60,29 @@ static void test_detached_refuses_embedded_json(void **state)
         assert_null(c);
         assert_non_null(strstr(dsig_last_error_detail(), "dsig_jws_verify_compact"));
         /* the empty payload as a stream of zero-length updates changes nothing */
-        assert_int_equal(jt_verify_detached(json, hkey, &o, "", 0, 0), DSIG_E_FORMAT);
-        assert_int_equal(jt_verify_detached(json, hkey, &o, "hello", 5, 0), DSIG_E_FORMAT);
+        assert_int_equal(jt_verify_detached(json, jt_hkey, &o, "", 0, 0), DSIG_E_FORMAT);
+        assert_int_equal(jt_verify_detached(json, jt_hkey, &o, "hello", 5, 0), DSIG_E_FORMAT);
     }
     /* the one entry point for embedded payloads verifies it and returns the payload */
-    dsig_jws_verify_opts o = {.alg = hs};
+    dsig_jws_verify_opts o = {.alg = jt_hs};
     uint8_t *p = NULL;
     size_t n = 0;
-    assert_int_equal(dsig_jws_verify_compact(json, strlen(json), hkey, &o, &p, &n), DSIG_OK);
+    assert_int_equal(dsig_jws_verify_compact(json, strlen(json), jt_hkey, &o, &p, &n), DSIG_OK);
     assert_int_equal(n, 5);
     assert_memory_equal(p, "hello", 5);
     dsig_free(p);
     o.format = DSIG_FMT_JSON;
-    assert_int_equal(jt_verify_embedded(json, hkey, &o), DSIG_OK);
+    assert_int_equal(jt_verify_embedded(json, jt_hkey, &o), DSIG_OK);
     /* an empty embedded payload ("payload":"") is still embedded */
     char *empty_compact = sign_compact("");
     char *empty_json = to_json_with_payload(empty_compact);
     assert_non_null(strstr(empty_json, "\"payload\":\"\""));
     o.format = DSIG_FMT_AUTO;
-    assert_int_equal(jt_verify_detached(empty_json, hkey, &o, "", 0, 0), DSIG_E_FORMAT);
-    assert_int_equal(jt_verify_embedded(empty_json, hkey, &o), DSIG_OK);
+    assert_int_equal(jt_verify_detached(empty_json, jt_hkey, &o, "", 0, 0), DSIG_E_FORMAT);
+    assert_int_equal(jt_verify_embedded(empty_json, jt_hkey, &o), DSIG_OK);
     /* a "payload" that is not a string is refused too, never ignored */
     const char *bad = "{\"protected\":\"eyJhbGciOiJIUzI1NiJ9\",\"payload\":1,\"signature\":\"AA\"}";
-    assert_int_not_equal(jt_verify_detached(bad, hkey, &o, "", 0, 0), DSIG_OK);
+    assert_int_not_equal(jt_verify_detached(bad, jt_hkey, &o, "", 0, 0), DSIG_OK);
     free(empty_json);
     free(empty_compact);
     free(json);
@@ -120,9 +97,9 @@ static void test_detached_refuses_embedded_compact(void **state)
     char *compact = sign_compact("hello");
     dsig_format fmts[] = {DSIG_FMT_AUTO, DSIG_FMT_COMPACT_B64, DSIG_FMT_JWS};
     for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
-        dsig_jws_verify_opts o = {.format = fmts[i], .alg = hs};
+        dsig_jws_verify_opts o = {.format = fmts[i], .alg = jt_hs};
         dsig_jws_verify_ctx *c = NULL;
-        int rc = dsig_jws_verify_init(&c, compact, strlen(compact), hkey, &o);
+        int rc = dsig_jws_verify_init(&c, compact, strlen(compact), jt_hkey, &o);
         if (rc == DSIG_OK) {
             int fin = dsig_jws_verify_final(c);
             fail_msg("format %d: detached init accepted a compact JWS with a payload (final %d)",
@@ -133,12 +110,12 @@ static void test_detached_refuses_embedded_compact(void **state)
     }
     /* DSIG_FMT_COMPACT_B64 declares an embedded payload even with an empty middle segment */
     char *empty = sign_compact("");
-    dsig_jws_verify_opts ob = {.format = DSIG_FMT_COMPACT_B64, .alg = hs};
-    assert_int_equal(jt_verify_detached(empty, hkey, &ob, "", 0, 0), DSIG_E_FORMAT);
-    assert_int_equal(jt_verify_embedded(empty, hkey, &ob), DSIG_OK);
+    dsig_jws_verify_opts ob = {.format = DSIG_FMT_COMPACT_B64, .alg = jt_hs};
+    assert_int_equal(jt_verify_detached(empty, jt_hkey, &ob, "", 0, 0), DSIG_E_FORMAT);
+    assert_int_equal(jt_verify_embedded(empty, jt_hkey, &ob), DSIG_OK);
     free(empty);
-    dsig_jws_verify_opts o = {.alg = hs};
-    assert_int_equal(jt_verify_embedded(compact, hkey, &o), DSIG_OK);
+    dsig_jws_verify_opts o = {.alg = jt_hs};
+    assert_int_equal(jt_verify_embedded(compact, jt_hkey, &o), DSIG_OK);
     free(compact);
 }
 
@@ -150,15 +127,15 @@ static void test_detached_still_works(void **state)
     for (int f = DSIG_FMT_JWS; f <= DSIG_FMT_JSON; f++) {
         dsig_jws_sign_opts so = {.format = (dsig_format)f};
         dsig_jws_sign_ctx *sc;
-        assert_int_equal(dsig_jws_sign_init(&sc, hs, hkey, &so), DSIG_OK);
+        assert_int_equal(dsig_jws_sign_init(&sc, jt_hs, jt_hkey, &so), DSIG_OK);
         assert_int_equal(dsig_jws_sign_update(sc, "hello", 5), DSIG_OK);
         char *out;
         size_t ol;
         assert_int_equal(dsig_jws_sign_final(sc, &out, &ol), DSIG_OK);
         assert_int_equal(dsig_jws_has_embedded_payload(out, ol), 0);
-        dsig_jws_verify_opts o = {.alg = hs};
-        assert_int_equal(jt_verify_detached(out, hkey, &o, "hello", 5, 2), DSIG_OK);
-        assert_int_equal(jt_verify_detached(out, hkey, &o, "", 0, 0), DSIG_E_VERIFY);
+        dsig_jws_verify_opts o = {.alg = jt_hs};
+        assert_int_equal(jt_verify_detached(out, jt_hkey, &o, "hello", 5, 2), DSIG_OK);
+        assert_int_equal(jt_verify_detached(out, jt_hkey, &o, "", 0, 0), DSIG_E_VERIFY);
         dsig_free(out);
     }
 }
@@ -191,5 +168,5 @@ int main(void)
         cmocka_unit_test(test_detached_still_works),
         cmocka_unit_test(test_has_embedded_payload),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, jt_setup_hs256, jt_teardown_hs256);
 }

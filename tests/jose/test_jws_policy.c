@@ -4,42 +4,19 @@
 
 #include "jose_test_util.h"
 
-static dsig_key *hkey;
-static const dsig_alg *hs;
 static const char *const allow_hs[] = {"HS256", NULL};
 static const dsig_jws_verify_opts vo = {.allowed = allow_hs};
 
 /* Forge with the A.1 HMAC key and expect `code` from embedded verification. */
 static void expect_hdr(const char *hdr, const char *payload_seg, int code, const char *detail_part)
 {
-    char *jws = jt_forge(hdr, payload_seg, hs, hkey);
-    int rc = jt_verify_embedded(jws, hkey, &vo);
+    char *jws = jt_forge(hdr, payload_seg, jt_hs, jt_hkey);
+    int rc = jt_verify_embedded(jws, jt_hkey, &vo);
     if (rc != code)
         fail_msg("header %s: got %d (%s), want %d", hdr, rc, dsig_last_error_detail(), code);
     if (detail_part && !strstr(dsig_last_error_detail(), detail_part))
         fail_msg("header %s: detail \"%s\" lacks \"%s\"", hdr, dsig_last_error_detail(), detail_part);
     free(jws);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    hs = dsig_alg_by_name("HS256");
-    if (!hs)
-        return 0;
-    json_t *j = tu_load_json("jws/rfc7515/rfc7515_A.1.jwk");
-    char *t = json_dumps(j, JSON_COMPACT);
-    int rc = dsig_jwk_import(&hkey, t, strlen(t));
-    free(t);
-    json_decref(j);
-    return rc;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    dsig_key_free(hkey);
-    return 0;
 }
 
 static void test_header_policy(void **state)
@@ -86,29 +63,29 @@ static void test_tamper(void **state)
 {
     (void)state;
     jt_need("HS256");
-    char *jws = jt_forge("{\"alg\":\"HS256\"}", "JC4wMg", hs, hkey);
+    char *jws = jt_forge("{\"alg\":\"HS256\"}", "JC4wMg", jt_hs, jt_hkey);
     size_t len = strlen(jws);
-    assert_int_equal(jt_verify_embedded(jws, hkey, &vo), DSIG_OK);
+    assert_int_equal(jt_verify_embedded(jws, jt_hkey, &vo), DSIG_OK);
     for (size_t i = 0; i < len; i++) {
         for (int bit = 0; bit < 8; bit++) {
             jws[i] ^= (char)(1 << bit);
             if (jws[i] != '\0')
-                assert_int_not_equal(jt_verify_embedded(jws, hkey, &vo), DSIG_OK);
+                assert_int_not_equal(jt_verify_embedded(jws, jt_hkey, &vo), DSIG_OK);
             jws[i] ^= (char)(1 << bit);
         }
     }
     /* truncation at every length */
     for (size_t n = 0; n < len; n++) {
         char *t = strndup(jws, n);
-        assert_int_not_equal(jt_verify_embedded(t, hkey, &vo), DSIG_OK);
+        assert_int_not_equal(jt_verify_embedded(t, jt_hkey, &vo), DSIG_OK);
         free(t);
     }
     /* a trailing newline (from a file) is tolerated, other trailing bytes are not */
     char *nl = malloc(len + 3);
     snprintf(nl, len + 3, "%s\n", jws);
-    assert_int_equal(jt_verify_embedded(nl, hkey, &vo), DSIG_OK);
+    assert_int_equal(jt_verify_embedded(nl, jt_hkey, &vo), DSIG_OK);
     snprintf(nl, len + 3, "%s.", jws);
-    assert_int_not_equal(jt_verify_embedded(nl, hkey, &vo), DSIG_OK);
+    assert_int_not_equal(jt_verify_embedded(nl, jt_hkey, &vo), DSIG_OK);
     free(nl);
     free(jws);
 }
@@ -123,20 +100,20 @@ static void test_noncanonical(void **state)
     expect_hdr("{\"alg\":\"HS256\"}", "JC4wMg==", DSIG_E_BASE64, "payload");
     static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     /* a 16-byte header encodes to 22 characters with 4 unused trailing bits: set one */
-    char *h = jt_forge("{\"alg\":\"HS256\"} ", "JC4wMg", hs, hkey);
-    assert_int_equal(jt_verify_embedded(h, hkey, &vo), DSIG_OK);
+    char *h = jt_forge("{\"alg\":\"HS256\"} ", "JC4wMg", jt_hs, jt_hkey);
+    assert_int_equal(jt_verify_embedded(h, jt_hkey, &vo), DSIG_OK);
     char *hl = strchr(h, '.') - 1;
     *hl = alphabet[(strchr(alphabet, *hl) - alphabet) | 1];
-    assert_int_equal(jt_verify_embedded(h, hkey, &vo), DSIG_E_BASE64);
+    assert_int_equal(jt_verify_embedded(h, jt_hkey, &vo), DSIG_E_BASE64);
     assert_non_null(strstr(dsig_last_error_detail(), "header"));
     free(h);
-    char *jws = jt_forge("{\"alg\":\"HS256\"}", "JC4wMg", hs, hkey);
+    char *jws = jt_forge("{\"alg\":\"HS256\"}", "JC4wMg", jt_hs, jt_hkey);
     /* signature: 32 bytes -> 43 chars with 2 spare bits: set them */
     char *s = strdup(jws);
     char *last = s + strlen(s) - 1;
     int v = (int)(strchr(alphabet, *last) - alphabet);
     *last = alphabet[v | 1];
-    assert_int_equal(jt_verify_embedded(s, hkey, &vo), DSIG_E_BASE64);
+    assert_int_equal(jt_verify_embedded(s, jt_hkey, &vo), DSIG_E_BASE64);
     assert_non_null(strstr(dsig_last_error_detail(), "signature"));
     free(s);
     free(jws);
@@ -147,18 +124,18 @@ static void test_alg_decision(void **state)
 {
     (void)state;
     jt_need("HS256");
-    char *jws = jt_forge("{\"alg\":\"HS256\"}", "JC4wMg", hs, hkey);
+    char *jws = jt_forge("{\"alg\":\"HS256\"}", "JC4wMg", jt_hs, jt_hkey);
     /* unbound key, no options: refused */
-    assert_int_equal(jt_verify_embedded(jws, hkey, NULL), DSIG_E_ALG_NOT_ALLOWED);
+    assert_int_equal(jt_verify_embedded(jws, jt_hkey, NULL), DSIG_E_ALG_NOT_ALLOWED);
     /* allow-list without the header alg */
     const char *other[] = {"HS384", "HS512", NULL};
     dsig_jws_verify_opts o = {.allowed = other};
-    assert_int_equal(jt_verify_embedded(jws, hkey, &o), DSIG_E_ALG_NOT_ALLOWED);
+    assert_int_equal(jt_verify_embedded(jws, jt_hkey, &o), DSIG_E_ALG_NOT_ALLOWED);
     /* caller's alg differs from the header */
     const dsig_alg *hs512 = dsig_alg_by_name("HS512");
     if (hs512) {
         dsig_jws_verify_opts o2 = {.alg = hs512};
-        assert_int_equal(jt_verify_embedded(jws, hkey, &o2), DSIG_E_ALG_NOT_ALLOWED);
+        assert_int_equal(jt_verify_embedded(jws, jt_hkey, &o2), DSIG_E_ALG_NOT_ALLOWED);
         assert_non_null(strstr(dsig_last_error_detail(), "HS256"));
     }
     /* HS256 header with an RSA public key: the classic confusion */
@@ -190,7 +167,7 @@ static void test_alg_decision(void **state)
         assert_int_equal(dsig_key_set_alg(k384, NULL), DSIG_OK);
         const char *a[] = {"ES256", NULL};
         dsig_jws_verify_opts o4 = {.allowed = a};
-        char *e = jt_forge("{\"alg\":\"ES256\"}", "JC4wMg", hs, hkey); /* signature irrelevant */
+        char *e = jt_forge("{\"alg\":\"ES256\"}", "JC4wMg", jt_hs, jt_hkey); /* signature irrelevant */
         assert_int_equal(jt_verify_embedded(e, k384, &o4), DSIG_E_ALG_NOT_ALLOWED);
         assert_non_null(strstr(dsig_last_error_detail(), "P-384"));
         free(e);
@@ -217,37 +194,37 @@ static void test_formats(void **state)
     for (int f = DSIG_FMT_JWS; f <= DSIG_FMT_RAW; f++) {
         dsig_jws_sign_opts so = {.format = (dsig_format)f, .include_kid = 1};
         dsig_jws_sign_ctx *sc;
-        assert_int_equal(dsig_jws_sign_init(&sc, hs, hkey, &so), DSIG_OK);
+        assert_int_equal(dsig_jws_sign_init(&sc, jt_hs, jt_hkey, &so), DSIG_OK);
         assert_int_equal(dsig_jws_sign_update(sc, msg, sizeof msg - 1), DSIG_OK);
         char *out;
         size_t ol;
         assert_int_equal(dsig_jws_sign_final(sc, &out, &ol), DSIG_OK);
-        dsig_jws_verify_opts o = {.format = (dsig_format)f, .alg = hs};
+        dsig_jws_verify_opts o = {.format = (dsig_format)f, .alg = jt_hs};
         dsig_jws_verify_ctx *vc;
         if (f == DSIG_FMT_COMPACT_B64) {
             /* embedded payload: refused by the streaming API, verified by the compact one */
-            assert_int_equal(dsig_jws_verify_init(&vc, out, ol, hkey, &o), DSIG_E_FORMAT);
+            assert_int_equal(dsig_jws_verify_init(&vc, out, ol, jt_hkey, &o), DSIG_E_FORMAT);
         } else {
-            assert_int_equal(dsig_jws_verify_init(&vc, out, ol, hkey, &o), DSIG_OK);
+            assert_int_equal(dsig_jws_verify_init(&vc, out, ol, jt_hkey, &o), DSIG_OK);
             assert_int_equal(dsig_jws_verify_update(vc, msg, sizeof msg - 1), DSIG_OK);
             assert_int_equal(dsig_jws_verify_final(vc), DSIG_OK);
         }
         if (f == DSIG_FMT_COMPACT_B64) {
             uint8_t *p;
             size_t pl;
-            assert_int_equal(dsig_jws_verify_compact(out, ol, hkey, &o, &p, &pl), DSIG_OK);
+            assert_int_equal(dsig_jws_verify_compact(out, ol, jt_hkey, &o, &p, &pl), DSIG_OK);
             assert_int_equal(pl, sizeof msg - 1);
             assert_memory_equal(p, msg, pl);
             dsig_free(p);
         } else {
             o.format = DSIG_FMT_AUTO;
-            assert_int_equal(jt_verify_detached(f == DSIG_FMT_RAW ? "" : out, hkey, &o, msg,
+            assert_int_equal(jt_verify_detached(f == DSIG_FMT_RAW ? "" : out, jt_hkey, &o, msg,
                                                 sizeof msg - 1, 5),
                              f == DSIG_FMT_RAW ? DSIG_E_VERIFY : DSIG_OK);
             if (f == DSIG_FMT_RAW) {
-                assert_int_equal(dsig_verify(hs, hkey, msg, sizeof msg - 1, (uint8_t *)out, ol), DSIG_OK);
+                assert_int_equal(dsig_verify(jt_hs, jt_hkey, msg, sizeof msg - 1, (uint8_t *)out, ol), DSIG_OK);
                 o.format = DSIG_FMT_RAW;
-                assert_int_equal(dsig_jws_verify_init(&vc, out, ol, hkey, &o), DSIG_OK);
+                assert_int_equal(dsig_jws_verify_init(&vc, out, ol, jt_hkey, &o), DSIG_OK);
                 assert_int_equal(dsig_jws_verify_update(vc, msg, sizeof msg - 1), DSIG_OK);
                 assert_int_equal(dsig_jws_verify_final(vc), DSIG_OK);
             }
@@ -255,10 +232,10 @@ static void test_formats(void **state)
         dsig_free(out);
     }
     /* explicit DSIG_FMT_JWS with an embedded payload */
-    char *jws = jt_forge("{\"alg\":\"HS256\"}", "JC4wMg", hs, hkey);
-    dsig_jws_verify_opts oj = {.format = DSIG_FMT_JWS, .alg = hs};
+    char *jws = jt_forge("{\"alg\":\"HS256\"}", "JC4wMg", jt_hs, jt_hkey);
+    dsig_jws_verify_opts oj = {.format = DSIG_FMT_JWS, .alg = jt_hs};
     dsig_jws_verify_ctx *vc;
-    assert_int_equal(dsig_jws_verify_init(&vc, jws, strlen(jws), hkey, &oj), DSIG_E_FORMAT);
+    assert_int_equal(dsig_jws_verify_init(&vc, jws, strlen(jws), jt_hkey, &oj), DSIG_E_FORMAT);
     free(jws);
     /* JSON structure */
     static const struct {
@@ -278,9 +255,9 @@ static void test_formats(void **state)
         {"{\"protected\":\"eyJhbGciOiJIUzI1NiJ9\",\"signature\":\"\"}", DSIG_E_FORMAT},
         {"{\"protected\":\"eyJhbGciOiJIUzI1NiJ9\",\"signature\":\"AA\"", DSIG_E_JSON},
     };
-    dsig_jws_verify_opts oa = {.alg = hs};
+    dsig_jws_verify_opts oa = {.alg = jt_hs};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        int rc = dsig_jws_verify_init(&vc, bad[i].json, strlen(bad[i].json), hkey, &oa);
+        int rc = dsig_jws_verify_init(&vc, bad[i].json, strlen(bad[i].json), jt_hkey, &oa);
         if (rc != bad[i].code)
             fail_msg("%s: got %d (%s), want %d", bad[i].json, rc, dsig_last_error_detail(), bad[i].code);
         assert_true(dsig_last_error_detail()[0] != '\0');
@@ -294,5 +271,5 @@ int main(void)
         cmocka_unit_test(test_noncanonical),  cmocka_unit_test(test_alg_decision),
         cmocka_unit_test(test_formats),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, jt_setup_hs256, jt_teardown_hs256);
 }
