@@ -49,6 +49,40 @@ DSIG_EXPORT int dsig_sign(const dsig_alg *alg, const dsig_key *key, const void *
 DSIG_EXPORT DSIG_WARN_UNUSED int dsig_verify(const dsig_alg *alg, const dsig_key *key, const void *msg,
                                              size_t msg_len, const uint8_t *sig, size_t sig_len);
 
+/*
+ * Per-signature options, for the schemes that define them (flag DSIG_ALG_OPTIONS): ML-DSA (FIPS 204)
+ * and SLH-DSA (FIPS 205) take a context string, hedged or deterministic signing, and a pre-hash
+ * variant (HashML-DSA, HashSLH-DSA). Zero-initialise, then set what you need; an all-zero struct (or
+ * NULL) means the defaults: empty context, hedged, pure. Other algorithms refuse non-default options
+ * with DSIG_E_UNSUPPORTED rather than silently ignoring them.
+ *
+ * The verifier must use the same context and pre-hash as the signer. JWS uses the defaults only (the
+ * JOSE registrations fix an empty context and pure signing); the options are for raw signatures.
+ */
+typedef struct dsig_sign_opts {
+    const uint8_t *context;   /* FIPS 204/205 ctx, at most 255 bytes; NULL with context_len 0 = empty */
+    size_t context_len;
+    int deterministic;        /* signing only: 1 = deterministic variant (rnd = 0^32), 0 = hedged */
+    const char *prehash;      /* NULL = pure; else the pre-hash function for HashML-DSA / HashSLH-DSA:
+                                 "SHA-256", "SHA-384", "SHA-512", "SHA-224", "SHA-512/224",
+                                 "SHA-512/256", "SHA3-224", "SHA3-256", "SHA3-384", "SHA3-512",
+                                 "SHAKE128", "SHAKE256" (as the scheme allows) */
+} dsig_sign_opts;
+
+#define DSIG_SIGN_CONTEXT_MAX 255
+
+/* As dsig_sign_init / dsig_verify_init, with options (NULL = defaults). */
+DSIG_EXPORT int dsig_sign_init_ex(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
+                                  const dsig_sign_opts *opts);
+DSIG_EXPORT int dsig_verify_init_ex(dsig_verify_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
+                                    const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts);
+/* One-shot forms with options. */
+DSIG_EXPORT int dsig_sign_ex(const dsig_alg *alg, const dsig_key *key, const void *msg, size_t msg_len,
+                             uint8_t *sig, size_t cap, size_t *sig_len, const dsig_sign_opts *opts);
+DSIG_EXPORT DSIG_WARN_UNUSED int dsig_verify_ex(const dsig_alg *alg, const dsig_key *key,
+                                                const void *msg, size_t msg_len, const uint8_t *sig,
+                                                size_t sig_len, const dsig_sign_opts *opts);
+
 DSIG_END_DECLS
 
 #endif

@@ -148,6 +148,13 @@ struct dsig_alg_ops {
                         size_t len, uint8_t *sig, size_t cap, size_t *sig_len);
     int (*verify_oneshot)(const dsig_alg *alg, const struct dsig_key *key, const uint8_t *msg,
                           size_t len, const uint8_t *sig, size_t sig_len);
+    /* Optional (algorithms flagged DSIG_ALG_OPTIONS): init with non-default options. The core only
+     * calls these when opts differ from the defaults, after checking context_len <= 255; without
+     * them it refuses such options. The one-shot hooks above are bypassed when options are given. */
+    int (*sign_init_opts)(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                          const dsig_sign_opts *opts);
+    int (*verify_init_opts)(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                            const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts);
 };
 
 struct dsig_alg {

@@ -65,24 +65,55 @@ static void stream_free(struct stream *s)
     dsig_xfree(s, sizeof *s);
 }
 
-int dsig_sign_init(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key)
+/* Non-zero when opts asks for anything but the defaults (NULL = defaults). */
+static int opts_given(const dsig_sign_opts *o)
+{
+    return o && (o->context_len || o->deterministic || o->prehash);
+}
+
+/* Checks on options before any provider sees them. */
+static int opts_check(const dsig_alg *alg, const dsig_sign_opts *o)
+{
+    if (!opts_given(o))
+        return DSIG_OK;
+    if (o->context_len && !o->context)
+        return dsig_fail(DSIG_E_ARG, "signing options: context_len is %zu but context is NULL",
+                         o->context_len);
+    if (o->context_len > DSIG_SIGN_CONTEXT_MAX)
+        return dsig_fail(DSIG_E_ARG, "signing options: context of %zu bytes exceeds %d",
+                         o->context_len, DSIG_SIGN_CONTEXT_MAX);
+    if (!(alg->flags & DSIG_ALG_OPTIONS) || !alg->ops->sign_init_opts || !alg->ops->verify_init_opts)
+        return dsig_fail(DSIG_E_UNSUPPORTED,
+                         "%s takes no signing options (context, deterministic, pre-hash)", alg->name);
+    return DSIG_OK;
+}
+
+int dsig_sign_init_ex(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
+                      const dsig_sign_opts *opts)
 {
     if (!ctx || !alg || !key)
         return dsig_fail(DSIG_E_ARG, "dsig_sign_init: NULL argument");
     *ctx = NULL;
     int rc = stream_check(alg, key, 1);
-    if (rc)
+    if (rc || (rc = opts_check(alg, opts)))
         return rc;
     struct dsig_sign_ctx *c = dsig_calloc(1, sizeof *c);
     if (!c)
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
     c->s.alg = alg;
-    if ((rc = alg->ops->sign_init(&c->s.state, alg, key))) {
+    rc = opts_given(opts) ? alg->ops->sign_init_opts(&c->s.state, alg, key, opts)
+                          : alg->ops->sign_init(&c->s.state, alg, key);
+    if (rc) {
         dsig_xfree(c, sizeof *c);
         return rc;
     }
     *ctx = c;
     return DSIG_OK;
+}
+
+int dsig_sign_init(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key)
+{
+    return dsig_sign_init_ex(ctx, alg, key, NULL);
 }
 
 int dsig_sign_update(dsig_sign_ctx *ctx, const void *data, size_t len)
@@ -116,26 +147,35 @@ int dsig_sign_final(dsig_sign_ctx *ctx, uint8_t *sig, size_t cap, size_t *sig_le
     return rc;
 }
 
-int dsig_verify_init(dsig_verify_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
-                     const uint8_t *sig, size_t sig_len)
+int dsig_verify_init_ex(dsig_verify_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
+                        const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts)
 {
     if (!ctx || !alg || !key || (!sig && sig_len))
         return dsig_fail(DSIG_E_ARG, "dsig_verify_init: NULL argument");
     *ctx = NULL;
     int rc = stream_check(alg, key, 0);
-    if (rc)
+    if (rc || (rc = opts_check(alg, opts)))
         return rc;
     struct dsig_verify_ctx *c = dsig_calloc(1, sizeof *c);
     if (!c)
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
     c->s.alg = alg;
-    rc = alg->ops->verify_init(&c->s.state, alg, key, sig ? sig : (const uint8_t *)"", sig_len);
+    if (!sig)
+        sig = (const uint8_t *)"";
+    rc = opts_given(opts) ? alg->ops->verify_init_opts(&c->s.state, alg, key, sig, sig_len, opts)
+                          : alg->ops->verify_init(&c->s.state, alg, key, sig, sig_len);
     if (rc) {
         dsig_xfree(c, sizeof *c);
         return rc;
     }
     *ctx = c;
     return DSIG_OK;
+}
+
+int dsig_verify_init(dsig_verify_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
+                     const uint8_t *sig, size_t sig_len)
+{
+    return dsig_verify_init_ex(ctx, alg, key, sig, sig_len, NULL);
 }
 
 int dsig_verify_update(dsig_verify_ctx *ctx, const void *data, size_t len)
@@ -162,12 +202,12 @@ int dsig_verify_final(dsig_verify_ctx *ctx)
     return rc;
 }
 
-int dsig_sign(const dsig_alg *alg, const dsig_key *key, const void *msg, size_t msg_len,
-              uint8_t *sig, size_t cap, size_t *sig_len)
+int dsig_sign_ex(const dsig_alg *alg, const dsig_key *key, const void *msg, size_t msg_len,
+                 uint8_t *sig, size_t cap, size_t *sig_len, const dsig_sign_opts *opts)
 {
     if (!alg || !key || (!msg && msg_len) || !sig || !sig_len)
         return dsig_fail(DSIG_E_ARG, "dsig_sign: NULL argument");
-    if (alg->ops->sign_oneshot) {
+    if (alg->ops->sign_oneshot && !opts_given(opts)) {
         int rc = stream_check(alg, key, 1);
         if (rc)
             return rc;
@@ -175,7 +215,7 @@ int dsig_sign(const dsig_alg *alg, const dsig_key *key, const void *msg, size_t 
                                       sig_len);
     }
     dsig_sign_ctx *c;
-    int rc = dsig_sign_init(&c, alg, key);
+    int rc = dsig_sign_init_ex(&c, alg, key, opts);
     if (rc)
         return rc;
     if ((rc = dsig_sign_update(c, msg, msg_len))) {
@@ -185,12 +225,18 @@ int dsig_sign(const dsig_alg *alg, const dsig_key *key, const void *msg, size_t 
     return dsig_sign_final(c, sig, cap, sig_len);
 }
 
-int dsig_verify(const dsig_alg *alg, const dsig_key *key, const void *msg, size_t msg_len,
-                const uint8_t *sig, size_t sig_len)
+int dsig_sign(const dsig_alg *alg, const dsig_key *key, const void *msg, size_t msg_len,
+              uint8_t *sig, size_t cap, size_t *sig_len)
+{
+    return dsig_sign_ex(alg, key, msg, msg_len, sig, cap, sig_len, NULL);
+}
+
+int dsig_verify_ex(const dsig_alg *alg, const dsig_key *key, const void *msg, size_t msg_len,
+                   const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts)
 {
     if (!alg || !key || (!msg && msg_len) || (!sig && sig_len))
         return dsig_fail(DSIG_E_ARG, "dsig_verify: NULL argument");
-    if (alg->ops->verify_oneshot) {
+    if (alg->ops->verify_oneshot && !opts_given(opts)) {
         int rc = stream_check(alg, key, 0);
         if (rc)
             return rc;
@@ -198,7 +244,7 @@ int dsig_verify(const dsig_alg *alg, const dsig_key *key, const void *msg, size_
                                         sig ? sig : (const uint8_t *)"", sig_len);
     }
     dsig_verify_ctx *c;
-    int rc = dsig_verify_init(&c, alg, key, sig, sig_len);
+    int rc = dsig_verify_init_ex(&c, alg, key, sig, sig_len, opts);
     if (rc)
         return rc;
     if ((rc = dsig_verify_update(c, msg, msg_len))) {
@@ -206,4 +252,10 @@ int dsig_verify(const dsig_alg *alg, const dsig_key *key, const void *msg, size_
         return rc;
     }
     return dsig_verify_final(c);
+}
+
+int dsig_verify(const dsig_alg *alg, const dsig_key *key, const void *msg, size_t msg_len,
+                const uint8_t *sig, size_t sig_len)
+{
+    return dsig_verify_ex(alg, key, msg, msg_len, sig, sig_len, NULL);
 }

@@ -170,6 +170,43 @@ static void test_strerror(void **state)
     assert_string_equal(dsig_strerror(12345), "unknown error");
 }
 
+/* Signing options: defaults behave like the plain calls; anything else is refused, loudly, by
+ * algorithms that take no options, and malformed options are refused before any provider runs. */
+static void test_sign_opts(void **state)
+{
+    (void)state;
+    const dsig_alg *hs = dsig_alg_by_name("HS256");
+    assert_non_null(hs);
+    dsig_key *k = NULL;
+    assert_int_equal(dsig_key_generate(&k, hs, NULL), DSIG_OK);
+    uint8_t sig[64], sig2[64];
+    size_t n = 0, n2 = 0;
+    dsig_sign_opts zero = {0};
+    assert_int_equal(dsig_sign_ex(hs, k, "abc", 3, sig, sizeof sig, &n, &zero), DSIG_OK);
+    assert_int_equal(dsig_sign(hs, k, "abc", 3, sig2, sizeof sig2, &n2), DSIG_OK);
+    assert_int_equal(n, n2);
+    assert_memory_equal(sig, sig2, n);
+    assert_int_equal(dsig_verify_ex(hs, k, "abc", 3, sig, n, NULL), DSIG_OK);
+
+    uint8_t ctx[300] = {1};
+    dsig_sign_opts with_ctx = {.context = ctx, .context_len = 3};
+    assert_int_equal(dsig_sign_ex(hs, k, "abc", 3, sig, sizeof sig, &n, &with_ctx), DSIG_E_UNSUPPORTED);
+    assert_non_null(strstr(dsig_last_error_detail(), "HS256"));
+    assert_int_equal(dsig_verify_ex(hs, k, "abc", 3, sig2, n2, &with_ctx), DSIG_E_UNSUPPORTED);
+    dsig_sign_opts det = {.deterministic = 1};
+    assert_int_equal(dsig_sign_ex(hs, k, "abc", 3, sig, sizeof sig, &n, &det), DSIG_E_UNSUPPORTED);
+    dsig_sign_opts ph = {.prehash = "SHA-256"};
+    dsig_sign_ctx *c = NULL;
+    assert_int_equal(dsig_sign_init_ex(&c, hs, k, &ph), DSIG_E_UNSUPPORTED);
+    assert_null(c);
+    dsig_sign_opts too_long = {.context = ctx, .context_len = 256};
+    assert_int_equal(dsig_sign_ex(hs, k, "abc", 3, sig, sizeof sig, &n, &too_long), DSIG_E_ARG);
+    assert_non_null(strstr(dsig_last_error_detail(), "255"));
+    dsig_sign_opts null_ctx = {.context = NULL, .context_len = 4};
+    assert_int_equal(dsig_sign_ex(hs, k, "abc", 3, sig, sizeof sig, &n, &null_ctx), DSIG_E_ARG);
+    dsig_key_free(k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -177,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_b64url_stream),    cmocka_unit_test(test_registry),
         cmocka_unit_test(test_alloc_counters),   cmocka_unit_test(test_seeded_rng),
         cmocka_unit_test(test_read_fd),          cmocka_unit_test(test_strerror),
+        cmocka_unit_test(test_sign_opts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
