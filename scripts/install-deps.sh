@@ -3,7 +3,7 @@
 # exact command and stop (exit 1), so nothing is half-done.
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config libssl-dev openssl libsodium-dev libjansson-dev libgcrypt20-dev
-      libcmocka-dev iproute2)
+      libcmocka-dev iproute2 valgrind)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
