@@ -16,6 +16,7 @@
 #include "hybrid.h"
 #include "key.h"
 #include "mem.h"
+#include "mldsa.h"
 #include "registry.h"
 #include "stream.h"
 

@@ -24,6 +24,7 @@
 #include "common.h"
 #include "key.h"
 #include "registry.h"
+#include "stream.h"
 
 DSIG_BEGIN_DECLS
 
@@ -41,12 +42,19 @@ typedef enum dsig_format {
 typedef struct dsig_jws_sign_opts {
     dsig_format format;     /* DSIG_FMT_JWS if 0 */
     int include_kid;        /* add "kid" = RFC 7638 thumbprint of the key */
+    /* Per-signature options (stream.h; NULL = defaults) for algorithms flagged DSIG_ALG_OPTIONS.
+     * JOSE fixes an empty context and pure signing (RFC 9964), so a context or pre-hash is refused
+     * (DSIG_E_UNSUPPORTED) unless format is DSIG_FMT_RAW; `deterministic` is allowed everywhere. */
+    const dsig_sign_opts *sign_opts;
 } dsig_jws_sign_opts;
 
 typedef struct dsig_jws_verify_opts {
     dsig_format format;           /* DSIG_FMT_AUTO to detect */
     const char *const *allowed;   /* NULL-terminated list of allowed alg names; NULL = key's alg only */
     const dsig_alg *alg;          /* algorithm to use when the key is unbound (e.g. a PEM key); may be NULL */
+    /* Context / pre-hash the signer used (stream.h; NULL = defaults): raw signatures only, as for
+     * dsig_jws_sign_opts.sign_opts (a JWS with them is refused with DSIG_E_UNSUPPORTED). */
+    const dsig_sign_opts *sign_opts;
 } dsig_jws_verify_opts;
 
 typedef struct dsig_jws_sign_ctx dsig_jws_sign_ctx;

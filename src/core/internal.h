@@ -114,6 +114,10 @@ struct dsig_keytype {
     int (*public_copy)(struct dsig_key *dst, const struct dsig_key *src);
     void (*destroy)(struct dsig_key *key);    /* wipe and free impl */
     unsigned (*bits)(const struct dsig_key *key);
+    /* Key types that a JWK names by "alg" rather than "crv" (AKP, RFC 9964: one type per ML-DSA
+     * set): the required "alg" value; NULL for the others. The JWK layer looks such a type up by
+     * (kty, alg), writes "alg" on export and includes it in the RFC 7638 thumbprint. */
+    const char *alg;
 };
 
 struct dsig_key {
@@ -126,6 +130,10 @@ struct dsig_key {
 /* All key types, NULL-terminated (keytypes.c). */
 extern const struct dsig_keytype *const dsig_keytypes[];
 const struct dsig_keytype *dsig_keytype_find(const char *kty, const char *crv);
+/* As dsig_keytype_find, for JWK import: a type with a non-NULL `alg` matches only that "alg". */
+const struct dsig_keytype *dsig_keytype_find_jwk(const char *kty, const char *crv, const char *alg);
+/* 1 if some key type of this kty is selected by "alg" (then a JWK of that kty must carry "alg"). */
+int dsig_keytype_kty_needs_alg(const char *kty);
 /* Allocate an empty key of a type (impl NULL). */
 struct dsig_key *dsig_key_new(const struct dsig_keytype *type);
 
@@ -178,6 +186,7 @@ extern const dsig_alg *const dsig_rsa_algs[];
 extern const dsig_alg *const dsig_ecdsa_algs[];
 extern const dsig_alg *const dsig_eddsa_algs[];
 extern const dsig_alg *const dsig_hybrid_algs[];
+extern const dsig_alg *const dsig_mldsa_algs[];
 
 /* Key types defined by providers (listed in keytypes.c). */
 extern const struct dsig_keytype dsig_keytype_oct;
@@ -187,6 +196,9 @@ extern const struct dsig_keytype dsig_keytype_p384;
 extern const struct dsig_keytype dsig_keytype_p521;
 extern const struct dsig_keytype dsig_keytype_ed25519;
 extern const struct dsig_keytype dsig_keytype_ed448;
+extern const struct dsig_keytype dsig_keytype_mldsa44; /* AKP, "alg" ML-DSA-44 (src/pq/mldsa) */
+extern const struct dsig_keytype dsig_keytype_mldsa65;
+extern const struct dsig_keytype dsig_keytype_mldsa87;
 
 /* Backends are started once (libsodium, libgcrypt). */
 int dsig_backend_init(void);

@@ -12,6 +12,7 @@ static const dsig_alg *const *const families[] = {
     dsig_ecdsa_algs,
     dsig_eddsa_algs,
     dsig_hybrid_algs,
+    dsig_mldsa_algs,
 };
 
 #define N_FAMILIES (sizeof families / sizeof families[0])

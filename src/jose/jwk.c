@@ -128,7 +128,13 @@ static int import_object(dsig_key **out, json_t *jwk)
         return dsig_fail(DSIG_E_KEY, "JWK: member \"kty\" is missing");
     if ((rc = check_use(jwk)))
         return rc;
-    const struct dsig_keytype *t = dsig_keytype_find(kty, crv);
+    const struct dsig_keytype *t = dsig_keytype_find_jwk(kty, crv, alg);
+    /* AKP (RFC 9964): "alg" is required and selects the key type (the parameter set). */
+    if (!t && dsig_keytype_kty_needs_alg(kty) && !alg)
+        return dsig_fail(DSIG_E_KEY, "JWK: member \"alg\" is required for key type \"%.32s\"", kty);
+    if (!t && dsig_keytype_kty_needs_alg(kty))
+        return dsig_fail(DSIG_E_UNSUPPORTED, "JWK: key type \"%.32s\" with \"alg\" \"%.64s\" is not "
+                                             "supported%s", kty, alg, crv ? " (and takes no \"crv\")" : "");
     if (!t)
         return dsig_fail(DSIG_E_UNSUPPORTED, "JWK: unsupported key type \"%.32s\"%s%.32s%s", kty,
                          crv ? " with curve \"" : "", crv ? crv : "", crv ? "\"" : "");
@@ -255,6 +261,8 @@ int dsig_jwk_export(const dsig_key *key, int include_private, char **json, size_
     free_members(m, n);
     if (key->alg)
         jose_buf_member(&b, ",", "alg", key->alg->name);
+    else if (key->type->alg) /* AKP: "alg" is part of the key */
+        jose_buf_member(&b, ",", "alg", key->type->alg);
     jose_buf_member(&b, ",", "kid", kid);
     jose_buf_adds(&b, "}");
     if (rc == DSIG_OK && b.oom)
@@ -281,19 +289,21 @@ static void sort_names(const char **v, size_t n)
 }
 
 /* @spec RFC 7638 §3 (required members, lexicographic order, no whitespace, SHA-256) and §3.2 (oct:
- * "k", "kty"); RFC 8037 §2 (OKP: crv, kty, x). */
+ * "k", "kty"); RFC 8037 §2 (OKP: crv, kty, x); RFC 9964 (AKP: alg, kty, pub). */
 int dsig_jwk_thumbprint(const dsig_key *key, char out[DSIG_THUMBPRINT_LEN])
 {
     if (!key || !out)
         return dsig_fail(DSIG_E_ARG, "dsig_jwk_thumbprint: NULL argument");
     const struct dsig_keytype *t = key->type;
-    const char *names[DSIG_JWK_MAX_MEMBERS + 2];
+    const char *names[DSIG_JWK_MAX_MEMBERS + 3];
     size_t nn = 0;
     names[nn++] = "kty";
     if (t->crv)
         names[nn++] = "crv";
+    if (t->alg)
+        names[nn++] = "alg";
     const char *const *req = t->has_public ? t->pub_members : t->priv_members;
-    for (const char *const *p = req; p && *p && nn < DSIG_JWK_MAX_MEMBERS + 2; p++)
+    for (const char *const *p = req; p && *p && nn < DSIG_JWK_MAX_MEMBERS + 3; p++)
         names[nn++] = *p;
     sort_names(names, nn);
 
@@ -312,6 +322,8 @@ int dsig_jwk_thumbprint(const dsig_key *key, char out[DSIG_THUMBPRINT_LEN])
             jose_buf_member(&b, sep, "kty", t->kty);
         else if (strcmp(names[i], "crv") == 0)
             jose_buf_member(&b, sep, "crv", t->crv);
+        else if (strcmp(names[i], "alg") == 0)
+            jose_buf_member(&b, sep, "alg", t->alg);
         else
             rc = add_b64_member(&b, m, n, names[i], sep);
     }

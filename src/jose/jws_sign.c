@@ -54,12 +54,17 @@ int dsig_jws_sign_init(dsig_jws_sign_ctx **ctx, const dsig_alg *alg, const dsig_
     dsig_format fmt = opts && opts->format ? opts->format : DSIG_FMT_JWS;
     if (fmt != DSIG_FMT_JWS && fmt != DSIG_FMT_JSON && fmt != DSIG_FMT_COMPACT_B64 && fmt != DSIG_FMT_RAW)
         return dsig_fail(DSIG_E_ARG, "JWS sign: invalid output format %d", (int)fmt);
+    const dsig_sign_opts *so = opts ? opts->sign_opts : NULL;
+    if (so && (so->context_len || so->prehash) && fmt != DSIG_FMT_RAW)
+        return dsig_fail(DSIG_E_UNSUPPORTED, "JWS: %s in JOSE uses an empty context and pure signing; "
+                                             "a context or pre-hash needs the raw signature format",
+                         alg->name);
     struct dsig_jws_sign_ctx *c = dsig_calloc(1, sizeof *c);
     if (!c)
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
     c->fmt = fmt;
     c->alg = alg;
-    int rc = dsig_sign_init(&c->sign, alg, key);
+    int rc = dsig_sign_init_ex(&c->sign, alg, key, so);
     if (rc == DSIG_OK && fmt != DSIG_FMT_RAW) {
         rc = jose_header_build(alg, key, fmt == DSIG_FMT_COMPACT_B64, opts && opts->include_kid,
                                &c->hdr, &c->hdr_len);

@@ -191,7 +191,12 @@ static int start(struct dsig_jws_verify_ctx *c, const struct jws_parts *p, const
     size_t sig_len = 0;
     if (dsig_b64url_decode_alloc(p->sig, p->sig_len, &sig, &sig_len))
         return jose_fail_prefix(DSIG_E_BASE64, "JWS signature");
-    rc = dsig_verify_init(&c->verify, c->alg, key, sig, sig_len);
+    if (opts && opts->sign_opts && (opts->sign_opts->context_len || opts->sign_opts->prehash))
+        rc = dsig_fail(DSIG_E_UNSUPPORTED, "JWS: %s in JOSE uses an empty context and pure signing; "
+                                           "a context or pre-hash applies to raw signatures only",
+                       c->alg->name);
+    else
+        rc = dsig_verify_init(&c->verify, c->alg, key, sig, sig_len);
     dsig_xfree(sig, sig_len);
     if (rc == DSIG_OK)
         rc = dsig_verify_update(c->verify, p->hdr, p->hdr_len);
@@ -246,7 +251,8 @@ static int verify_init(dsig_jws_verify_ctx **ctx, const char *sig, size_t sig_le
         if (embedded)
             rc = dsig_fail(DSIG_E_FORMAT, "JWS: not a compact JWS with an embedded payload");
         else if (!(rc = jose_decide_alg(NULL, key, opts, &c->alg)))
-            rc = dsig_verify_init(&c->verify, c->alg, key, (const uint8_t *)sig, sig_len);
+            rc = dsig_verify_init_ex(&c->verify, c->alg, key, (const uint8_t *)sig, sig_len,
+                                     opts ? opts->sign_opts : NULL);
         c->b64 = 0;
     } else if (n > JWS_MAX_TEXT) {
         rc = dsig_fail(DSIG_E_TOO_LARGE, "JWS: text larger than %zu bytes", JWS_MAX_TEXT);

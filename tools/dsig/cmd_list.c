@@ -23,7 +23,8 @@ const char cli_usage_list[] =
     "\n"
     "Flags: symmetric (a MAC: the same secret key signs and verifies), stateful (signing consumes\n"
     "one-time keys), randomized (streaming signatures are not reproducible), pq (post-quantum),\n"
-    "one-pass (the payload is read once), deterministic (the one-shot signature is deterministic).\n";
+    "one-pass (the payload is read once), deterministic (the one-shot signature is deterministic),\n"
+    "options (takes sign --context/--deterministic/--prehash).\n";
 
 static const struct {
     unsigned bit;
@@ -35,6 +36,7 @@ static const struct {
     {DSIG_ALG_PQ, "pq"},
     {DSIG_ALG_ONE_PASS, "one-pass"},
     {DSIG_ALG_DETERMINISTIC_ONESHOT, "deterministic"},
+    {DSIG_ALG_OPTIONS, "options"},
 };
 #define N_FLAGS (sizeof flag_names / sizeof flag_names[0])
 

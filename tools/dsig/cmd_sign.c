@@ -4,12 +4,14 @@
  * after signing succeeded, so a failure leaves no partial output.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
 const char cli_usage_sign[] =
-    "Usage: dsig sign -k KEY [-a ALG] [-o SIG] [--format jws|json|compact|raw] [--kid] [-q] [FILE|-]\n"
+    "Usage: dsig sign -k KEY [-a ALG] [-o SIG] [--format jws|json|compact|raw] [--kid]\n"
+    "                 [--deterministic] [--context HEX] [--prehash NAME] [-q] [FILE|-]\n"
     "\n"
     "Sign FILE (or standard input when FILE is '-' or absent) in one streaming pass. The algorithm is\n"
     "the key's bound \"alg\", or -a (required for PEM keys, which are unbound).\n"
@@ -25,6 +27,13 @@ const char cli_usage_sign[] =
     "                              64 MiB; held in memory)\n"
     "                      raw     the bare signature bytes over the payload (no JOSE)\n"
     "      --kid           put the key's RFC 7638 thumbprint in the header as \"kid\"\n"
+    "      --deterministic deterministic signature instead of the default hedged one (algorithms\n"
+    "                      with signing options: ML-DSA); any format\n"
+    "      --context HEX   context string (FIPS 204 ctx, up to 255 bytes); raw format only: JOSE\n"
+    "                      uses an empty context. The verifier needs the same --context\n"
+    "      --prehash NAME  HashML-DSA with pre-hash NAME: SHA-224, SHA-256, SHA-384, SHA-512,\n"
+    "                      SHA-512/224, SHA-512/256, SHA3-224, SHA3-256, SHA3-384, SHA3-512,\n"
+    "                      SHAKE128, SHAKE256; raw format only. The verifier needs the same NAME\n"
     "  -q, --quiet         no progress bar or informational messages\n"
     "  -h, --help          this help\n"
     "\n"
@@ -66,19 +75,25 @@ static int persist_state(const char *keypath, const dsig_key *key)
 /* `dsig sign` */
 int cmd_sign(int argc, char **argv)
 {
-    enum { OPT_KEY = 1, OPT_ALG, OPT_OUT, OPT_FORMAT, OPT_KID };
+    enum { OPT_KEY = 1, OPT_ALG, OPT_OUT, OPT_FORMAT, OPT_KID, OPT_DET, OPT_CONTEXT, OPT_PREHASH };
     static const struct cli_opt opts[] = {
-        {"key", 'k', 1, OPT_KEY},       {"alg", 'a', 1, OPT_ALG}, {"out", 'o', 1, OPT_OUT},
-        {"format", 0, 1, OPT_FORMAT},   {"kid", 0, 0, OPT_KID},   CLI_COMMON_OPTS,
+        {"key", 'k', 1, OPT_KEY},         {"alg", 'a', 1, OPT_ALG},         {"out", 'o', 1, OPT_OUT},
+        {"format", 0, 1, OPT_FORMAT},     {"kid", 0, 0, OPT_KID},           {"deterministic", 0, 0, OPT_DET},
+        {"context", 0, 1, OPT_CONTEXT},   {"prehash", 0, 1, OPT_PREHASH},   CLI_COMMON_OPTS,
         {NULL, 0, 0, 0}};
     struct cli_parser p;
     args_init(&p, "sign", opts, argc, argv);
     const char *keypath = NULL, *alg_name = NULL, *out = NULL, *file = NULL;
     dsig_jws_sign_opts sopts = {.format = DSIG_FMT_JWS, .include_kid = 0};
+    dsig_sign_opts so = {0};
+    const char *context_hex = NULL;
     int id, nfiles = 0;
     const char *val;
     while ((id = args_next(&p, &val)) != ARGS_END) {
         switch (id) {
+        case OPT_DET: so.deterministic = 1; break;
+        case OPT_CONTEXT: context_hex = val; break;
+        case OPT_PREHASH: so.prehash = val; break;
         case OPT_KEY: keypath = val; break;
         case OPT_ALG: alg_name = val; break;
         case OPT_OUT: out = val; break;
@@ -102,9 +117,18 @@ int cmd_sign(int argc, char **argv)
         return cli_usage_error("sign", "missing -k KEY");
     if (input_is_stdin(keypath) && input_is_stdin(file))
         return cli_usage_error("sign", "the key and the payload cannot both come from standard input");
+    if ((context_hex || so.prehash) && sopts.format != DSIG_FMT_RAW)
+        return cli_usage_error("sign", "--context and --prehash need --format raw (JOSE signatures use "
+                                       "an empty context and pure signing)");
     const dsig_alg *alg = NULL;
     if (alg_name && !(alg = cli_alg_lookup("sign", alg_name)))
         return CLI_EXIT_ERROR;
+    uint8_t *context = NULL;
+    if (context_hex && cli_parse_hex("sign", "--context", context_hex, &context, &so.context_len) != 0)
+        return CLI_EXIT_ERROR;
+    so.context = context;
+    if (context_hex || so.prehash || so.deterministic)
+        sopts.sign_opts = &so;
 
     int status = CLI_EXIT_ERROR, is_pem = 0, rc;
     dsig_key *key = NULL;
@@ -124,6 +148,11 @@ int cmd_sign(int argc, char **argv)
     }
     if ((rc = dsig_key_check_alg(key, alg)) != DSIG_OK) {
         cli_err_lib(rc, "key '%s' cannot be used with %s", keypath, dsig_alg_name(alg));
+        goto out;
+    }
+    if (sopts.sign_opts && !(dsig_alg_flags(alg) & DSIG_ALG_OPTIONS)) {
+        fprintf(stderr, "dsig: %s: %s takes no signing options (--deterministic, --context, "
+                        "--prehash)\n", dsig_strerror(DSIG_E_UNSUPPORTED), dsig_alg_name(alg));
         goto out;
     }
     int stateful = (dsig_alg_flags(alg) & DSIG_ALG_STATEFUL) != 0;
@@ -167,5 +196,6 @@ out:
     input_close(&in);
     dsig_free(sig);
     dsig_key_free(key);
+    free(context);
     return status;
 }

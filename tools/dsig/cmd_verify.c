@@ -10,7 +10,8 @@
 #include "cli.h"
 
 const char cli_usage_verify[] =
-    "Usage: dsig verify -k KEY -s SIG [-a ALG] [--format jws|json|compact|raw] [-q] [FILE|-]\n"
+    "Usage: dsig verify -k KEY -s SIG [-a ALG] [--format jws|json|compact|raw]\n"
+    "                   [--context HEX] [--prehash NAME] [-q] [FILE|-]\n"
     "\n"
     "Verify the signature SIG over FILE (or standard input when FILE is '-' or absent). The format is\n"
     "detected when --format is not given. A JWS that carries its payload (compact with a payload\n"
@@ -24,6 +25,8 @@ const char cli_usage_verify[] =
     "  -a, --alg ALG       algorithm, for keys without \"alg\" (PEM keys); must match the key's \"alg\"\n"
     "                      and the JWS header\n"
     "      --format F      jws, json, compact or raw (see 'dsig sign --help'); default: detected\n"
+    "      --context HEX   the context string the signer used (raw signatures only; ML-DSA)\n"
+    "      --prehash NAME  the HashML-DSA pre-hash the signer used (raw signatures only; ML-DSA)\n"
     "  -q, --quiet         no \"OK\", no progress bar\n"
     "  -h, --help          this help\n"
     "\n"
@@ -157,18 +160,23 @@ static int verify_embedded(const char *sig, size_t sig_len, const dsig_key *key,
 /* `dsig verify` */
 int cmd_verify(int argc, char **argv)
 {
-    enum { OPT_KEY = 1, OPT_SIG, OPT_ALG, OPT_FORMAT };
+    enum { OPT_KEY = 1, OPT_SIG, OPT_ALG, OPT_FORMAT, OPT_CONTEXT, OPT_PREHASH };
     static const struct cli_opt opts[] = {
-        {"key", 'k', 1, OPT_KEY},     {"sig", 's', 1, OPT_SIG}, {"alg", 'a', 1, OPT_ALG},
-        {"format", 0, 1, OPT_FORMAT}, CLI_COMMON_OPTS,          {NULL, 0, 0, 0}};
+        {"key", 'k', 1, OPT_KEY},       {"sig", 's', 1, OPT_SIG},         {"alg", 'a', 1, OPT_ALG},
+        {"format", 0, 1, OPT_FORMAT},   {"context", 0, 1, OPT_CONTEXT},   {"prehash", 0, 1, OPT_PREHASH},
+        CLI_COMMON_OPTS,                {NULL, 0, 0, 0}};
     struct cli_parser p;
     args_init(&p, "verify", opts, argc, argv);
     const char *keypath = NULL, *sigpath = NULL, *alg_name = NULL, *file = NULL;
     dsig_jws_verify_opts vopts = {.format = DSIG_FMT_AUTO};
+    dsig_sign_opts so = {0};
+    const char *context_hex = NULL;
     int id, nfiles = 0;
     const char *val;
     while ((id = args_next(&p, &val)) != ARGS_END) {
         switch (id) {
+        case OPT_CONTEXT: context_hex = val; break;
+        case OPT_PREHASH: so.prehash = val; break;
         case OPT_KEY: keypath = val; break;
         case OPT_SIG: sigpath = val; break;
         case OPT_ALG: alg_name = val; break;
@@ -193,9 +201,18 @@ int cmd_verify(int argc, char **argv)
         return cli_usage_error("verify", "missing -s SIG");
     if (input_is_stdin(keypath) && input_is_stdin(sigpath))
         return cli_usage_error("verify", "the key and the signature cannot both come from standard input");
+    if ((context_hex || so.prehash) && vopts.format != DSIG_FMT_AUTO && vopts.format != DSIG_FMT_RAW)
+        return cli_usage_error("verify", "--context and --prehash apply to raw signatures only (JOSE "
+                                         "signatures use an empty context and pure signing)");
     const dsig_alg *alg = NULL;
     if (alg_name && !(alg = cli_alg_lookup("verify", alg_name)))
         return CLI_EXIT_ERROR;
+    uint8_t *context = NULL;
+    if (context_hex && cli_parse_hex("verify", "--context", context_hex, &context, &so.context_len) != 0)
+        return CLI_EXIT_ERROR;
+    so.context = context;
+    if (context_hex || so.prehash)
+        vopts.sign_opts = &so;
 
     int status = CLI_EXIT_ERROR, is_pem = 0, rc;
     dsig_key *key = NULL;
@@ -215,6 +232,12 @@ int cmd_verify(int argc, char **argv)
         goto out;
     }
     vopts.alg = alg;
+    const dsig_alg *use_alg = alg ? alg : dsig_key_alg(key);
+    if (vopts.sign_opts && !(dsig_alg_flags(use_alg) & DSIG_ALG_OPTIONS)) {
+        fprintf(stderr, "dsig: %s: %s takes no signing options (--context, --prehash)\n",
+                dsig_strerror(DSIG_E_UNSUPPORTED), dsig_alg_name(use_alg));
+        goto out;
+    }
     if (input_read_all(sigpath, SIG_MAX_BYTES, "signature", &sig, &sig_len, NULL) != 0)
         goto out;
     int sig_on_stdin = input_is_stdin(sigpath);
@@ -231,6 +254,12 @@ int cmd_verify(int argc, char **argv)
             vopts.format = DSIG_FMT_RAW;
         else if ((vopts.format = dsig_jws_detect_format(sig, text_len)) == DSIG_FMT_RAW)
             vopts.format = guess_malformed(sig, text_len);
+    }
+    if (vopts.sign_opts && vopts.format != DSIG_FMT_RAW) {
+        status = cli_usage_error("verify", "--context and --prehash apply to raw signatures only, and "
+                                           "'%s' is a JWS (JOSE uses an empty context and pure signing)",
+                                 sigpath);
+        goto out;
     }
     size_t use_len = vopts.format == DSIG_FMT_RAW ? sig_len : text_len;
     /* A JWS carrying its payload — compact, or flattened JSON with "payload" — is verified by
@@ -274,6 +303,7 @@ int cmd_verify(int argc, char **argv)
 out:
     input_close(&in);
     free(sig);
+    free(context);
     dsig_key_free(key);
     return status;
 }

@@ -1,0 +1,637 @@
+/*
+ * ML-DSA (FIPS 204) as registry algorithms "ML-DSA-44", "ML-DSA-65", "ML-DSA-87": the AKP key types
+ * (RFC 9964 JWK: "pub" = pk, "priv" = the 32-byte seed ξ), the streaming external interface
+ * (Algorithms 2/3 and, with a pre-hash, 4/5) on top of the byte-level functions of mldsa.h, and the
+ * public external-μ entry points of include/dsig/mldsa.h.
+ *
+ * Streaming: μ = H(tr ‖ M', 64) with M' = 0x00 ‖ |ctx| ‖ ctx ‖ M is absorbed incrementally, so the
+ * payload is read once with constant memory and the signature is exactly FIPS 204's ML-DSA.Sign. With
+ * a pre-hash the message streams through PH instead and M' = 0x01 ‖ |ctx| ‖ ctx ‖ OID(PH) ‖ PH(M).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "dsig/mldsa.h"
+#include "pq/mldsa/mldsa.h"
+#include "pq/mldsa/mldsa_key.h"
+#include "pq/mldsa/prehash.h"
+
+/* Largest encodings (ML-DSA-87, FIPS 204 Table 2). */
+#define MLDSA_PK_MAX 2592
+#define MLDSA_SK_MAX 4896
+#define MLDSA_SIG_MAX 4627
+
+/* Key impl: what a key may hold. A JWK or generated private key has all four; a public key only pk
+ * and tr; a test key from an expanded sk has sk and tr (and pk if given) but no seed. */
+struct mldsa_key {
+    const dsig_mldsa_params *p;
+    int has_seed, has_sk, has_pk;
+    int test_rnd_set;                     /* dsig_mldsa_key_set_test_rnd (tests only) */
+    uint8_t xi[DSIG_MLDSA_SEEDBYTES];     /* ξ, the JWK "priv" (secret) */
+    uint8_t tr[DSIG_MLDSA_TRBYTES];       /* H(pk, 64) */
+    uint8_t pk[MLDSA_PK_MAX];
+    uint8_t sk[MLDSA_SK_MAX];             /* expanded secret key (secret) */
+    uint8_t test_rnd[DSIG_MLDSA_RNDBYTES];
+};
+
+/* Streaming state of either direction. The EVP context comes first: the per-chunk update touches
+ * nothing else. */
+struct mldsa_state {
+    EVP_MD_CTX *md;                       /* SHAKE256 over tr ‖ M' (pure), or PH over M */
+    const dsig_mldsa_params *p;
+    const dsig_mldsa_prehash *ph;         /* NULL: pure ML-DSA */
+    int deterministic;                    /* sign: rnd = 0^32 */
+    int test_rnd_set;
+    size_t ctx_len;
+    size_t sig_len;                       /* verify */
+    uint8_t ctx[DSIG_SIGN_CONTEXT_MAX];   /* kept for M' of HashML-DSA, built at final */
+    uint8_t tr[DSIG_MLDSA_TRBYTES];
+    uint8_t test_rnd[DSIG_MLDSA_RNDBYTES];
+    uint8_t key[MLDSA_SK_MAX];            /* sign: copy of sk (secret); verify: copy of pk */
+    uint8_t sig[MLDSA_SIG_MAX];           /* verify: the signature */
+};
+
+/* ---- descriptors ---------------------------------------------------------------------------- */
+
+static const char *const akp_pub_members[] = {"pub", NULL};
+static const char *const akp_priv_members[] = {"priv", NULL};
+
+static int akp_generate(struct dsig_key *key, unsigned bits, dsig_rng *rng);
+static int akp_import_jwk(struct dsig_key *key, const dsig_jwk_member *m, size_t n);
+static int akp_export_jwk(const struct dsig_key *key, int include_private, dsig_jwk_member *m,
+                          size_t *n);
+static int akp_public_copy(struct dsig_key *dst, const struct dsig_key *src);
+static void akp_destroy(struct dsig_key *key);
+
+/* One AKP key type per parameter set: the JWK "alg" selects it (RFC 9964 §5). No PEM: OpenSSL 3.0
+ * has no ML-DSA, so to_pkey/from_pkey are NULL and PEM import/export fail with a clear error. */
+#define AKP_KEYTYPE(set)                                                                             \
+    {                                                                                                \
+        .kty = "AKP", .crv = NULL, .pub_members = akp_pub_members,                                   \
+        .priv_members = akp_priv_members, .has_public = 1, .generate = akp_generate,                 \
+        .import_jwk = akp_import_jwk, .export_jwk = akp_export_jwk, .to_pkey = NULL,                 \
+        .from_pkey = NULL, .public_copy = akp_public_copy, .destroy = akp_destroy, .bits = NULL,     \
+        .alg = set,                                                                                  \
+    }
+
+const struct dsig_keytype dsig_keytype_mldsa44 = AKP_KEYTYPE("ML-DSA-44");
+const struct dsig_keytype dsig_keytype_mldsa65 = AKP_KEYTYPE("ML-DSA-65");
+const struct dsig_keytype dsig_keytype_mldsa87 = AKP_KEYTYPE("ML-DSA-87");
+
+static const struct dsig_alg_ops mldsa_ops;
+
+/* The registry descriptor of a set (sizes: FIPS 204 Table 2; security: the NIST category's
+ * classical strength). */
+#define MLDSA_ALG(set, category, kt, sec, sig_bytes, prm)                                            \
+    {                                                                                                \
+        .name = set, .family = "ML-DSA",                                                             \
+        .description = set " (FIPS 204, category " category "); hedged by default, one-pass "         \
+                           "streaming of mu; context, deterministic and HashML-DSA options",         \
+        .keytype = &kt, .baseline = "SHAKE256", .security_bits = sec,                                \
+        .flags = DSIG_ALG_PQ | DSIG_ALG_ONE_PASS | DSIG_ALG_RANDOMIZED | DSIG_ALG_OPTIONS,           \
+        .sig_max = sig_bytes, .min_key_bits = 0, .default_key_bits = 0, .ops = &mldsa_ops,           \
+        .params = &prm,                                                                              \
+    }
+
+static const dsig_alg alg44 = MLDSA_ALG("ML-DSA-44", "2", dsig_keytype_mldsa44, 128, 2420, dsig_mldsa44);
+static const dsig_alg alg65 = MLDSA_ALG("ML-DSA-65", "3", dsig_keytype_mldsa65, 192, 3309, dsig_mldsa65);
+static const dsig_alg alg87 = MLDSA_ALG("ML-DSA-87", "5", dsig_keytype_mldsa87, 256, 4627, dsig_mldsa87);
+const dsig_alg *const dsig_mldsa_algs[] = {&alg44, &alg65, &alg87, NULL};
+
+/* The algorithm whose key type is `t` (each set has its own), or NULL. */
+static const dsig_alg *alg_of_type(const struct dsig_keytype *t)
+{
+    for (const dsig_alg *const *a = dsig_mldsa_algs; *a; a++)
+        if ((*a)->keytype == t)
+            return *a;
+    return NULL;
+}
+
+/* Parameters of an ML-DSA key type; NULL (error recorded) for any other key type. */
+static const dsig_mldsa_params *params_of(const struct dsig_keytype *t)
+{
+    const dsig_alg *a = alg_of_type(t);
+    if (!a) {
+        dsig_fail(DSIG_E_KEY_MISMATCH, "not an ML-DSA key (kty %s)", t ? t->kty : "?");
+        return NULL;
+    }
+    return a->params;
+}
+
+/* ---- key material --------------------------------------------------------------------------- */
+
+/* Wipe and free an impl. */
+static void free_impl(struct mldsa_key *k)
+{
+    if (k)
+        dsig_xfree(k, sizeof *k);
+}
+
+/* Install a finished impl in key (replacing any previous one). */
+static void install(struct dsig_key *key, struct mldsa_key *k)
+{
+    if (key->impl)
+        akp_destroy(key);
+    key->impl = k;
+    key->has_private = k->has_sk;
+}
+
+/* @spec FIPS 204 Algorithm 6 ML-DSA.KeyGen_internal(ξ): a private key from its seed; when pk is
+ * given (JWK "pub") it must equal the derived public key. */
+static int set_from_seed(struct dsig_key *key, const dsig_mldsa_params *p, const uint8_t *xi,
+                         const uint8_t *pk)
+{
+    struct mldsa_key *k = dsig_calloc(1, sizeof *k);
+    if (!k)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    k->p = p;
+    memcpy(k->xi, xi, DSIG_MLDSA_SEEDBYTES);
+    int rc = dsig_mldsa_keygen_internal(p, k->pk, k->sk, k->xi);
+    if (rc) {
+        free_impl(k);
+        return rc;
+    }
+    /* tr is bytes 64..127 of sk (FIPS 204 Algorithm 24): the same as H(pk, 64). */
+    memcpy(k->tr, k->sk + 2 * DSIG_MLDSA_SEEDBYTES, DSIG_MLDSA_TRBYTES);
+    k->has_seed = k->has_sk = k->has_pk = 1;
+    /* pk is public: comparing it (even with early exit) leaks nothing about ξ. */
+    if (pk && memcmp(pk, k->pk, p->pk_bytes) != 0) {
+        free_impl(k);
+        return dsig_fail(DSIG_E_KEY, "%s JWK: \"pub\" does not match the public key derived from "
+                                     "\"priv\"", p->name);
+    }
+    install(key, k);
+    return DSIG_OK;
+}
+
+/* A public-only key from pk (length already checked). */
+static int set_public(struct dsig_key *key, const dsig_mldsa_params *p, const uint8_t *pk)
+{
+    struct mldsa_key *k = dsig_calloc(1, sizeof *k);
+    if (!k)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    k->p = p;
+    memcpy(k->pk, pk, p->pk_bytes);
+    dsig_mldsa_tr(p, k->pk, k->tr);
+    k->has_pk = 1;
+    install(key, k);
+    return DSIG_OK;
+}
+
+/* Key type hook: ξ from the RNG given (a seeded RNG makes keygen reproducible), then KeyGen. */
+static int akp_generate(struct dsig_key *key, unsigned bits, dsig_rng *rng)
+{
+    const dsig_mldsa_params *p = params_of(key->type);
+    if (!p)
+        return DSIG_E_KEY_MISMATCH;
+    if (bits)
+        return dsig_fail(DSIG_E_ARG, "%s keys have no size parameter (got %u bits); omit it", p->name,
+                         bits);
+    uint8_t xi[DSIG_MLDSA_SEEDBYTES];
+    int rc = dsig_rng_bytes(rng, xi, sizeof xi);
+    if (rc == DSIG_OK)
+        rc = set_from_seed(key, p, xi, NULL);
+    dsig_memzero(xi, sizeof xi);
+    return rc;
+}
+
+/* Key type hook: "pub" (required, p->pk_bytes) and "priv" (optional, the 32-byte seed ξ). */
+static int akp_import_jwk(struct dsig_key *key, const dsig_jwk_member *m, size_t n)
+{
+    const dsig_mldsa_params *p = params_of(key->type);
+    if (!p)
+        return DSIG_E_KEY_MISMATCH;
+    if (n < 1 || !m[0].data)
+        return dsig_fail(DSIG_E_KEY, "%s JWK: member \"pub\" is missing", p->name);
+    if (m[0].len != p->pk_bytes)
+        return dsig_fail(DSIG_E_KEY, "%s JWK: member \"pub\" must be %zu bytes, got %zu", p->name,
+                         p->pk_bytes, m[0].len);
+    if (n >= 2 && m[1].data) {
+        if (m[1].len != DSIG_MLDSA_SEEDBYTES)
+            return dsig_fail(DSIG_E_KEY, "%s JWK: member \"priv\" (the seed) must be %d bytes, got %zu",
+                             p->name, DSIG_MLDSA_SEEDBYTES, m[1].len);
+        return set_from_seed(key, p, m[1].data, m[0].data);
+    }
+    return set_public(key, p, m[0].data);
+}
+
+/* An allocated copy of n bytes into a member; DSIG_E_NOMEM on failure. */
+static int member_copy(dsig_jwk_member *m, const char *name, const uint8_t *src, size_t n)
+{
+    m->name = name;
+    m->len = n;
+    m->data = dsig_malloc(n);
+    if (!m->data)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    memcpy(m->data, src, n);
+    return DSIG_OK;
+}
+
+/* Key type hook: "pub", then "priv" (ξ) when asked. A key built from an expanded sk has no seed. */
+static int akp_export_jwk(const struct dsig_key *key, int include_private, dsig_jwk_member *m,
+                          size_t *n)
+{
+    const struct mldsa_key *k = key->impl;
+    if (!k->has_pk)
+        return dsig_fail(DSIG_E_KEY, "%s key has no public key to export", k->p->name);
+    if (include_private && !k->has_seed)
+        return dsig_fail(DSIG_E_NO_PRIVATE, "%s key has no seed: only keys holding their 32-byte seed "
+                                            "can be exported (JWK \"priv\")", k->p->name);
+    int rc = member_copy(&m[0], "pub", k->pk, k->p->pk_bytes);
+    if (rc == DSIG_OK && include_private && (rc = member_copy(&m[1], "priv", k->xi, sizeof k->xi))) {
+        dsig_xfree(m[0].data, m[0].len);
+        m[0].data = NULL;
+    }
+    if (rc)
+        return rc;
+    *n = include_private ? 2 : 1;
+    return DSIG_OK;
+}
+
+/* Key type hook: a key holding only pk and tr. */
+static int akp_public_copy(struct dsig_key *dst, const struct dsig_key *src)
+{
+    const struct mldsa_key *k = src->impl;
+    if (!k->has_pk)
+        return dsig_fail(DSIG_E_KEY, "%s key has no public key", k->p->name);
+    return set_public(dst, k->p, k->pk);
+}
+
+/* Key type hook: wipe (ξ, sk) and free. */
+static void akp_destroy(struct dsig_key *key)
+{
+    free_impl(key->impl);
+    key->impl = NULL;
+}
+
+int dsig_mldsa_key_from_expanded(dsig_key **out, const dsig_alg *alg, const uint8_t *sk,
+                                 size_t sk_len, const uint8_t *pk, size_t pk_len)
+{
+    if (!out || !alg || !sk)
+        return dsig_fail(DSIG_E_ARG, "dsig_mldsa_key_from_expanded: NULL argument");
+    *out = NULL;
+    const dsig_mldsa_params *p = params_of(alg->keytype);
+    if (!p)
+        return DSIG_E_KEY_MISMATCH;
+    if (sk_len != p->sk_bytes)
+        return dsig_fail(DSIG_E_KEY, "%s: expanded secret key must be %zu bytes, got %zu", p->name,
+                         p->sk_bytes, sk_len);
+    if (pk && pk_len != p->pk_bytes)
+        return dsig_fail(DSIG_E_KEY, "%s: public key must be %zu bytes, got %zu", p->name, p->pk_bytes,
+                         pk_len);
+    struct dsig_key *key = dsig_key_new(alg->keytype);
+    struct mldsa_key *k = key ? dsig_calloc(1, sizeof *k) : NULL;
+    if (!k) {
+        dsig_key_free(key);
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    }
+    k->p = p;
+    memcpy(k->sk, sk, sk_len);
+    memcpy(k->tr, sk + 2 * DSIG_MLDSA_SEEDBYTES, DSIG_MLDSA_TRBYTES);
+    k->has_sk = 1;
+    if (pk) {
+        memcpy(k->pk, pk, pk_len);
+        k->has_pk = 1;
+    }
+    install(key, k);
+    key->alg = alg;
+    *out = key;
+    return DSIG_OK;
+}
+
+int dsig_mldsa_key_set_test_rnd(dsig_key *key, const uint8_t *rnd)
+{
+    if (!key || !params_of(key->type))
+        return dsig_fail(DSIG_E_ARG, "dsig_mldsa_key_set_test_rnd: not an ML-DSA key");
+    struct mldsa_key *k = key->impl;
+    k->test_rnd_set = rnd != NULL;
+    if (rnd)
+        memcpy(k->test_rnd, rnd, sizeof k->test_rnd);
+    else
+        dsig_memzero(k->test_rnd, sizeof k->test_rnd);
+    return DSIG_OK;
+}
+
+/* ---- streaming ------------------------------------------------------------------------------ */
+
+/* Ops hook: wipe and free a state of either direction. */
+static void mldsa_free_state(void *state)
+{
+    struct mldsa_state *st = state;
+    if (!st)
+        return;
+    EVP_MD_CTX_free(st->md);
+    dsig_xfree(st, sizeof *st);
+}
+
+/* A SHAKE256/PH failure inside OpenSSL. */
+static int hash_fail(const struct mldsa_state *st, const char *what)
+{
+    char subject[96];
+    snprintf(subject, sizeof subject, "%s: %s %s", st->p->name, st->ph ? st->ph->name : "SHAKE256",
+             what);
+    return dsig_fail_openssl(DSIG_E_CRYPTO, subject);
+}
+
+/* Start SHAKE256 over tr ‖ domain ‖ |ctx| ‖ ctx: the M' prefix of FIPS 204 Algorithm 2 line 10
+ * (domain 0) or Algorithm 4 line 23 (domain 1), behind the tr of Algorithm 7 line 6. */
+static int start_mu(struct mldsa_state *st, uint8_t domain)
+{
+    uint8_t hdr[2] = {domain, (uint8_t)st->ctx_len};
+    if (!EVP_DigestInit_ex(st->md, dsig_mldsa_shake256(), NULL) ||
+        !EVP_DigestUpdate(st->md, st->tr, sizeof st->tr) || !EVP_DigestUpdate(st->md, hdr, 2) ||
+        (st->ctx_len && !EVP_DigestUpdate(st->md, st->ctx, st->ctx_len)))
+        return hash_fail(st, "init");
+    return DSIG_OK;
+}
+
+/* Allocate a state for key and options (context length already checked by the caller or core):
+ * pure → SHAKE256 primed with tr ‖ 0 ‖ |ctx| ‖ ctx; pre-hash → PH, the M' prefix waits for final. */
+static int new_state(struct mldsa_state **out, const dsig_alg *alg, const struct mldsa_key *k,
+                     const dsig_sign_opts *opts)
+{
+    const dsig_mldsa_params *p = alg->params;
+    const dsig_mldsa_prehash *ph = NULL;
+    *out = NULL;
+    if (opts && opts->prehash && !(ph = dsig_mldsa_prehash_find(opts->prehash)))
+        return dsig_fail(DSIG_E_UNSUPPORTED, "%s: unknown pre-hash function \"%.64s\" (HashML-DSA "
+                                             "takes %s)", p->name, opts->prehash,
+                         dsig_mldsa_prehash_names());
+    size_t ctx_len = opts ? opts->context_len : 0;
+    if (ctx_len > DSIG_SIGN_CONTEXT_MAX)
+        return dsig_fail(DSIG_E_ARG, "%s: context of %zu bytes exceeds %d (FIPS 204 §5.2)", p->name,
+                         ctx_len, DSIG_SIGN_CONTEXT_MAX);
+    if (ctx_len && !opts->context)
+        return dsig_fail(DSIG_E_ARG, "%s: context_len is %zu but context is NULL", p->name, ctx_len);
+    if (!dsig_mldsa_shake256() || (ph && !dsig_mldsa_prehash_md(ph)))
+        return dsig_fail(DSIG_E_CRYPTO, "%s: %s is not available from OpenSSL", p->name,
+                         ph && dsig_mldsa_shake256() ? ph->name : "SHAKE256");
+    struct mldsa_state *st = dsig_calloc(1, sizeof *st);
+    if (st && !(st->md = EVP_MD_CTX_new())) {
+        dsig_xfree(st, sizeof *st);
+        st = NULL;
+    }
+    if (!st)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    st->p = p;
+    st->ph = ph;
+    st->deterministic = opts && opts->deterministic;
+    st->ctx_len = ctx_len;
+    if (ctx_len)
+        memcpy(st->ctx, opts->context, ctx_len);
+    memcpy(st->tr, k->tr, sizeof st->tr);
+    int rc = ph ? (EVP_DigestInit_ex(st->md, dsig_mldsa_prehash_md(ph), NULL) ? DSIG_OK
+                                                                              : hash_fail(st, "init"))
+                : start_mu(st, 0);
+    if (rc) {
+        mldsa_free_state(st);
+        return rc;
+    }
+    *out = st;
+    return DSIG_OK;
+}
+
+/* Absorb a chunk: a bare EVP_DigestUpdate (the hot path). */
+static int mldsa_update(void *state, const uint8_t *data, size_t len)
+{
+    struct mldsa_state *st = state;
+    if (!EVP_DigestUpdate(st->md, data, len))
+        return hash_fail(st, "update");
+    return DSIG_OK;
+}
+
+/* @spec FIPS 204 Algorithm 7 line 6 (μ = H(tr ‖ M', 64)); with a pre-hash first Algorithm 4 lines
+ * 10-22 (PH(M)) and line 23 (M' = 1 ‖ |ctx| ‖ ctx ‖ OID ‖ PH(M)). */
+static int squeeze_mu(struct mldsa_state *st, uint8_t mu[DSIG_MLDSA_MUBYTES])
+{
+    if (st->ph) {
+        uint8_t phm[DSIG_MLDSA_PH_MAX], oid[DSIG_MLDSA_PH_OID_BYTES];
+        int ok = st->ph->xof ? EVP_DigestFinalXOF(st->md, phm, st->ph->out_len)
+                             : EVP_DigestFinal_ex(st->md, phm, NULL);
+        if (!ok)
+            return hash_fail(st, "final");
+        dsig_mldsa_prehash_oid(st->ph, oid);
+        int rc = start_mu(st, 1);
+        if (rc)
+            return rc;
+        if (!EVP_DigestUpdate(st->md, oid, sizeof oid) ||
+            !EVP_DigestUpdate(st->md, phm, st->ph->out_len))
+            return hash_fail(st, "update");
+    }
+    if (!EVP_DigestFinalXOF(st->md, mu, DSIG_MLDSA_MUBYTES))
+        return hash_fail(st, "final");
+    return DSIG_OK;
+}
+
+/* Common sign init: a private key, then the state with a copy of sk. */
+static int sign_start(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                      const dsig_sign_opts *opts)
+{
+    const struct mldsa_key *k = key->impl;
+    if (!k || !k->has_sk)
+        return dsig_fail(DSIG_E_NO_PRIVATE, "%s signing needs a private key", alg->name);
+    struct mldsa_state *st;
+    int rc = new_state(&st, alg, k, opts);
+    if (rc)
+        return rc;
+    memcpy(st->key, k->sk, st->p->sk_bytes);
+    st->test_rnd_set = k->test_rnd_set;
+    memcpy(st->test_rnd, k->test_rnd, sizeof st->test_rnd);
+    *state = st;
+    return DSIG_OK;
+}
+
+/* @spec FIPS 204 Algorithm 2 ML-DSA.Sign lines 1-4 and 10 (pure, hedged, empty context). */
+static int mldsa_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
+{
+    return sign_start(state, alg, key, NULL);
+}
+
+/* @spec FIPS 204 Algorithm 2 (pure) / Algorithm 4 (HashML-DSA) with the caller's context and the
+ * deterministic variant (§3.4: rnd = 0^32). */
+static int mldsa_sign_init_opts(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                                const dsig_sign_opts *opts)
+{
+    return sign_start(state, alg, key, opts);
+}
+
+/* rnd for one signature: 0^32 (deterministic), the test override, or 32 OS-random bytes. */
+static int draw_rnd(const struct mldsa_state *st, uint8_t rnd[DSIG_MLDSA_RNDBYTES])
+{
+    if (st->deterministic) {
+        memset(rnd, 0, DSIG_MLDSA_RNDBYTES);
+        return DSIG_OK;
+    }
+    if (st->test_rnd_set) {
+        memcpy(rnd, st->test_rnd, DSIG_MLDSA_RNDBYTES);
+        return DSIG_OK;
+    }
+    return dsig_random_bytes(rnd, DSIG_MLDSA_RNDBYTES);
+}
+
+/* @spec FIPS 204 Algorithm 7 ML-DSA.Sign_internal: μ from the stream, then the signer on μ. */
+static int mldsa_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len)
+{
+    struct mldsa_state *st = state;
+    if (cap < st->p->sig_bytes)
+        return dsig_fail(DSIG_E_BUFFER, "%s signature needs %zu bytes, buffer has %zu", st->p->name,
+                         st->p->sig_bytes, cap);
+    uint8_t mu[DSIG_MLDSA_MUBYTES], rnd[DSIG_MLDSA_RNDBYTES];
+    int rc = squeeze_mu(st, mu);
+    if (rc == DSIG_OK)
+        rc = draw_rnd(st, rnd);
+    if (rc == DSIG_OK)
+        rc = dsig_mldsa_sign_mu(st->p, sig, st->key, mu, rnd);
+    if (rc == DSIG_OK)
+        *sig_len = st->p->sig_bytes;
+    dsig_memzero(rnd, sizeof rnd);
+    dsig_memzero(st->key, sizeof st->key);
+    return rc;
+}
+
+/* A signature of the wrong length fails verification at init, as for every other algorithm. */
+static int check_sig_len(const dsig_mldsa_params *p, size_t sig_len)
+{
+    if (sig_len != p->sig_bytes)
+        return dsig_fail(DSIG_E_VERIFY, "%s signature must be %zu bytes, got %zu", p->name, p->sig_bytes,
+                         sig_len);
+    return DSIG_OK;
+}
+
+/* Common verify init: length, public key, state with copies of pk and the signature. */
+static int verify_start(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                        const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts)
+{
+    const dsig_mldsa_params *p = alg->params;
+    const struct mldsa_key *k = key->impl;
+    int rc = check_sig_len(p, sig_len);
+    if (rc)
+        return rc;
+    if (!k || !k->has_pk)
+        return dsig_fail(DSIG_E_KEY, "%s verification needs the public key", alg->name);
+    struct mldsa_state *st;
+    if ((rc = new_state(&st, alg, k, opts)))
+        return rc;
+    memcpy(st->key, k->pk, p->pk_bytes);
+    memcpy(st->sig, sig, sig_len);
+    st->sig_len = sig_len;
+    *state = st;
+    return DSIG_OK;
+}
+
+/* @spec FIPS 204 Algorithm 3 ML-DSA.Verify lines 1-5 (pure, empty context). */
+static int mldsa_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                             const uint8_t *sig, size_t sig_len)
+{
+    return verify_start(state, alg, key, sig, sig_len, NULL);
+}
+
+/* @spec FIPS 204 Algorithm 3 (pure) / Algorithm 5 (HashML-DSA) with the caller's context. */
+static int mldsa_verify_init_opts(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                                  const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts)
+{
+    return verify_start(state, alg, key, sig, sig_len, opts);
+}
+
+/* @spec FIPS 204 Algorithm 8 ML-DSA.Verify_internal with μ from the stream. */
+static int mldsa_verify_final(void *state)
+{
+    struct mldsa_state *st = state;
+    uint8_t mu[DSIG_MLDSA_MUBYTES];
+    int rc = squeeze_mu(st, mu);
+    if (rc == DSIG_OK)
+        rc = dsig_mldsa_verify_mu(st->p, st->key, mu, st->sig, st->sig_len);
+    return rc;
+}
+
+static const struct dsig_alg_ops mldsa_ops = {
+    .sign_init = mldsa_sign_init,
+    .sign_update = mldsa_update,
+    .sign_final = mldsa_sign_final,
+    .verify_init = mldsa_verify_init,
+    .verify_update = mldsa_update,
+    .verify_final = mldsa_verify_final,
+    .free_state = mldsa_free_state,
+    .sign_oneshot = NULL,
+    .verify_oneshot = NULL,
+    .sign_init_opts = mldsa_sign_init_opts,
+    .verify_init_opts = mldsa_verify_init_opts,
+};
+
+/* ---- external μ (include/dsig/mldsa.h) ------------------------------------------------------ */
+
+/* *out = the impl of an ML-DSA key; DSIG_E_ARG / DSIG_E_KEY_MISMATCH (recorded) otherwise. */
+static int mldsa_key_of(const dsig_key *key, const char *fn, const struct mldsa_key **out)
+{
+    if (!key)
+        return dsig_fail(DSIG_E_ARG, "%s: NULL key", fn);
+    if (!alg_of_type(key->type) || !key->impl)
+        return dsig_fail(DSIG_E_KEY_MISMATCH, "%s needs an ML-DSA key, got a %s key", fn,
+                         key->type->kty);
+    *out = key->impl;
+    return DSIG_OK;
+}
+
+int dsig_mldsa_mu(const dsig_key *key, const uint8_t *context, size_t context_len, const void *msg,
+                  size_t msg_len, uint8_t mu[DSIG_MLDSA_MU_LEN])
+{
+    const struct mldsa_key *k = NULL;
+    int rc = mldsa_key_of(key, "dsig_mldsa_mu", &k);
+    if (rc)
+        return rc;
+    if ((!msg && msg_len) || !mu)
+        return dsig_fail(DSIG_E_ARG, "dsig_mldsa_mu: NULL argument");
+    /* The same state code as streaming signing, so μ here is μ there. */
+    dsig_sign_opts o = {.context = context, .context_len = context_len};
+    struct mldsa_state *st;
+    rc = new_state(&st, alg_of_type(key->type), k, &o);
+    if (rc)
+        return rc;
+    if (msg_len)
+        rc = mldsa_update(st, msg, msg_len);
+    if (rc == DSIG_OK)
+        rc = squeeze_mu(st, mu);
+    mldsa_free_state(st);
+    return rc;
+}
+
+int dsig_mldsa_sign_external_mu(const dsig_key *key, const uint8_t mu[DSIG_MLDSA_MU_LEN],
+                                const uint8_t *rnd, uint8_t *sig, size_t cap, size_t *sig_len)
+{
+    const struct mldsa_key *k = NULL;
+    int rc = mldsa_key_of(key, "dsig_mldsa_sign_external_mu", &k);
+    if (rc)
+        return rc;
+    if (!mu || !sig || !sig_len)
+        return dsig_fail(DSIG_E_ARG, "dsig_mldsa_sign_external_mu: NULL argument");
+    if (!k->has_sk)
+        return dsig_fail(DSIG_E_NO_PRIVATE, "%s signing needs a private key", k->p->name);
+    if (cap < k->p->sig_bytes)
+        return dsig_fail(DSIG_E_BUFFER, "%s signature needs %zu bytes, buffer has %zu", k->p->name,
+                         k->p->sig_bytes, cap);
+    uint8_t fresh[DSIG_MLDSA_RNDBYTES];
+    rc = rnd ? DSIG_OK : dsig_random_bytes(fresh, sizeof fresh);
+    if (rc == DSIG_OK)
+        rc = dsig_mldsa_sign_mu(k->p, sig, k->sk, mu, rnd ? rnd : fresh);
+    dsig_memzero(fresh, sizeof fresh);
+    if (rc == DSIG_OK)
+        *sig_len = k->p->sig_bytes;
+    return rc;
+}
+
+int dsig_mldsa_verify_external_mu(const dsig_key *key, const uint8_t mu[DSIG_MLDSA_MU_LEN],
+                                  const uint8_t *sig, size_t sig_len)
+{
+    const struct mldsa_key *k = NULL;
+    int rc = mldsa_key_of(key, "dsig_mldsa_verify_external_mu", &k);
+    if (rc)
+        return rc;
+    if (!mu || (!sig && sig_len))
+        return dsig_fail(DSIG_E_ARG, "dsig_mldsa_verify_external_mu: NULL argument");
+    if (!k->has_pk)
+        return dsig_fail(DSIG_E_KEY, "%s verification needs the public key", k->p->name);
+    if ((rc = check_sig_len(k->p, sig_len)))
+        return rc;
+    return dsig_mldsa_verify_mu(k->p, k->pk, mu, sig, sig_len);
+}

@@ -1,0 +1,161 @@
+/*
+ * src/pq/mldsa/ntt.c — portable number-theoretic transform and pointwise products for ML-DSA
+ * (contracts in ntt.h), plus the once-per-process dispatch to the AVX2 back-end.
+ */
+#include "pq/mldsa/ntt.h"
+
+#include "core/cpu.h"
+#include "pq/mldsa/reduce.h"
+
+/* zetas[k] = ζ^BitRev8(k) · 2^32 mod q (ζ = 1753, FIPS 204 Appendix B), centred in (-q/2, q/2): the
+ * Montgomery factor lets one montgomery_reduce per butterfly both multiply and reduce. Index 0 is
+ * unused. Generated from the definition, not copied. */
+static const int32_t zetas[256] = {
+    -4186625, 25847, -2608894, -518909, 237124, -777960, -876248, 466468,
+    1826347, 2353451, -359251, -2091905, 3119733, -2884855, 3111497, 2680103,
+    2725464, 1024112, -1079900, 3585928, -549488, -1119584, 2619752, -2108549,
+    -2118186, -3859737, -1399561, -3277672, 1757237, -19422, 4010497, 280005,
+    2706023, 95776, 3077325, 3530437, -1661693, -3592148, -2537516, 3915439,
+    -3861115, -3043716, 3574422, -2867647, 3539968, -300467, 2348700, -539299,
+    -1699267, -1643818, 3505694, -3821735, 3507263, -2140649, -1600420, 3699596,
+    811944, 531354, 954230, 3881043, 3900724, -2556880, 2071892, -2797779,
+    -3930395, -1528703, -3677745, -3041255, -1452451, 3475950, 2176455, -1585221,
+    -1257611, 1939314, -4083598, -1000202, -3190144, -3157330, -3632928, 126922,
+    3412210, -983419, 2147896, 2715295, -2967645, -3693493, -411027, -2477047,
+    -671102, -1228525, -22981, -1308169, -381987, 1349076, 1852771, -1430430,
+    -3343383, 264944, 508951, 3097992, 44288, -1100098, 904516, 3958618,
+    -3724342, -8578, 1653064, -3249728, 2389356, -210977, 759969, -1316856,
+    189548, -3553272, 3159746, -1851402, -2409325, -177440, 1315589, 1341330,
+    1285669, -1584928, -812732, -1439742, -3019102, -3881060, -3628969, 3839961,
+    2091667, 3407706, 2316500, 3817976, -3342478, 2244091, -2446433, -3562462,
+    266997, 2434439, -1235728, 3513181, -3520352, -3759364, -1197226, -3193378,
+    900702, 1859098, 909542, 819034, 495491, -1613174, -43260, -522500,
+    -655327, -3122442, 2031748, 3207046, -3556995, -525098, -768622, -3595838,
+    342297, 286988, -2437823, 4108315, 3437287, -3342277, 1735879, 203044,
+    2842341, 2691481, -2590150, 1265009, 4055324, 1247620, 2486353, 1595974,
+    -3767016, 1250494, 2635921, -3548272, -2994039, 1869119, 1903435, -1050970,
+    -1333058, 1237275, -3318210, -1430225, -451100, 1312455, 3306115, -1962642,
+    -1279661, 1917081, -2546312, -1374803, 1500165, 777191, 2235880, 3406031,
+    -542412, -2831860, -1671176, -1846953, -2584293, -3724270, 594136, -3776993,
+    -2013608, 2432395, 2454455, -164721, 1957272, 3369112, 185531, -1207385,
+    -3183426, 162844, 1616392, 3014001, 810149, 1652634, -3694233, -1799107,
+    -3038916, 3523897, 3866901, 269760, 2213111, -975884, 1717735, 472078,
+    -426683, 1723600, -1803090, 1910376, -1667432, -1104333, -260646, -3833893,
+    -2939036, -2235985, -420899, -2286327, 183443, -976891, 1612842, -3545687,
+    -554416, 3919660, -48306, -1362209, 3937738, 1400424, -846154, 1976782,
+};
+
+/* 2^64 / 256 mod q: the final Montgomery multiplication of the inverse NTT scales by 256^-1 and leaves
+ * one factor 2^32 in the result (the "tomont" of the contract). */
+#define MLDSA_INVNTT_F 41978
+
+/*
+ * @spec FIPS 204 Algorithm 41 NTT(w). Cooley–Tukey butterflies without intermediate reduction: each of
+ * the 8 layers adds less than q to the bound (|ζ·w mod± q| < q after montgomery_reduce), so input
+ * |a| < q gives output |a| < 9q, and the products stay below 2^31·q as montgomery_reduce requires.
+ */
+void dsig_mldsa_ntt_c(int32_t a[256])
+{
+    unsigned m = 0;
+    for (unsigned len = 128; len > 0; len >>= 1) {
+        for (unsigned start = 0; start < 256; start += 2 * len) {
+            const int64_t z = zetas[++m];
+            for (unsigned j = start; j < start + len; j++) {
+                int32_t t = mldsa_montgomery_reduce(z * a[j + len]);
+                a[j + len] = a[j] - t;
+                a[j] = a[j] + t;
+            }
+        }
+    }
+}
+
+/*
+ * @spec FIPS 204 Algorithm 42 NTT^-1(ŵ), times 2^32. Gentleman–Sande butterflies; the sums are not
+ * reduced: the largest one is a sum of all 256 inputs, below 256·(q-1) < 2^31, so int32 suffices for
+ * inputs |a| < q. The last step multiplies by 2^64/256 and reduces, so outputs are |a| < q.
+ */
+void dsig_mldsa_invntt_tomont_c(int32_t a[256])
+{
+    unsigned m = 256;
+    for (unsigned len = 1; len < 256; len <<= 1) {
+        for (unsigned start = 0; start < 256; start += 2 * len) {
+            const int64_t z = -zetas[--m];
+            for (unsigned j = start; j < start + len; j++) {
+                int32_t t = a[j];
+                a[j] = t + a[j + len];
+                a[j + len] = mldsa_montgomery_reduce(z * (t - a[j + len]));
+            }
+        }
+    }
+    for (unsigned j = 0; j < 256; j++)
+        a[j] = mldsa_montgomery_reduce((int64_t)MLDSA_INVNTT_F * a[j]);
+}
+
+/* @spec FIPS 204 Algorithm 45 MultiplyNTT, in Montgomery form: c_i = a_i·b_i·2^-32 mod± q. */
+void dsig_mldsa_pointwise_montgomery_c(int32_t c[256], const int32_t a[256], const int32_t b[256])
+{
+    for (unsigned i = 0; i < 256; i++)
+        c[i] = mldsa_montgomery_reduce((int64_t)a[i] * b[i]);
+}
+
+/* @spec FIPS 204 Algorithms 45 + 44 (MultiplyNTT then AddNTT over a row): one reduction per
+ * coefficient; 8 products of |a| < q, |b| < 9q stay below 72·q^2 < 2^31·q. */
+void dsig_mldsa_pointwise_acc_montgomery_c(int32_t c[256], const int32_t *a, const int32_t *b,
+                                           unsigned len)
+{
+    for (unsigned i = 0; i < 256; i++) {
+        int64_t acc = 0;
+        for (unsigned j = 0; j < len; j++)
+            acc += (int64_t)a[256 * j + i] * b[256 * j + i];
+        c[i] = mldsa_montgomery_reduce(acc);
+    }
+}
+
+/* ---- dispatch ---- */
+
+typedef struct mldsa_ntt_ops {
+    void (*ntt)(int32_t a[256]);
+    void (*invntt)(int32_t a[256]);
+    void (*pw)(int32_t c[256], const int32_t a[256], const int32_t b[256]);
+    void (*pwacc)(int32_t c[256], const int32_t *a, const int32_t *b, unsigned len);
+} mldsa_ntt_ops;
+
+static const mldsa_ntt_ops ops_c = {dsig_mldsa_ntt_c, dsig_mldsa_invntt_tomont_c,
+                                    dsig_mldsa_pointwise_montgomery_c,
+                                    dsig_mldsa_pointwise_acc_montgomery_c};
+#ifdef DSIG_MLDSA_HAVE_AVX2
+static const mldsa_ntt_ops ops_avx2 = {dsig_mldsa_ntt_avx2, dsig_mldsa_invntt_tomont_avx2,
+                                       dsig_mldsa_pointwise_montgomery_avx2,
+                                       dsig_mldsa_pointwise_acc_montgomery_avx2};
+#endif
+
+static const mldsa_ntt_ops *ntt_selected; /* accessed only with __atomic builtins */
+
+/* The back-end for this process: AVX2 if the CPU has it and DSIG_CPU_DISABLE does not veto it. A race
+ * between two first callers is harmless: both compute the same pointer. */
+static const mldsa_ntt_ops *ntt_ops(void)
+{
+    const mldsa_ntt_ops *o = __atomic_load_n(&ntt_selected, __ATOMIC_ACQUIRE);
+    if (o)
+        return o;
+    o = &ops_c;
+#ifdef DSIG_MLDSA_HAVE_AVX2
+    if (dsig_cpu_features() & DSIG_CPU_AVX2)
+        o = &ops_avx2;
+#endif
+    __atomic_store_n(&ntt_selected, o, __ATOMIC_RELEASE);
+    return o;
+}
+
+/* Dispatching forms of the functions above (contracts in ntt.h). */
+void dsig_mldsa_ntt(int32_t a[256]) { ntt_ops()->ntt(a); }
+void dsig_mldsa_invntt_tomont(int32_t a[256]) { ntt_ops()->invntt(a); }
+void dsig_mldsa_pointwise_montgomery(int32_t c[256], const int32_t a[256], const int32_t b[256])
+{
+    ntt_ops()->pw(c, a, b);
+}
+void dsig_mldsa_pointwise_acc_montgomery(int32_t c[256], const int32_t *a, const int32_t *b,
+                                         unsigned len)
+{
+    ntt_ops()->pwacc(c, a, b, len);
+}

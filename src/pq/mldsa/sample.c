@@ -1,0 +1,213 @@
+/* src/pq/mldsa/sample.c — FIPS 204 sampling (see sample.h). */
+#include "pq/mldsa/sample.h"
+
+#include <string.h>
+
+#include "core/cpu.h"
+#include "core/ct.h"
+#include "dsig/mem.h"
+#include "hash/keccak.h"
+#include "pq/mldsa/packing.h"
+#include "pq/mldsa/rej_avx2.h"
+
+/* SHAKE128 blocks that almost always give 256 RejNTTPoly samples: 5·168/3 = 280 candidates with
+ * acceptance q/2^23 > 0.999. Further blocks are squeezed on demand. */
+#define UNIFORM_NBLOCKS 5
+/* SHAKE256 blocks for RejBoundedPoly: 2·136·2 = 544 nibbles; 256 accepted need ~273 (η = 2) or ~455
+ * (η = 4) on average. */
+#define ETA_NBLOCKS 2
+/* SHAKE256 blocks for ExpandMask: 32·20 = 640 ≤ 5·136 bytes. */
+#define MASK_NBLOCKS 5
+
+/* @spec FIPS 204 Algorithm 30 RejNTTPoly inner loop with Algorithm 14 CoeffFromThreeBytes: appends
+ * accepted candidates from buf to a[ctr..255]; returns the new count. Public data (ρ). */
+static unsigned rej_uniform(int32_t *a, unsigned ctr, const uint8_t *buf, size_t len)
+{
+#ifdef DSIG_MLDSA_HAVE_AVX2
+    /* vectorised form (same output, in order), when the CPU and DSIG_CPU_DISABLE allow it */
+    if (dsig_cpu_features() & DSIG_CPU_AVX2)
+        return ctr + dsig_mldsa_rej_uniform_avx2(a + ctr, DSIG_MLDSA_N - ctr, buf, (unsigned)len);
+#endif
+    for (size_t pos = 0; ctr < DSIG_MLDSA_N && pos + 3 <= len; pos += 3) {
+        uint32_t z = buf[pos] | ((uint32_t)buf[pos + 1] << 8) | ((uint32_t)(buf[pos + 2] & 0x7F) << 16);
+        if (z < DSIG_MLDSA_Q)
+            a[ctr++] = (int32_t)z;
+    }
+    return ctr;
+}
+
+/*
+ * @spec FIPS 204 Algorithm 31 RejBoundedPoly inner loop with Algorithm 15 CoeffFromHalfByte: appends
+ * accepted nibbles of buf (low nibble first) to a[ctr..255]. The nibble values are secret; the
+ * accept/reject decision is a rejection-sampling outcome FIPS 204 §3.6.3 allows to leak (rejected
+ * nibbles are independent of the accepted ones), so only that bit is declassified, and the
+ * coefficient itself is computed without branches or tables.
+ */
+static unsigned rej_eta(int32_t *a, unsigned ctr, const uint8_t *buf, size_t len, unsigned eta)
+{
+    for (size_t pos = 0; ctr < DSIG_MLDSA_N && pos < len; pos++) {
+        uint32_t nib[2] = {buf[pos] & 0x0Fu, (uint32_t)buf[pos] >> 4};
+        for (unsigned t = 0; t < 2 && ctr < DSIG_MLDSA_N; t++) {
+            uint32_t b = nib[t];
+            int32_t v;
+            uint32_t ok;
+            if (eta == 2) {
+                /* 2 - (b mod 5) for b < 15; b mod 5 = b - 5·floor(205·b / 1024), exact for b < 15 */
+                v = 2 - (int32_t)(b - 5 * ((205 * b) >> 10));
+                ok = (b - 15) >> 31;
+            } else {
+                v = 4 - (int32_t)b;
+                ok = (b - 9) >> 31;
+            }
+            DSIG_CT_DECLASSIFY(&ok, sizeof ok);
+            a[ctr] = v;   /* written unconditionally; only kept (ctr advanced) if accepted */
+            ctr += ok;
+        }
+    }
+    return ctr;
+}
+
+/* @spec FIPS 204 Algorithm 32 ExpandA, four RejNTTPoly instances per SHAKE128 x4 pass. */
+void dsig_mldsa_expand_a(const dsig_mldsa_params *p, mldsa_poly *a, const uint8_t rho[32])
+{
+    const unsigned total = p->k * p->l;
+    uint8_t seed[4][34];
+    uint8_t buf[4][UNIFORM_NBLOCKS * DSIG_SHAKE128_RATE];
+    dsig_keccak_x4 ks;
+    for (unsigned base = 0; base < total; base += 4) {
+        const uint8_t *in[4];
+        uint8_t *out[4];
+        unsigned ctr[4];
+        int32_t scratch[DSIG_MLDSA_N];
+        int32_t *dst[4];
+        for (unsigned j = 0; j < 4; j++) {
+            /* indexes past the end repeat the last polynomial into scratch (the x4 pass is paid for) */
+            unsigned idx = base + j < total ? base + j : total - 1;
+            memcpy(seed[j], rho, 32);
+            seed[j][32] = (uint8_t)(idx % p->l); /* s: column */
+            seed[j][33] = (uint8_t)(idx / p->l); /* r: row */
+            in[j] = seed[j];
+            out[j] = buf[j];
+            dst[j] = base + j < total ? a[base + j].c : scratch;
+        }
+        dsig_keccak_x4_absorb_once(&ks, DSIG_SHAKE128_RATE, DSIG_KECCAK_DS_SHAKE, in, 34);
+        dsig_keccak_x4_squeezeblocks(&ks, out, UNIFORM_NBLOCKS);
+        unsigned more = 0;
+        for (unsigned j = 0; j < 4; j++) {
+            ctr[j] = rej_uniform(dst[j], 0, buf[j], sizeof buf[j]);
+            more |= ctr[j] < DSIG_MLDSA_N;
+        }
+        while (more) {
+            dsig_keccak_x4_squeezeblocks(&ks, out, 1);
+            more = 0;
+            for (unsigned j = 0; j < 4; j++) {
+                ctr[j] = rej_uniform(dst[j], ctr[j], buf[j], DSIG_SHAKE128_RATE);
+                more |= ctr[j] < DSIG_MLDSA_N;
+            }
+        }
+    }
+}
+
+/* @spec FIPS 204 Algorithm 33 ExpandS: RejBoundedPoly(ρ' ‖ IntegerToBytes(r, 2)) for r < l (s1) and
+ * r = l..l+k-1 (s2), four per SHAKE256 x4 pass. Buffers and states are wiped (secret). */
+void dsig_mldsa_expand_s(const dsig_mldsa_params *p, mldsa_poly *s1, mldsa_poly *s2, const uint8_t rhop[64])
+{
+    const unsigned total = p->l + p->k;
+    uint8_t seed[4][66];
+    uint8_t buf[4][ETA_NBLOCKS * DSIG_SHAKE256_RATE];
+    int32_t scratch[DSIG_MLDSA_N];
+    dsig_keccak_x4 ks;
+    for (unsigned base = 0; base < total; base += 4) {
+        const uint8_t *in[4];
+        uint8_t *out[4];
+        unsigned ctr[4];
+        int32_t *dst[4];
+        for (unsigned j = 0; j < 4; j++) {
+            unsigned r = base + j < total ? base + j : total - 1;
+            memcpy(seed[j], rhop, 64);
+            seed[j][64] = (uint8_t)r;
+            seed[j][65] = (uint8_t)(r >> 8);
+            in[j] = seed[j];
+            out[j] = buf[j];
+            dst[j] = base + j >= total ? scratch : r < p->l ? s1[r].c : s2[r - p->l].c;
+        }
+        dsig_keccak_x4_absorb_once(&ks, DSIG_SHAKE256_RATE, DSIG_KECCAK_DS_SHAKE, in, 66);
+        dsig_keccak_x4_squeezeblocks(&ks, out, ETA_NBLOCKS);
+        unsigned more = 0;
+        for (unsigned j = 0; j < 4; j++) {
+            ctr[j] = rej_eta(dst[j], 0, buf[j], sizeof buf[j], p->eta);
+            more |= ctr[j] < DSIG_MLDSA_N;
+        }
+        while (more) {
+            dsig_keccak_x4_squeezeblocks(&ks, out, 1);
+            more = 0;
+            for (unsigned j = 0; j < 4; j++) {
+                ctr[j] = rej_eta(dst[j], ctr[j], buf[j], DSIG_SHAKE256_RATE, p->eta);
+                more |= ctr[j] < DSIG_MLDSA_N;
+            }
+        }
+    }
+    dsig_keccak_x4_wipe(&ks);
+    dsig_memzero(seed, sizeof seed);
+    dsig_memzero(buf, sizeof buf);
+    dsig_memzero(scratch, sizeof scratch);
+}
+
+/* @spec FIPS 204 Algorithm 34 ExpandMask: y[r] = BitUnpack(H(ρ'' ‖ IntegerToBytes(κ + r, 2), 32c),
+ * γ1 - 1, γ1), four per SHAKE256 x4 pass; constant time, buffers wiped. */
+void dsig_mldsa_expand_mask(const dsig_mldsa_params *p, mldsa_poly *y, const uint8_t rhopp[64], unsigned kappa)
+{
+    const unsigned zb = mldsa_z_bits(p);
+    uint8_t seed[4][66];
+    uint8_t buf[4][MASK_NBLOCKS * DSIG_SHAKE256_RATE];
+    dsig_keccak_x4 ks;
+    for (unsigned base = 0; base < p->l; base += 4) {
+        const uint8_t *in[4];
+        uint8_t *out[4];
+        for (unsigned j = 0; j < 4; j++) {
+            unsigned v = kappa + base + j; /* lanes past l compute an unused extra mask */
+            memcpy(seed[j], rhopp, 64);
+            seed[j][64] = (uint8_t)v;
+            seed[j][65] = (uint8_t)(v >> 8);
+            in[j] = seed[j];
+            out[j] = buf[j];
+        }
+        dsig_keccak_x4_absorb_once(&ks, DSIG_SHAKE256_RATE, DSIG_KECCAK_DS_SHAKE, in, 66);
+        dsig_keccak_x4_squeezeblocks(&ks, out, MASK_NBLOCKS);
+        for (unsigned j = 0; j < 4 && base + j < p->l; j++)
+            dsig_mldsa_bitunpack(&y[base + j], buf[j], p->gamma1, zb);
+    }
+    dsig_keccak_x4_wipe(&ks);
+    dsig_memzero(seed, sizeof seed);
+    dsig_memzero(buf, sizeof buf);
+}
+
+/* @spec FIPS 204 Algorithm 29 SampleInBall: sign bits from the first 8 bytes of H(c̃), then τ
+ * Fisher–Yates style placements by rejection on the following bytes. */
+void dsig_mldsa_sample_in_ball(const dsig_mldsa_params *p, mldsa_poly *c, const uint8_t *ctilde)
+{
+    uint8_t buf[DSIG_SHAKE256_RATE];
+    dsig_keccak ks;
+    dsig_shake256_init(&ks);
+    dsig_keccak_absorb(&ks, ctilde, p->lambda / 4);
+    dsig_shake_finalize(&ks);
+    dsig_keccak_squeezeblocks(&ks, buf, 1);
+    uint64_t signs = 0;
+    for (unsigned i = 0; i < 8; i++)
+        signs |= (uint64_t)buf[i] << (8 * i);
+    size_t pos = 8;
+    memset(c->c, 0, sizeof c->c);
+    for (unsigned i = DSIG_MLDSA_N - p->tau; i < DSIG_MLDSA_N; i++) {
+        unsigned j;
+        do {
+            if (pos == sizeof buf) {
+                dsig_keccak_squeezeblocks(&ks, buf, 1);
+                pos = 0;
+            }
+            j = buf[pos++];
+        } while (j > i);
+        c->c[i] = c->c[j];
+        c->c[j] = 1 - 2 * (int32_t)(signs & 1);
+        signs >>= 1;
+    }
+}
