@@ -1,0 +1,193 @@
+/*
+ * src/pq/slhdsa/hash_sha2.c — the SHA2 family's tree hashes (FIPS 205 §11.2): F and PRF always
+ * SHA-256; H and T_l SHA-256 for category 1 (n = 16, §11.2.1) and SHA-512 for categories 3 and 5
+ * (§11.2.2). Every call starts from the state after the PK.seed block (PK.seed ‖ zero padding to the
+ * block size), computed once per key, so F/PRF (and H for n = 16, and H for n > 16 on SHA-512) are one
+ * compression each: ADRSc ‖ input ‖ padding fits one block.
+ */
+#include <string.h>
+
+#include "dsig/mem.h"
+#include "hash/sha256.h"
+#include "hash/sha256_impl.h"
+#include "hash/sha512.h"
+#include "pq/slhdsa/hash.h"
+
+/* Big-endian 32-bit store. */
+static inline void be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+/* Big-endian 64-bit store. */
+static inline void be64(uint8_t *p, uint64_t v)
+{
+    be32(p, (uint32_t)(v >> 32));
+    be32(p + 4, (uint32_t)v);
+}
+
+/* Precompute the seeded SHA-256 (and SHA-512) states; choose the compression back-ends. */
+static void sha2_init(dsig_slhdsa_ctx *c)
+{
+    uint8_t blk[128];
+    unsigned n = c->p->n;
+    memset(blk, 0, sizeof blk);
+    memcpy(blk, c->pk_seed, n);
+    c->compress256 = dsig_sha256_have_shani() ? dsig_sha256_compress_shani
+                                              : dsig_sha256_compress_portable;
+    memcpy(c->sha256_seeded, dsig_sha256_iv, sizeof c->sha256_seeded);
+    c->compress256(c->sha256_seeded, blk, 1);
+    if (n > 16) {
+        memcpy(c->sha512_seeded, dsig_sha512_iv, sizeof c->sha512_seeded);
+        dsig_sha512_compress(c->sha512_seeded, blk, 1);
+    }
+    c->wide = 0;
+}
+
+/* Fill a one-block SHA-256 tail: ADRSc ‖ in ‖ 0x80 ‖ zeros ‖ bit length of (64 + 22 + inlen). */
+static inline void block256(uint8_t blk[64], const uint8_t adrs[32], const uint8_t *in, size_t inlen)
+{
+    slh_adrs_compress(blk, adrs);
+    memcpy(blk + 22, in, inlen);
+    blk[22 + inlen] = 0x80;
+    memset(blk + 23 + inlen, 0, 64 - 8 - 23 - inlen);
+    be64(blk + 56, (uint64_t)(64 + 22 + inlen) * 8);
+}
+
+/* Truncated big-endian output of a SHA-256 state (Trunc_n). */
+static inline void out256(uint8_t *out, const uint32_t st[8], unsigned n)
+{
+    for (unsigned i = 0; i < n / 4; i++)
+        be32(out + 4 * i, st[i]);
+}
+
+/* count one-block SHA-256 hashes over the seeded state: out[i] = Trunc_n(SHA-256(seed ‖ ADRSc ‖ in)). */
+static void sha256_many(const dsig_slhdsa_ctx *c, const uint8_t *const *adrs,
+                        const uint8_t *const *in, uint8_t *const *out, size_t count, size_t inlen)
+{
+    unsigned n = c->p->n;
+    size_t i = 0;
+    uint8_t blk[64];
+    uint32_t st[8];
+    for (; i < count; i++) {
+        block256(blk, adrs[i], in[i], inlen);
+        memcpy(st, c->sha256_seeded, sizeof st);
+        c->compress256(st, blk, 1);
+        out256(out[i], st, n);
+    }
+    dsig_memzero(blk, sizeof blk);
+    dsig_memzero(st, sizeof st);
+}
+
+/* @spec FIPS 205 §11.2.1/§11.2.2 F (and PRF): Trunc_n(SHA-256(PK.seed ‖ 0^(64-n) ‖ ADRSc ‖ M1)). */
+static void sha2_f_many(const dsig_slhdsa_ctx *c, const uint8_t *const *adrs,
+                        const uint8_t *const *in, uint8_t *const *out, size_t count)
+{
+    sha256_many(c, adrs, in, out, count, c->p->n);
+}
+
+/* @spec FIPS 205 §11.2.2 H for n > 16: Trunc_n(SHA-512(PK.seed ‖ 0^(128-n) ‖ ADRSc ‖ M2)). */
+static void sha512_h_many(const dsig_slhdsa_ctx *c, const uint8_t *const *adrs,
+                          const uint8_t *const *in, uint8_t *const *out, size_t count)
+{
+    unsigned n = c->p->n;
+    uint8_t blk[128];
+    uint64_t st[8];
+    for (size_t i = 0; i < count; i++) {
+        slh_adrs_compress(blk, adrs[i]);
+        memcpy(blk + 22, in[i], 2 * n);
+        blk[22 + 2 * n] = 0x80;
+        memset(blk + 23 + 2 * n, 0, 128 - 16 - 23 - 2 * n);
+        be64(blk + 112, 0);
+        be64(blk + 120, (uint64_t)(128 + 22 + 2 * n) * 8);
+        memcpy(st, c->sha512_seeded, sizeof st);
+        dsig_sha512_compress(st, blk, 1);
+        for (unsigned w = 0; w < n / 8; w++)
+            be64(out[i] + 8 * w, st[w]);
+    }
+    dsig_memzero(blk, sizeof blk);
+    dsig_memzero(st, sizeof st);
+}
+
+/* @spec FIPS 205 §11.2.1 H (n = 16: SHA-256) / §11.2.2 H (n > 16: SHA-512). */
+static void sha2_h_many(const dsig_slhdsa_ctx *c, const uint8_t *const *adrs,
+                        const uint8_t *const *in, uint8_t *const *out, size_t count)
+{
+    if (c->p->n == 16)
+        sha256_many(c, adrs, in, out, count, 32);
+    else
+        sha512_h_many(c, adrs, in, out, count);
+}
+
+/* @spec FIPS 205 §11.2 T_l: Trunc_n(SHA-X(PK.seed ‖ 0^(B-n) ‖ ADRSc ‖ M_l)), X = 256 (B = 64) for
+ * n = 16, X = 512 (B = 128) otherwise; any number of blocks from the seeded state. */
+static void sha2_t(const dsig_slhdsa_ctx *c, const uint8_t adrs[32], const uint8_t *in, size_t inlen,
+                   uint8_t *out)
+{
+    unsigned n = c->p->n;
+    int big = n > 16;
+    size_t bs = big ? 128 : 64, lenpos = big ? 112 : 56;
+    uint8_t blk[128];
+    uint32_t s256[8];
+    uint64_t s512[8];
+    if (big)
+        memcpy(s512, c->sha512_seeded, sizeof s512);
+    else
+        memcpy(s256, c->sha256_seeded, sizeof s256);
+    uint64_t total_bits = (uint64_t)(bs + 22 + inlen) * 8;
+    slh_adrs_compress(blk, adrs);
+    size_t fill = 22;
+    while (inlen > 0) {
+        size_t take = bs - fill < inlen ? bs - fill : inlen;
+        memcpy(blk + fill, in, take);
+        fill += take;
+        in += take;
+        inlen -= take;
+        if (fill == bs) {
+            if (big)
+                dsig_sha512_compress(s512, blk, 1);
+            else
+                c->compress256(s256, blk, 1);
+            fill = 0;
+        }
+    }
+    blk[fill++] = 0x80;
+    if (fill > lenpos) {
+        memset(blk + fill, 0, bs - fill);
+        if (big)
+            dsig_sha512_compress(s512, blk, 1);
+        else
+            c->compress256(s256, blk, 1);
+        fill = 0;
+    }
+    memset(blk + fill, 0, bs - fill);
+    be64(blk + bs - 8, total_bits);
+    if (big) {
+        dsig_sha512_compress(s512, blk, 1);
+        for (unsigned w = 0; w < n / 8; w++)
+            be64(out + 8 * w, s512[w]);
+    } else {
+        c->compress256(s256, blk, 1);
+        out256(out, s256, n);
+    }
+    dsig_memzero(blk, sizeof blk);
+    dsig_memzero(s256, sizeof s256);
+    dsig_memzero(s512, sizeof s512);
+}
+
+/* Back-end name for benchmarks and tests. */
+static const char *sha2_backend(const dsig_slhdsa_ctx *c)
+{
+    return c->compress256 == dsig_sha256_compress_portable ? "sha256-portable" : "sha256-shani";
+}
+
+const struct dsig_slhdsa_hash_ops dsig_slhdsa_sha2_ops = {
+    .init = sha2_init,
+    .f_many = sha2_f_many,
+    .h_many = sha2_h_many,
+    .t = sha2_t,
+    .backend = sha2_backend,
+};
