@@ -10,6 +10,8 @@
 #ifdef DSIG_B3_X86
 
 #include <immintrin.h>
+
+#include "core/avx2_util.h"
 #include <string.h>
 
 #define B3_AVX2 __attribute__((target("avx2")))
@@ -52,28 +54,6 @@ B3_AVX2 static inline __m256i rot7(__m256i x)
         c = _mm256_add_epi32(c, d);                                                                          \
         b = rot7(_mm256_xor_si256(b, c));                                                                    \
     } while (0)
-
-/* In-register 8x8 transpose of 32-bit words: x[r] word c  ->  x[c] word r. */
-B3_AVX2 static inline void transpose8(__m256i x[8])
-{
-    __m256i t0 = _mm256_unpacklo_epi32(x[0], x[1]), t1 = _mm256_unpackhi_epi32(x[0], x[1]);
-    __m256i t2 = _mm256_unpacklo_epi32(x[2], x[3]), t3 = _mm256_unpackhi_epi32(x[2], x[3]);
-    __m256i t4 = _mm256_unpacklo_epi32(x[4], x[5]), t5 = _mm256_unpackhi_epi32(x[4], x[5]);
-    __m256i t6 = _mm256_unpacklo_epi32(x[6], x[7]), t7 = _mm256_unpackhi_epi32(x[6], x[7]);
-    /* u0..u3: words 0..3 (low half) and 4..7 (high half) of rows 0..3; u4..u7 the same for rows 4..7. */
-    __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
-    __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
-    __m256i u4 = _mm256_unpacklo_epi64(t4, t6), u5 = _mm256_unpackhi_epi64(t4, t6);
-    __m256i u6 = _mm256_unpacklo_epi64(t5, t7), u7 = _mm256_unpackhi_epi64(t5, t7);
-    x[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
-    x[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
-    x[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
-    x[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
-    x[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
-    x[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
-    x[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
-    x[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
-}
 
 /* @spec BLAKE3 spec §2.2: the 7 rounds on 8 states at once; m[w] is message word w of every lane. */
 B3_AVX2 __attribute__((always_inline)) static inline void avx2_rounds(__m256i v[16], const __m256i m[16])
@@ -132,8 +112,8 @@ B3_AVX2 static void avx2_hash8(const uint8_t *const in[8], const uint8_t *const 
             m[i] = _mm256_loadu_si256((const __m256i *)p);
             m[8 + i] = _mm256_loadu_si256((const __m256i *)(p + 32));
         }
-        transpose8(m);
-        transpose8(m + 8);
+        dsig_avx2_transpose8x32(m);
+        dsig_avx2_transpose8x32(m + 8);
         __m256i v[16];
         for (int i = 0; i < 8; i++)
             v[i] = h[i];
@@ -147,7 +127,7 @@ B3_AVX2 static void avx2_hash8(const uint8_t *const in[8], const uint8_t *const 
         for (int i = 0; i < 8; i++)
             h[i] = _mm256_xor_si256(v[i], v[i + 8]);
     }
-    transpose8(h);
+    dsig_avx2_transpose8x32(h);
     for (int i = 0; i < 8; i++)
         _mm256_storeu_si256((__m256i *)(out + 32 * i), h[i]);
 }
@@ -224,8 +204,8 @@ B3_AVX2 static void avx2_xof8(const uint32_t cv[8], const uint8_t block[64], uin
         o[i] = _mm256_xor_si256(v[i], v[i + 8]);
         o[8 + i] = _mm256_xor_si256(v[i + 8], _mm256_set1_epi32((int)cv[i]));
     }
-    transpose8(o);
-    transpose8(o + 8);
+    dsig_avx2_transpose8x32(o);
+    dsig_avx2_transpose8x32(o + 8);
     for (int i = 0; i < 8; i++) {
         _mm256_storeu_si256((__m256i *)(out + 64 * i), o[i]);
         _mm256_storeu_si256((__m256i *)(out + 64 * i + 32), o[8 + i]);

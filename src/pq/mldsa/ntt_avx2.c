@@ -26,6 +26,8 @@
 
 #include <immintrin.h>
 
+#include "core/avx2_util.h"
+
 #define MLDSA_AVX2 __attribute__((target("avx2")))
 #define DSIG_ALIGN32 _Alignas(32)
 #define Q 8380417
@@ -274,27 +276,6 @@ MLDSA_AVX2 static inline __m256i montmul_vv(__m256i a, __m256i b, __m256i q, __m
         y = montmul_tw(d_, z_, zq_, odd(z_), odd(zq_), q);                                               \
     } while (0)
 
-/* In-register 8×8 transpose of 32-bit words: x[r] lane c ↔ x[c] lane r (its own inverse). */
-MLDSA_AVX2 static inline void transpose8(__m256i x[8])
-{
-    __m256i t0 = _mm256_unpacklo_epi32(x[0], x[1]), t1 = _mm256_unpackhi_epi32(x[0], x[1]);
-    __m256i t2 = _mm256_unpacklo_epi32(x[2], x[3]), t3 = _mm256_unpackhi_epi32(x[2], x[3]);
-    __m256i t4 = _mm256_unpacklo_epi32(x[4], x[5]), t5 = _mm256_unpackhi_epi32(x[4], x[5]);
-    __m256i t6 = _mm256_unpacklo_epi32(x[6], x[7]), t7 = _mm256_unpackhi_epi32(x[6], x[7]);
-    __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
-    __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
-    __m256i u4 = _mm256_unpacklo_epi64(t4, t6), u5 = _mm256_unpackhi_epi64(t4, t6);
-    __m256i u6 = _mm256_unpacklo_epi64(t5, t7), u7 = _mm256_unpackhi_epi64(t5, t7);
-    x[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
-    x[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
-    x[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
-    x[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
-    x[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
-    x[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
-    x[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
-    x[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
-}
-
 /* @spec FIPS 204 Algorithm 41 (NTT), natural output order, |in| < q → |out| < 9q (ntt.h). */
 MLDSA_AVX2 void dsig_mldsa_ntt_avx2(int32_t a[256])
 {
@@ -331,7 +312,7 @@ MLDSA_AVX2 void dsig_mldsa_ntt_avx2(int32_t a[256])
         CT_SC(fwd_sc, 16 + 4 * b, x[2], x[3]);
         CT_SC(fwd_sc, 17 + 4 * b, x[4], x[5]);
         CT_SC(fwd_sc, 18 + 4 * b, x[6], x[7]); /* |x| < 6q */
-        transpose8(x); /* now x[c] lane r = coefficient 64b + 8r + c */
+        dsig_avx2_transpose8x32(x); /* now x[c] lane r = coefficient 64b + 8r + c */
         CT_VEC(fwd_vec[b], 0, x[0], x[4]); /* len 4: group 8b + r */
         CT_VEC(fwd_vec[b], 0, x[1], x[5]);
         CT_VEC(fwd_vec[b], 0, x[2], x[6]);
@@ -344,7 +325,7 @@ MLDSA_AVX2 void dsig_mldsa_ntt_avx2(int32_t a[256])
         CT_VEC(fwd_vec[b], 32, x[2], x[3]);
         CT_VEC(fwd_vec[b], 40, x[4], x[5]);
         CT_VEC(fwd_vec[b], 48, x[6], x[7]); /* |x| < 9q */
-        transpose8(x);
+        dsig_avx2_transpose8x32(x);
         for (unsigned r = 0; r < 8; r++)
             _mm256_storeu_si256((__m256i *)(a + 64 * b + 8 * r), x[r]);
     }
@@ -359,7 +340,7 @@ MLDSA_AVX2 void dsig_mldsa_invntt_tomont_avx2(int32_t a[256])
     for (unsigned b = 0; b < 4; b++) {
         for (unsigned r = 0; r < 8; r++)
             x[r] = _mm256_loadu_si256((const __m256i *)(a + 64 * b + 8 * r));
-        transpose8(x);
+        dsig_avx2_transpose8x32(x);
         GS_VEC(inv_vec[b], 24, x[0], x[1]); /* len 1 */
         GS_VEC(inv_vec[b], 32, x[2], x[3]);
         GS_VEC(inv_vec[b], 40, x[4], x[5]);
@@ -372,7 +353,7 @@ MLDSA_AVX2 void dsig_mldsa_invntt_tomont_avx2(int32_t a[256])
         GS_VEC(inv_vec[b], 0, x[1], x[5]);
         GS_VEC(inv_vec[b], 0, x[2], x[6]);
         GS_VEC(inv_vec[b], 0, x[3], x[7]); /* |x| < 8q */
-        transpose8(x);
+        dsig_avx2_transpose8x32(x);
         GS_SC(inv_sc, 15 + 4 * b, x[0], x[1]); /* len 8 */
         GS_SC(inv_sc, 16 + 4 * b, x[2], x[3]);
         GS_SC(inv_sc, 17 + 4 * b, x[4], x[5]);
