@@ -1,9 +1,21 @@
 /* base64url (RFC 4648 §5) without padding: strict, canonical decoding; streaming encoding. */
 #include <string.h>
 
+#include "core/ct.h"
 #include "core/internal.h"
 
-static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+/* Branch-free, table-free character encode (private keys travel through here: a table indexed by
+ * secret bits leaks through the cache). offset(v) = char - v steps at 26, 52, 62 and 63; each step is
+ * added under a mask that is all ones exactly when v is past it. */
+static char enc(uint32_t v)
+{
+    int32_t off = 'A';
+    off += (int32_t)(((25u - v) >> 8) & 6u);                    /* 26..51: 'a' - 26 */
+    off -= (int32_t)(((51u - v) >> 8) & 75u);                   /* 52..61: '0' - 52 */
+    off -= (int32_t)(((61u - v) >> 8) & 13u);                   /* 62: '-' - 62 */
+    off += (int32_t)(((62u - v) >> 8) & 49u);                   /* 63: '_' - 63 */
+    return (char)((int32_t)v + off);
+}
 
 size_t dsig_b64url_encoded_len(size_t n)
 {
@@ -15,20 +27,20 @@ void dsig_b64url_encode(char *out, const uint8_t *in, size_t n)
     size_t i = 0, o = 0;
     for (; i + 3 <= n; i += 3) {
         uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
-        out[o++] = alphabet[v >> 18];
-        out[o++] = alphabet[(v >> 12) & 63];
-        out[o++] = alphabet[(v >> 6) & 63];
-        out[o++] = alphabet[v & 63];
+        out[o++] = enc(v >> 18);
+        out[o++] = enc((v >> 12) & 63);
+        out[o++] = enc((v >> 6) & 63);
+        out[o++] = enc(v & 63);
     }
     if (n - i == 1) {
         uint32_t v = (uint32_t)in[i] << 16;
-        out[o++] = alphabet[v >> 18];
-        out[o++] = alphabet[(v >> 12) & 63];
+        out[o++] = enc(v >> 18);
+        out[o++] = enc((v >> 12) & 63);
     } else if (n - i == 2) {
         uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8;
-        out[o++] = alphabet[v >> 18];
-        out[o++] = alphabet[(v >> 12) & 63];
-        out[o++] = alphabet[(v >> 6) & 63];
+        out[o++] = enc(v >> 18);
+        out[o++] = enc((v >> 12) & 63);
+        out[o++] = enc((v >> 6) & 63);
     }
     out[o] = '\0';
 }
@@ -73,12 +85,17 @@ int dsig_b64url_decode(const char *in, size_t n, uint8_t *out, size_t cap, size_
             out[o++] = (uint8_t)(acc >> bits);
         }
     }
+    /* Only the validity verdicts leave the branch-free loop (a valid key string stays valid, so they
+     * say nothing about the secret it encodes); the constant-time test sees the rest as secret. */
+    uint32_t trailing = bits ? acc & ((1u << bits) - 1) : 0;
+    DSIG_CT_DECLASSIFY(&bad, sizeof bad);
+    DSIG_CT_DECLASSIFY(&trailing, sizeof trailing);
     if (bad) {
         dsig_memzero(out, o);
         return dsig_fail(DSIG_E_BASE64, "base64url: invalid character (padding, whitespace or "
                                         "characters outside A-Z a-z 0-9 - _ are not allowed)");
     }
-    if (bits && (acc & ((1u << bits) - 1))) {
+    if (trailing) {
         dsig_memzero(out, o);
         return dsig_fail(DSIG_E_BASE64, "base64url: non-canonical encoding (non-zero trailing bits)");
     }

@@ -7,6 +7,11 @@
  * (ρ and tr, which are in the public key; the rejection-loop decisions; the signature once released),
  * each at a DSIG_CT_DECLASSIFY with a comment. Any other report fails the test (--error-exitcode).
  *
+ * The second half runs the library's own entry points with the same markers: the JWK private-key path
+ * (the base64url "priv" seed decoded, then the AKP key type's import hook: KeyGen from ξ and the
+ * comparison with "pub") and streaming signing through dsig_sign_ex with a context, the deterministic
+ * variant and HashML-DSA (SHA-512, SHAKE256), with a secret rnd pinned through the test hook.
+ *
  * `--self-check` branches on a secret on purpose: CTest expects valgrind to fail it, which proves the
  * harness can see a leak at all (a ctgrind test that cannot fail proves nothing).
  */
@@ -15,7 +20,9 @@
 
 #include "core/ct.h"
 #include "core/internal.h"
+#include "dsig/dsig.h"
 #include "pq/mldsa/mldsa.h"
+#include "pq/mldsa/mldsa_key.h"
 
 #ifndef DSIG_CTGRIND
 #error "tests/ct needs the valgrind markers (DSIG_CTGRIND)"
@@ -58,6 +65,79 @@ static int check_set(const dsig_mldsa_params *p, unsigned rounds)
     return 0;
 }
 
+/* Import ξ (secret) as a JWK private key through the base64url decoder and the AKP import hook, then
+ * sign through the streaming API with several option sets; returns 0 on success. */
+static int check_import_and_stream(const dsig_alg *alg, const dsig_mldsa_params *p)
+{
+    static uint8_t pk[4096], sk[8192], sig[8192];
+    uint8_t xi[32], rnd[32], seed[32];
+    char b64[64];
+    size_t seed_len = 0, sig_len = 0, b64_len;
+    if (dsig_random_bytes(xi, sizeof xi) || dsig_random_bytes(rnd, sizeof rnd))
+        return 1;
+    /* "pub" of the JWK: derived with public inputs before ξ is marked */
+    if (dsig_mldsa_keygen_internal(p, pk, sk, xi))
+        return fprintf(stderr, "%s: keygen failed\n", p->name), 1;
+    dsig_b64url_encode(b64, xi, sizeof xi);
+    b64_len = strlen(b64); /* 43: public */
+    DSIG_CT_SECRET(b64, b64_len);
+    DSIG_CT_SECRET(rnd, sizeof rnd);
+    /* JWK "priv" → bytes: the decoder sees the secret characters */
+    int rc = dsig_b64url_decode(b64, b64_len, seed, sizeof seed, &seed_len);
+    DSIG_CT_DECLASSIFY(&rc, sizeof rc);
+    if (rc || seed_len != sizeof seed)
+        return fprintf(stderr, "%s: base64url decode of the seed failed\n", p->name), 1;
+    /* the key type's JWK import hook, as dsig_jwk_import calls it */
+    dsig_jwk_member m[2] = {{"pub", pk, p->pk_bytes}, {"priv", seed, sizeof seed}};
+    struct dsig_key *key = dsig_key_new(alg->keytype);
+    if (!key)
+        return 1;
+    rc = alg->keytype->import_jwk(key, m, 2);
+    DSIG_CT_DECLASSIFY(&rc, sizeof rc); /* "pub" matches: not secret */
+    if (rc)
+        return fprintf(stderr, "%s: JWK import hook failed: %s\n", p->name, dsig_last_error_detail()), 1;
+    rc = dsig_mldsa_key_set_test_rnd(key, rnd);
+    static const uint8_t ctx[] = "ctgrind context";
+    const dsig_sign_opts opts[] = {
+        {.context = ctx, .context_len = sizeof ctx - 1},           /* pure, hedged (rnd secret) */
+        {.deterministic = 1},                                      /* pure, deterministic */
+        {.context = ctx, .context_len = 3, .prehash = "SHA-512"}, /* HashML-DSA, hedged */
+        {.deterministic = 1, .prehash = "SHAKE256"},               /* HashML-DSA, deterministic */
+    };
+    static const char msg[] = "payload streamed through the signer";
+    for (size_t i = 0; rc == DSIG_OK && i < sizeof opts / sizeof opts[0]; i++) {
+        rc = dsig_sign_ex(alg, key, msg, sizeof msg - 1, sig, sizeof sig, &sig_len, &opts[i]);
+        DSIG_CT_DECLASSIFY(&rc, sizeof rc);
+        DSIG_CT_DECLASSIFY(&sig_len, sizeof sig_len);
+        if (rc == DSIG_OK) {
+            DSIG_CT_DECLASSIFY(sig, sig_len); /* released */
+            rc = dsig_verify_ex(alg, key, msg, sizeof msg - 1, sig, sig_len, &opts[i]);
+        }
+        if (rc)
+            fprintf(stderr, "%s: streaming option set %zu: %s\n", p->name, i, dsig_last_error_detail());
+    }
+    /* Private JWK export: the key type hands out the seed and the encoder turns it into text. */
+    dsig_jwk_member out[DSIG_JWK_MAX_MEMBERS] = {{0}};
+    size_t nout = DSIG_JWK_MAX_MEMBERS;
+    int erc = alg->keytype->export_jwk(key, 1, out, &nout);
+    DSIG_CT_DECLASSIFY(&erc, sizeof erc);
+    DSIG_CT_DECLASSIFY(&nout, sizeof nout);
+    for (size_t i = 0; erc == DSIG_OK && i < nout; i++) {
+        if (!out[i].data)
+            continue;
+        char text[8192];
+        if (dsig_b64url_encoded_len(out[i].len) < sizeof text)
+            dsig_b64url_encode(text, out[i].data, out[i].len);
+        dsig_xfree(out[i].data, out[i].len);
+    }
+    if (erc)
+        rc = erc;
+    dsig_key_free(key);
+    dsig_memzero(sk, sizeof sk);
+    dsig_memzero(seed, sizeof seed);
+    return rc != DSIG_OK;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--self-check") == 0) {
@@ -69,9 +149,9 @@ int main(int argc, char **argv)
     }
     const dsig_mldsa_params *sets[] = {&dsig_mldsa44, &dsig_mldsa65, &dsig_mldsa87};
     for (size_t i = 0; i < 3; i++)
-        if (check_set(sets[i], 3))
+        if (check_set(sets[i], 3) || check_import_and_stream(dsig_alg_by_name(sets[i]->name), sets[i]))
             return 1;
-    printf("ML-DSA-44/65/87: key generation and signing, 3 rounds each, no secret-dependent branch "
-           "or address reported\n");
+    printf("ML-DSA-44/65/87: key generation and signing (3 rounds each), JWK seed import and streaming "
+           "signing (context, deterministic, HashML-DSA): no secret-dependent branch or address reported\n");
     return 0;
 }
