@@ -4,28 +4,34 @@
  * replies; the initiator verifies the reply. No signature ("none"), libsodium Ed25519 and DSig are
  * measured in the same run, interleaved per run, over the same connection (docs/benchmarks.md).
  *
- * Transport: src/net (framed TCP, TCP_NODELAY). The initiator runs the event loop on its own timing
- * thread (dsig_net_loop_run_once between its sign and its verify), so a round trip has no cross-thread
- * wake-up on that side; the responder answers inside the loop callback. DSig's background plane runs
- * beside it: each end's signer threads push every new batch message to the peer (frame PF_BATCH), whose
- * verifier checks the Ed25519 root in a background thread and caches the batch (the fast path).
+ * Transport: the DSig node (include/dsig/node.h, docs/node.md) — the product a user deploys. Each end
+ * is a node of a two-node membership (in memory in the self-contained mode, the --config file
+ * otherwise); the ping messages are the node's APP frames (dsig_node_send_app / on_app), DSig signs
+ * from the node's group pool (dsig_node_sign) and verifies through its verifier cache (dsig_node_verify),
+ * and the batches, acknowledgements and re-syncs are the node's own background plane. Both ends run
+ * the round trips on the node's plane thread: the responder answers inside on_app, and the initiator
+ * chains its rounds there too (verify the reply, sign the next message, send), so no round trip pays a
+ * cross-thread wake-up on either side; the main threads only exchange control messages.
  *
  * Timing (CLOCK_MONOTONIC, ns): the initiator brackets its own sign and verify; the responder brackets
  * its verify and sign and returns both in the reply header (outside the signed bytes). Per round trip:
  *   rtt      = initiator: before its sign .. after its verify of the reply
  *   transmit = (rtt - both signs - both verifies) / 2      (one way; derived as in the paper)
- * so "none" gives the transport's one-way floor. Before the timed rounds of each block, both DSig pools
- * are filled and each end has flushed its verifier (every batch of the peer's pool is cached), then
- * untimed warm-up rounds run.
+ * so "none" gives the transport's one-way floor. Before the warm-up and again before the timed rounds of
+ * each block, both ends wait until their group pool is full and every batch with unused keys has been
+ * verified, cached and acknowledged by the other end (dsig_node_wait_ready).
  *
  * Background CPU: each end notes, at the start of the timed rounds (the responder: its last SYNC) and
- * at their end (the responder: END), its process CPU time minus the CPU time of the thread running its
- * event loop (the thread that signs and verifies in the foreground); the difference over the wall time
- * between the two points is the plane's cost in cores. The responder returns its figure in END_ACK.
+ * at their end (the responder: END), its process CPU time minus the CPU time of the node's plane thread
+ * (which signs and verifies the round trips in the foreground; it also carries the plane's frames, a
+ * small part) and of the idle main thread; the difference over the wall time between the two points
+ * is the plane's cost in cores (key generation and batch verification threads). The responder returns
+ * its figure in END_ACK.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -47,6 +53,7 @@
 #include "bench_ping.h"
 #include "dsig/hybrid.h"
 #include "dsig/jwk.h"
+#include "dsig/node.h"
 #include "net/net.h"
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -336,38 +343,43 @@ int ping_target_bg(FILE *f, const ping_row *rows, size_t n, size_t msg_bytes)
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Wire protocol (application frame types of src/net; all integers big-endian)                      */
+/* Wire protocol: APP frames of the DSig node (include/dsig/node.h); all integers big-endian        */
 /* ------------------------------------------------------------------------------------------------ */
 
 /*
- * PF_HELLO     initiator -> responder: magic "DSPG" ‖ version u8 ‖ initiator id u64 ‖ schemes u8 ‖
- *              pool keys u32 ‖ cache batches u32 (22 B); the responder answers with its own HELLO.
- * PF_BATCH     a DSig batch message of the sender's signer (to the peer's verifier).
- * PF_PING/PONG round header (32 B) ‖ message ‖ signature, header = scheme u8 ‖ flags u8 ‖ 0 u16 ‖
- *              seq u32 ‖ responder verify ns u64 ‖ responder sign ns u64 ‖ msg len u32 ‖ sig len u32.
- * PF_SYNC      scheme u8: the responder fills its pool, flushes its verifier, notes its counters and
- *              answers PF_SYNC_ACK (its DSig batches, all sent before the ACK, precede it on the stream).
- * PF_END       the responder answers PF_END_ACK = fast u64 ‖ slow u64 (verifications since the SYNC) ‖
+ * Every APP payload starts with a kind byte:
+ * PM_HELLO     "DSPG" ‖ version u8 ‖ schemes u8 (10 B with the kind); the responder answers with its own.
+ *              Who the peer is was settled by the node's authenticated HELLO (docs/node.md).
+ * PM_PING/PONG round header (32 B, its first byte is the kind) ‖ message ‖ signature, header = kind u8 ‖
+ *              scheme u8 ‖ flags u8 ‖ 0 u8 ‖ seq u32 ‖ responder verify ns u64 ‖ responder sign ns u64 ‖
+ *              msg len u32 ‖ sig len u32. The message starts at offset 32 of the payload: aligned like
+ *              the payload itself (an odd offset costs the 1 KiB fast-path verification ~2 us).
+ * PM_SYNC      scheme u8: the responder waits until its group pool is full and every batch with unused
+ *              keys is acknowledged by the initiator (dsig_node_wait_ready), notes its counters and
+ *              answers PM_SYNC_ACK.
+ * PM_END       the responder answers PM_END_ACK = fast u64 ‖ slow u64 (verifications since the SYNC) ‖
  *              background CPU ns u64 ‖ wall ns u64 (both since the SYNC) (32 B).
- * PF_BYE       the responder exits.
+ * PM_BYE       the responder exits.
+ * DSig's batches, acknowledgements and re-syncs are the node's own frames: nothing of ping's.
  */
-#define PF_HELLO 0x40u
-#define PF_BATCH 0x41u
-#define PF_PING 0x42u
-#define PF_PONG 0x43u
-#define PF_SYNC 0x44u
-#define PF_SYNC_ACK 0x45u
-#define PF_END 0x46u
-#define PF_END_ACK 0x47u
-#define PF_BYE 0x48u
+#define PM_HELLO 0x01u
+#define PM_PING 0x02u
+#define PM_PONG 0x03u
+#define PM_SYNC 0x04u
+#define PM_SYNC_ACK 0x05u
+#define PM_END 0x06u
+#define PM_END_ACK 0x07u
+#define PM_BYE 0x08u
 
-#define PING_VERSION 2u        /* 2: END_ACK carries the background CPU time */
-#define HELLO_BYTES 22u
+#define PING_VERSION 3u        /* 3: over the DSig node's APP frames */
+#define HELLO_BYTES 10u
 #define END_ACK_BYTES 32u
 #define RHDR 32u
 #define FLAG_BAD 1u             /* the responder's verification failed */
 #define SIG_CAP 4096u           /* a DSig signature of any preset fits */
+#define FRAME_CAP (RHDR + PING_MAX_MSG + SIG_CAP)
 #define REPLY_TIMEOUT_MS 20000
+#define POOL_MAX 4096u          /* keys per pool at most (a config-mode responder always uses it) */
 
 /* Big-endian stores and loads. */
 static void put32(uint8_t *p, uint32_t v)
@@ -406,14 +418,6 @@ static uint64_t cpu_ns(clockid_t c)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* CPU time of every thread of this process but the calling one (the loop / timing thread), in ns. */
-static uint64_t bg_cpu_ns(void)
-{
-    uint64_t self = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-    uint64_t all = cpu_ns(CLOCK_PROCESS_CPUTIME_ID); /* read second: never below self */
-    return all > self ? all - self : 0;
-}
-
 /* ------------------------------------------------------------------------------------------------ */
 /* One end                                                                                          */
 /* ------------------------------------------------------------------------------------------------ */
@@ -423,101 +427,94 @@ typedef struct ping_keys {
     uint64_t self_id, peer_id;
     uint8_t sk[crypto_sign_SECRETKEYBYTES]; /* libsodium: seed ‖ public key */
     uint8_t peer_pk[crypto_sign_PUBLICKEYBYTES];
-    dsig_key *ed_sk;                        /* the same key for the DSig signer */
+    dsig_key *ed_sk;                        /* the same key for the node */
     dsig_key *peer_ed_pk;
 } ping_keys;
 
-/* State of one end (the loop callback's argument). */
+/* Per (size, scheme) sample storage, pooled over the runs. */
+typedef struct samples {
+    double *rtt, *sign, *verify, *transmit;
+    size_t n;                    /* round trips stored */
+    uint64_t fast, slow;
+    uint64_t bg_ini, wall_ini, bg_rsp, wall_rsp; /* background CPU / wall ns of the timed rounds */
+    size_t sig_bytes;
+} samples;
+
+/* State of one end. The node's plane thread runs on_app: the responder answers pings there and the
+ * initiator runs its whole chain of round trips there (receive, verify, sign the next, send), so no
+ * round trip pays a cross-thread wake-up. Control messages go through a one-slot mailbox to the main
+ * thread, which may block (dsig_node_wait_ready) without stalling the plane. */
 typedef struct ping_ep {
     int initiator;
     const ping_opts *o;
     ping_keys *k;
-    dsig_net_loop *loop;
-    uint64_t conn;
-    int up, down, hello;
-    unsigned pool_keys, cache_batches, schemes;
-    dsig_hybrid_signer *signer;
-    dsig_hybrid_verifier *verifier;
-    atomic_uint batch_send_errors;
-    uint8_t *sig;                           /* SIG_CAP bytes */
-    /* responder: counters noted at the last SYNC */
-    uint64_t fast0, slow0;
-    uint64_t bg0, wall0;                    /* background CPU and wall clock at the last SYNC */
-    /* initiator: the reply of the current round / control answer */
-    int got;
-    uint32_t want_seq;
-    int want_scheme;
-    uint64_t t_arrive, t_verified, r_verify, r_sign;
-    const uint8_t *expect_msg;
-    size_t expect_len;
+    dsig_node *node;
+    char group[DSIG_NODE_MAX_NAME + 1];
+    unsigned pool_keys, schemes;
+    uint8_t *buf;                           /* FRAME_CAP: the frame being built (plane thread) */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    /* the plane thread's CPU clock, learned in its first on_app */
+    clockid_t plane_clk;
+    atomic_int have_plane_clk;
+    /* mailbox (mu) */
     int got_ctrl;
+    uint8_t ctrl_kind;
     uint32_t ctrl_len;
     uint8_t ctrl[END_ACK_BYTES];
-    /* first failure */
-    int failed;
+    /* responder: counters noted at the last SYNC (main thread) */
+    uint64_t fast0, slow0, bg0, wall0;
+    /* initiator: the chain of round trips (set by the main thread before it sends the first ping, then
+     * the plane thread's; chain_done under mu hands it back) */
+    int scheme;
+    size_t len;
+    uint32_t seq;
+    unsigned left;
+    samples *rec;                           /* NULL for warm-up rounds */
+    uint64_t t0, t1;
+    int chain_done;
+    uint64_t progress;                      /* rounds completed (mu) */
+    /* first failure (mu) */
+    atomic_int failed;
     char why[256];
 } ping_ep;
 
-/* Record the first failure of an end. */
+/* Record the first failure of an end and wake its main thread. */
 __attribute__((format(printf, 2, 3))) static void ep_fail(ping_ep *e, const char *fmt, ...)
 {
-    if (e->failed)
-        return;
-    e->failed = 1;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->why, sizeof e->why, fmt, ap);
-    va_end(ap);
-}
-
-/* Signer callback (background thread): push each new batch message to the peer before its keys sign. */
-static void on_batch(void *arg, uint64_t signer_id, const uint8_t *msg, size_t len)
-{
-    ping_ep *e = arg;
-    (void)signer_id;
-    if (dsig_net_send_wait(e->loop, e->conn, PF_BATCH, msg, len, 5000) != DSIG_OK)
-        atomic_fetch_add(&e->batch_send_errors, 1);
-}
-
-/* Start this end's DSig plane: a signer whose batches go to the peer, a verifier for the peer's. */
-static int ep_dsig_open(ping_ep *e)
-{
-    dsig_hybrid_verifier_options vo;
-    dsig_hybrid_verifier_options_default(&vo);
-    vo.cache_batches = e->cache_batches;
-    vo.max_signers = 4;
-    vo.threads = 1;
-    int rc = dsig_hybrid_verifier_new(&e->verifier, NULL, &vo);
-    if (rc == DSIG_OK)
-        rc = dsig_hybrid_verifier_add_signer(e->verifier, e->k->peer_id, e->k->peer_ed_pk);
-    if (rc != DSIG_OK) {
-        ep_fail(e, "DSig verifier: %s: %s", dsig_strerror(rc), dsig_last_error_detail());
-        return rc;
+    pthread_mutex_lock(&e->mu);
+    if (!atomic_load(&e->failed)) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->why, sizeof e->why, fmt, ap);
+        va_end(ap);
+        atomic_store(&e->failed, 1);
     }
-    dsig_hybrid_signer_options so;
-    dsig_hybrid_signer_options_default(&so);
-    so.pool_target = e->pool_keys;
-    so.threads = 1;
-    so.signer_id = e->k->self_id;
-    so.on_batch = on_batch;
-    so.on_batch_arg = e;
-    rc = dsig_hybrid_signer_new(&e->signer, e->k->ed_sk, NULL, &so);
-    if (rc != DSIG_OK)
-        ep_fail(e, "DSig signer: %s: %s", dsig_strerror(rc), dsig_last_error_detail());
-    return rc;
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->mu);
 }
 
-/* Stop the DSig plane (signer first: its callback sends through the loop). */
-static void ep_dsig_close(ping_ep *e)
+/* CPU time of every thread of this process but the plane thread (the foreground sign / verify of the
+ * round trips) and the calling one (the main thread, idle while rounds run), in ns. */
+static uint64_t bg_cpu_ns(ping_ep *e)
 {
-    dsig_hybrid_signer_free(e->signer);
-    e->signer = NULL;
-    dsig_hybrid_verifier_free(e->verifier);
-    e->verifier = NULL;
+    uint64_t self = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+    uint64_t plane = atomic_load(&e->have_plane_clk) ? cpu_ns(e->plane_clk) : 0;
+    uint64_t all = cpu_ns(CLOCK_PROCESS_CPUTIME_ID); /* read last: never below the others */
+    return all > self + plane ? all - self - plane : 0;
 }
 
-/* Sign msg with `scheme` into e->sig. */
-static int do_sign(ping_ep *e, int scheme, const uint8_t *msg, size_t len, size_t *sig_len)
+/* DSig verification counters of the node (fast, slow). */
+static void node_fast_slow(ping_ep *e, uint64_t *fast, uint64_t *slow)
+{
+    dsig_node_stats st;
+    dsig_node_stats_get(e->node, &st);
+    *fast = st.verify_fast;
+    *slow = st.verify_slow;
+}
+
+/* Sign msg with `scheme` into sig (SIG_CAP bytes). */
+static int do_sign(ping_ep *e, int scheme, const uint8_t *msg, size_t len, uint8_t *sig, size_t *sig_len)
 {
     switch (scheme) {
     case PING_NONE:
@@ -525,9 +522,9 @@ static int do_sign(ping_ep *e, int scheme, const uint8_t *msg, size_t len, size_
         return DSIG_OK;
     case PING_SODIUM:
         *sig_len = crypto_sign_BYTES;
-        return crypto_sign_detached(e->sig, NULL, msg, len, e->k->sk) == 0 ? DSIG_OK : DSIG_E_INTERNAL;
+        return crypto_sign_detached(sig, NULL, msg, len, e->k->sk) == 0 ? DSIG_OK : DSIG_E_INTERNAL;
     default:
-        return dsig_hybrid_sign(e->signer, msg, len, e->sig, SIG_CAP, sig_len);
+        return dsig_node_sign(e->node, e->group, msg, len, sig, SIG_CAP, sig_len);
     }
 }
 
@@ -542,13 +539,13 @@ static int do_verify(ping_ep *e, int scheme, const uint8_t *msg, size_t len, con
                    ? DSIG_OK
                    : DSIG_E_VERIFY;
     default:
-        return dsig_hybrid_verify(e->verifier, e->k->peer_id, msg, len, sig, sig_len);
+        return dsig_node_verify(e->node, e->k->peer_id, msg, len, sig, sig_len);
     }
 }
 
 /* Round header fields. */
 typedef struct rhdr {
-    uint8_t scheme, flags;
+    uint8_t kind, scheme, flags;
     uint32_t seq, msg_len, sig_len;
     uint64_t r_verify, r_sign;
 } rhdr;
@@ -557,8 +554,9 @@ typedef struct rhdr {
 static void rhdr_put(uint8_t out[RHDR], const rhdr *h)
 {
     memset(out, 0, RHDR);
-    out[0] = h->scheme;
-    out[1] = h->flags;
+    out[0] = h->kind;
+    out[1] = h->scheme;
+    out[2] = h->flags;
     put32(out + 4, h->seq);
     put64(out + 8, h->r_verify);
     put64(out + 16, h->r_sign);
@@ -566,13 +564,14 @@ static void rhdr_put(uint8_t out[RHDR], const rhdr *h)
     put32(out + 28, h->sig_len);
 }
 
-/* Read and check a round frame: header, lengths, scheme. 0 or -1. */
-static int rhdr_get(const uint8_t *p, uint32_t len, rhdr *h, const uint8_t **msg, const uint8_t **sig)
+/* Read and check a round payload (kind byte included): header, lengths, scheme. 0 or -1. */
+static int rhdr_get(const uint8_t *p, size_t len, rhdr *h, const uint8_t **msg, const uint8_t **sig)
 {
     if (len < RHDR)
         return -1;
-    h->scheme = p[0];
-    h->flags = p[1];
+    h->kind = p[0];
+    h->scheme = p[1];
+    h->flags = p[2];
     h->seq = get32(p + 4);
     h->r_verify = get64(p + 8);
     h->r_sign = get64(p + 16);
@@ -586,239 +585,213 @@ static int rhdr_get(const uint8_t *p, uint32_t len, rhdr *h, const uint8_t **msg
     return 0;
 }
 
-/* Responder: verify the ping, sign the echoed message, reply with both times in the header. */
-static void respond_ping(ping_ep *e, const uint8_t *p, uint32_t len)
+/* Send a small control message (kind ‖ body) to the peer. */
+static int send_ctrl(ping_ep *e, uint8_t kind, const void *body, size_t len)
+{
+    uint8_t b[1 + END_ACK_BYTES];
+    if (len > END_ACK_BYTES)
+        return DSIG_E_ARG;
+    b[0] = kind;
+    if (len)
+        memcpy(b + 1, body, len);
+    return dsig_node_send_app(e->node, e->k->peer_id, b, 1 + len);
+}
+
+/* Responder (plane thread): verify the ping, sign the echoed message, reply with both times. */
+static void respond_ping(ping_ep *e, const uint8_t *p, size_t len)
 {
     rhdr h;
     const uint8_t *msg, *sig;
-    if (rhdr_get(p, len, &h, &msg, &sig) != 0 || !(e->schemes & (1u << h.scheme)) ||
-        (h.scheme == PING_DSIG && !e->signer)) {
+    if (rhdr_get(p, len, &h, &msg, &sig) != 0 || !(e->schemes & (1u << h.scheme))) {
         ep_fail(e, "malformed ping frame");
-        dsig_net_loop_stop(e->loop);
         return;
     }
+    uint8_t *out = e->buf, *omsg = out + RHDR, *osig = omsg + h.msg_len;
     uint64_t t0 = now_ns();
     int vrc = do_verify(e, h.scheme, msg, h.msg_len, sig, h.sig_len);
     uint64_t t1 = now_ns();
-    size_t sl = 0;
-    int src = do_sign(e, h.scheme, msg, h.msg_len, &sl);
+    memcpy(omsg, msg, h.msg_len); /* the echo: not timed (the signing below reads it in place) */
     uint64_t t2 = now_ns();
-    rhdr r = {.scheme = h.scheme, .flags = vrc == DSIG_OK ? 0 : FLAG_BAD, .seq = h.seq,
-              .msg_len = h.msg_len, .sig_len = (uint32_t)sl, .r_verify = t1 - t0, .r_sign = t2 - t1};
+    size_t sl = 0;
+    int src = do_sign(e, h.scheme, omsg, h.msg_len, osig, &sl);
+    uint64_t t3 = now_ns();
+    rhdr r = {.kind = PM_PONG, .scheme = h.scheme, .flags = vrc == DSIG_OK ? 0 : FLAG_BAD, .seq = h.seq,
+              .msg_len = h.msg_len, .sig_len = (uint32_t)sl, .r_verify = t1 - t0, .r_sign = t3 - t2};
     if (src != DSIG_OK) {
         ep_fail(e, "responder: %s sign failed: %s", ping_scheme_name(h.scheme), dsig_strerror(src));
         r.flags |= FLAG_BAD;
         r.sig_len = 0;
     }
-    uint8_t hb[RHDR];
-    rhdr_put(hb, &r);
-    struct iovec iov[3] = {{hb, RHDR}, {(void *)msg, h.msg_len}, {e->sig, r.sig_len}};
-    int rc = dsig_net_sendv(e->loop, e->conn, PF_PONG, iov, 3);
+    rhdr_put(out, &r);
+    int rc = dsig_node_send_app(e->node, e->k->peer_id, out, RHDR + h.msg_len + r.sig_len);
     if (rc != DSIG_OK)
         ep_fail(e, "responder: reply not sent: %s", dsig_strerror(rc));
 }
 
-/* Initiator: the reply of the current round; verified here, on the timing thread, at once. */
-static void take_pong(ping_ep *e, const uint8_t *p, uint32_t len)
+/* Initiator (main thread for the first round of a chain, then the plane thread): sign round e->seq
+ * and send it. The message lives in e->buf, where the reply's echo is compared. */
+static int send_round(ping_ep *e)
 {
-    uint64_t t = now_ns();
+    uint8_t *msg = e->buf + RHDR, *sig = msg + e->len;
+    for (size_t b = 0; b < 4 && b < e->len; b++) /* distinct messages: the round number first */
+        msg[b] = (uint8_t)(e->seq >> (8 * b));
+    size_t sl = 0;
+    e->t0 = now_ns();
+    int rc = do_sign(e, e->scheme, msg, e->len, sig, &sl);
+    e->t1 = now_ns();
+    if (rc != DSIG_OK) {
+        ep_fail(e, "%s sign failed: %s", ping_scheme_name(e->scheme), dsig_strerror(rc));
+        return -1;
+    }
+    rhdr h = {.kind = PM_PING, .scheme = (uint8_t)e->scheme, .seq = e->seq, .msg_len = (uint32_t)e->len,
+              .sig_len = (uint32_t)sl};
+    rhdr_put(e->buf, &h);
+    if ((rc = dsig_node_send_app(e->node, e->k->peer_id, e->buf, RHDR + e->len + sl)) != DSIG_OK) {
+        ep_fail(e, "ping not sent: %s", dsig_strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
+/* Initiator (plane thread): the reply of the current round, verified at once; the samples of the round
+ * go to e->rec; then the next round is signed and sent from here, or the chain is handed back. */
+static void take_pong(ping_ep *e, const uint8_t *p, size_t len)
+{
+    uint64_t t_arrive = now_ns();
     rhdr h;
     const uint8_t *msg, *sig;
-    if (rhdr_get(p, len, &h, &msg, &sig) != 0 || h.seq != e->want_seq || h.scheme != e->want_scheme) {
+    if (rhdr_get(p, len, &h, &msg, &sig) != 0 || !e->left || h.seq != e->seq || h.scheme != e->scheme) {
         ep_fail(e, "malformed or unexpected reply frame");
         return;
     }
     int vrc = do_verify(e, h.scheme, msg, h.msg_len, sig, h.sig_len);
-    e->t_verified = now_ns();
-    e->t_arrive = t;
-    e->r_verify = h.r_verify;
-    e->r_sign = h.r_sign;
-    e->got = 1;
-    if (h.flags & FLAG_BAD)
+    uint64_t t_verified = now_ns();
+    if (h.flags & FLAG_BAD) {
         ep_fail(e, "the responder could not verify (or sign) a %s message", ping_scheme_name(h.scheme));
-    else if (vrc != DSIG_OK)
+        return;
+    }
+    if (vrc != DSIG_OK) {
         ep_fail(e, "a %s reply did not verify: %s", ping_scheme_name(h.scheme), dsig_strerror(vrc));
-    else if (h.msg_len != e->expect_len || memcmp(msg, e->expect_msg, h.msg_len) != 0)
+        return;
+    }
+    if (h.msg_len != e->len || memcmp(msg, e->buf + RHDR, h.msg_len) != 0) {
         ep_fail(e, "the reply does not echo the message");
+        return;
+    }
+    if (e->rec) {
+        samples *S = e->rec;
+        double rtt = (double)(t_verified - e->t0);
+        double s_a = (double)(e->t1 - e->t0), v_a = (double)(t_verified - t_arrive);
+        double s_b = (double)h.r_sign, v_b = (double)h.r_verify;
+        size_t n = S->n++;
+        S->rtt[n] = rtt;
+        S->sign[2 * n] = s_a;
+        S->sign[2 * n + 1] = s_b;
+        S->verify[2 * n] = v_a;
+        S->verify[2 * n + 1] = v_b;
+        S->transmit[n] = (rtt - s_a - v_a - s_b - v_b) / 2.0;
+    }
+    e->seq++;
+    e->left--;
+    if (e->left && send_round(e) != 0)
+        return;
+    pthread_mutex_lock(&e->mu);
+    e->progress++;
+    if (!e->left) {
+        e->chain_done = 1;
+        pthread_cond_broadcast(&e->cv);
+    }
+    pthread_mutex_unlock(&e->mu);
 }
 
-/* Both ends: HELLO. The responder learns the run's parameters, starts DSig and answers. */
-static void take_hello(ping_ep *e, const uint8_t *p, uint32_t len)
+/* The node's APP callback (plane thread): rounds here, control messages to the main thread. */
+static void on_app(void *arg, uint64_t peer_id, const uint8_t *p, size_t len)
 {
-    if (len != HELLO_BYTES || memcmp(p, "DSPG", 4) != 0 || p[4] != PING_VERSION) {
-        ep_fail(e, "the peer is not a `dsig ping` end of this version");
-        dsig_net_loop_stop(e->loop);
-        return;
-    }
-    if (get64(p + 5) != e->k->peer_id) {
-        ep_fail(e, "the peer says it is node %" PRIu64 ", expected %" PRIu64, get64(p + 5), e->k->peer_id);
-        dsig_net_loop_stop(e->loop);
-        return;
-    }
-    if (!e->initiator) {
-        e->schemes = p[13] & ((1u << PING_NSCHEMES) - 1);
-        e->pool_keys = get32(p + 14);
-        e->cache_batches = get32(p + 18);
-        if (e->pool_keys < 1 || e->pool_keys > 65536 || e->cache_batches < 32 || e->cache_batches > 4096) {
-            ep_fail(e, "HELLO with out-of-range pool size");
-            dsig_net_loop_stop(e->loop);
-            return;
-        }
-        if ((e->schemes & (1u << PING_DSIG)) && !e->signer && ep_dsig_open(e) != DSIG_OK) {
-            dsig_net_loop_stop(e->loop);
-            return;
+    ping_ep *e = arg;
+    if (!atomic_load_explicit(&e->have_plane_clk, memory_order_relaxed)) {
+        clockid_t c;
+        if (pthread_getcpuclockid(pthread_self(), &c) == 0) {
+            e->plane_clk = c;
+            atomic_store(&e->have_plane_clk, 1);
         }
     }
-    e->hello = 1;
+    if (peer_id != e->k->peer_id || len < 1 || atomic_load_explicit(&e->failed, memory_order_relaxed))
+        return; /* another configured node talking to us: not part of this run */
+    if (p[0] == PM_PING && !e->initiator) {
+        respond_ping(e, p, len);
+        return;
+    }
+    if (p[0] == PM_PONG && e->initiator) {
+        take_pong(e, p, len);
+        return;
+    }
+    pthread_mutex_lock(&e->mu);
+    if (e->got_ctrl || len - 1 > sizeof e->ctrl) {
+        pthread_mutex_unlock(&e->mu);
+        ep_fail(e, "unexpected control message 0x%02x (%zu bytes)", p[0], len);
+        return;
+    }
+    e->ctrl_kind = p[0];
+    e->ctrl_len = (uint32_t)(len - 1);
+    memcpy(e->ctrl, p + 1, len - 1);
+    e->got_ctrl = 1;
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->mu);
 }
 
-/* Fill a HELLO (22 bytes). */
-static void hello_put(const ping_ep *e, uint8_t out[HELLO_BYTES])
+/* Main thread: wait ≤ timeout_ms for a control message (kind 0: any). 0, or -1 with the end failed. */
+static int wait_ctrl(ping_ep *e, uint8_t kind, int timeout_ms, const char *what)
+{
+    uint64_t until = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+    pthread_mutex_lock(&e->mu);
+    while (!e->got_ctrl && !atomic_load(&e->failed) && now_ns() < until) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100 * 1000000L;
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&e->cv, &e->mu, &ts);
+    }
+    int got = e->got_ctrl;
+    uint8_t k = e->ctrl_kind;
+    e->got_ctrl = 0;
+    pthread_mutex_unlock(&e->mu);
+    if (atomic_load(&e->failed))
+        return -1;
+    if (!got) {
+        ep_fail(e, "no %s from the peer within %d ms", what, timeout_ms);
+        return -1;
+    }
+    if (kind && k != kind) {
+        ep_fail(e, "expected %s from the peer, got message 0x%02x", what, k);
+        return -1;
+    }
+    return 0;
+}
+
+/* Main thread: wait ≤ ms until the node's connection to the peer is up and authenticated. 0 or -1. */
+static int wait_peer(ping_ep *e, int ms)
+{
+    uint64_t until = now_ns() + (uint64_t)ms * 1000000ull;
+    while (!dsig_node_peer_up(e->node, e->k->peer_id)) {
+        if (atomic_load(&e->failed))
+            return -1;
+        if (now_ns() > until) {
+            ep_fail(e, "node %" PRIu64 " not connected within %d ms", e->k->peer_id, ms);
+            return -1;
+        }
+        usleep(1000);
+    }
+    return 0;
+}
+
+/* Fill a ping HELLO body (after the kind byte). */
+static void hello_put(const ping_ep *e, uint8_t out[HELLO_BYTES - 1])
 {
     memcpy(out, "DSPG", 4);
     out[4] = PING_VERSION;
-    put64(out + 5, e->k->self_id);
-    out[13] = (uint8_t)e->schemes;
-    put32(out + 14, e->pool_keys);
-    put32(out + 18, e->cache_batches);
-}
-
-/* Responder: a SYNC on the loop thread (waiting here is fine: the initiator waits for the ACK). */
-static void respond_sync(ping_ep *e, const uint8_t *p, uint32_t len)
-{
-    if (len != 1 || p[0] >= PING_NSCHEMES) {
-        ep_fail(e, "malformed SYNC");
-        dsig_net_loop_stop(e->loop);
-        return;
-    }
-    if (p[0] == PING_DSIG && e->signer) {
-        int rc = dsig_hybrid_signer_wait_ready(e->signer, e->pool_keys);
-        if (rc != DSIG_OK)
-            ep_fail(e, "responder pool: %s", dsig_strerror(rc));
-        dsig_hybrid_verifier_flush(e->verifier);
-        dsig_hybrid_verifier_stats st;
-        dsig_hybrid_verifier_stats_get(e->verifier, &st);
-        e->fast0 = st.fast;
-        e->slow0 = st.slow;
-    }
-    e->bg0 = bg_cpu_ns();
-    e->wall0 = now_ns();
-    uint8_t ack = p[0];
-    if (dsig_net_send(e->loop, e->conn, PF_SYNC_ACK, &ack, 1) != DSIG_OK)
-        ep_fail(e, "responder: SYNC_ACK not sent");
-}
-
-/* Responder: END -> fast / slow verification counts since the last SYNC. */
-static void respond_end(ping_ep *e)
-{
-    uint64_t bg = bg_cpu_ns(), wall = now_ns();
-    uint8_t out[END_ACK_BYTES] = {0};
-    if (e->verifier) {
-        dsig_hybrid_verifier_stats st;
-        dsig_hybrid_verifier_stats_get(e->verifier, &st);
-        put64(out, st.fast - e->fast0);
-        put64(out + 8, st.slow - e->slow0);
-    }
-    put64(out + 16, bg >= e->bg0 ? bg - e->bg0 : 0);
-    put64(out + 24, wall >= e->wall0 ? wall - e->wall0 : 0);
-    if (dsig_net_send(e->loop, e->conn, PF_END_ACK, out, sizeof out) != DSIG_OK)
-        ep_fail(e, "responder: END_ACK not sent");
-}
-
-/* Event callback of both ends (loop thread). */
-static void on_event(void *arg, dsig_net_loop *loop, const dsig_net_event *ev)
-{
-    ping_ep *e = arg;
-    (void)loop;
-    if (ev->kind == DSIG_NET_EV_UP) {
-        if (e->initiator || !e->up) {
-            e->conn = ev->conn;
-            e->up = 1;
-        } else {
-            dsig_net_close(e->loop, ev->conn); /* one initiator at a time */
-        }
-        return;
-    }
-    if (ev->kind == DSIG_NET_EV_DOWN) {
-        if (ev->conn == e->conn && e->up) {
-            e->down = 1;
-            if (!e->initiator)
-                dsig_net_loop_stop(e->loop);
-        }
-        return;
-    }
-    if (ev->conn != e->conn)
-        return;
-    switch (ev->type) {
-    case PF_HELLO:
-        take_hello(e, ev->payload, ev->len);
-        if (!e->initiator && e->hello) {
-            uint8_t h[HELLO_BYTES];
-            hello_put(e, h);
-            if (dsig_net_send(e->loop, e->conn, PF_HELLO, h, sizeof h) != DSIG_OK)
-                ep_fail(e, "responder: HELLO not sent");
-        }
-        break;
-    case PF_BATCH:
-        if (e->verifier) {
-            int rc = dsig_hybrid_verifier_receive_batch(e->verifier, e->k->peer_id, ev->payload, ev->len);
-            if (rc != DSIG_OK)
-                ep_fail(e, "a DSig batch of the peer was refused: %s", dsig_strerror(rc));
-        }
-        break;
-    case PF_PING:
-        if (!e->initiator)
-            respond_ping(e, ev->payload, ev->len);
-        break;
-    case PF_PONG:
-        if (e->initiator)
-            take_pong(e, ev->payload, ev->len);
-        break;
-    case PF_SYNC:
-        if (!e->initiator)
-            respond_sync(e, ev->payload, ev->len);
-        break;
-    case PF_END:
-        if (!e->initiator)
-            respond_end(e);
-        break;
-    case PF_SYNC_ACK:
-    case PF_END_ACK:
-        if (e->initiator && ev->len <= sizeof e->ctrl) {
-            memcpy(e->ctrl, ev->payload, ev->len);
-            e->ctrl_len = ev->len;
-            e->got_ctrl = 1;
-        }
-        break;
-    case PF_BYE:
-        if (!e->initiator)
-            dsig_net_loop_stop(e->loop);
-        break;
-    default:
-        ep_fail(e, "unknown frame type 0x%02x", ev->type);
-        break;
-    }
-}
-
-/* Initiator: run the loop until *flag is set, the end failed, or timeout_ms passed. 0 or -1. */
-static int wait_flag(ping_ep *e, int *flag, int timeout_ms, const char *what)
-{
-    uint64_t until = now_ns() + (uint64_t)timeout_ms * 1000000ull;
-    while (!*flag && !e->failed) {
-        if (e->down) {
-            ep_fail(e, "the peer went away while waiting for %s", what);
-            break;
-        }
-        if (now_ns() > until) {
-            ep_fail(e, "no %s from the peer within %d ms", what, timeout_ms);
-            break;
-        }
-        if (dsig_net_loop_run_once(e->loop, 100) != DSIG_OK) {
-            ep_fail(e, "event loop stopped");
-            break;
-        }
-    }
-    return *flag && !e->failed ? 0 : -1;
+    out[5] = (uint8_t)e->schemes;
+    memset(out + 6, 0, HELLO_BYTES - 7);
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -996,230 +969,332 @@ out:
         keys_free(k);
     return rc;
 }
-
 /* ------------------------------------------------------------------------------------------------ */
-/* Responder                                                                                        */
+/* Nodes                                                                                            */
 /* ------------------------------------------------------------------------------------------------ */
 
-/* Pool and cache sizes of a run: every key a block uses is ready before it (capped at 4096 keys). */
-static void plane_sizes(const ping_opts *o, unsigned *pool, unsigned *cache)
+/* Keys per pool for the initiator: every key a block uses is ready before it (capped at POOL_MAX). */
+static unsigned pool_size(const ping_opts *o)
 {
     uint64_t want = (uint64_t)o->count + o->warmup + 16;
     if (want < 512)
         want = 512;
-    if (want > 4096)
-        want = 4096;
-    *pool = (unsigned)want;
-    *cache = (unsigned)(want / 128 * 2 + 32); /* default batch 128; generous for other presets */
+    if (want > POOL_MAX)
+        want = POOL_MAX;
+    return (unsigned)want;
 }
 
-/* Make a loop for one end. */
-static int ep_open(ping_ep *e, int initiator, const ping_opts *o, ping_keys *k)
+/* Verified batches cached per signer: twice a pool of `pool` keys (batches of 128), plus room. */
+static unsigned cache_batches(unsigned pool)
+{
+    return pool / 128u * 2u + 32u;
+}
+
+/* Set up one end: its node (id k->self_id of cfg, not started) with ping's on_app, and the group both
+ * ends share (the first by name; none = no DSig). 0 or -1 (e->why says why). */
+static int ep_open(ping_ep *e, int initiator, const ping_opts *o, ping_keys *k, const dsig_node_config *cfg,
+                   unsigned pool)
 {
     memset(e, 0, sizeof *e);
     e->initiator = initiator;
     e->o = o;
     e->k = k;
-    atomic_init(&e->batch_send_errors, 0);
-    e->sig = malloc(SIG_CAP);
-    dsig_net_config nc;
-    dsig_net_config_default(&nc);
-    nc.heartbeat_ms = 1000;
-    nc.heartbeat_misses = 30; /* a responder may sit in a long pool refill */
-    nc.backoff_max_ms = 500;
-    int rc = e->sig ? dsig_net_loop_new(&e->loop, &nc, on_event, e) : DSIG_E_NOMEM;
-    if (rc != DSIG_OK)
-        ep_fail(e, "event loop: %s", dsig_strerror(rc));
-    return rc;
+    e->pool_keys = pool;
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_cond_init(&e->cv, NULL);
+    atomic_init(&e->failed, 0);
+    atomic_init(&e->have_plane_clk, 0);
+    e->buf = malloc(FRAME_CAP);
+    if (!e->buf) {
+        ep_fail(e, "out of memory");
+        return -1;
+    }
+    for (size_t gi = 0; gi < dsig_node_config_group_count(cfg) && !e->group[0]; gi++) {
+        dsig_node_group g;
+        int self = 0, peer = 0;
+        if (dsig_node_config_group(cfg, gi, &g) != DSIG_OK)
+            continue;
+        for (size_t m = 0; m < g.n_members; m++) {
+            self |= g.members[m] == k->self_id;
+            peer |= g.members[m] == k->peer_id;
+        }
+        if (self && peer)
+            snprintf(e->group, sizeof e->group, "%s", g.name);
+    }
+    dsig_node_options no;
+    dsig_node_options_default(&no);
+    no.pool_target = pool;
+    no.cache_batches = cache_batches(pool);
+    no.on_app = on_app;
+    no.on_app_arg = e;
+    int rc = dsig_node_new(&e->node, cfg, k->self_id, k->ed_sk, &no);
+    if (rc != DSIG_OK) {
+        ep_fail(e, "node %" PRIu64 ": %s: %s", k->self_id, dsig_strerror(rc), dsig_last_error_detail());
+        return -1;
+    }
+    return 0;
 }
 
-/* Free an end. */
+/* Free an end (the node first: its plane thread uses the rest). */
 static void ep_close(ping_ep *e)
 {
-    ep_dsig_close(e);
-    dsig_net_loop_free(e->loop);
-    free(e->sig);
-    e->loop = NULL;
-    e->sig = NULL;
+    dsig_node_free(e->node);
+    e->node = NULL;
+    free(e->buf);
+    e->buf = NULL;
+    pthread_mutex_destroy(&e->mu);
+    pthread_cond_destroy(&e->cv);
 }
 
-/* Listen on `addr` (port 0 allowed); `port_fd` >= 0 receives the bound port (self-contained mode).
- * Serves one initiator until BYE or until it goes away. Exit code 0 / 2. */
-static int responder_main(const ping_opts *o, ping_keys *k, const char *addr_text, int port_fd)
+/* Start an end's node (listen, connect, plane). 0 or -1. */
+static int ep_start(ping_ep *e)
 {
-    ping_ep e;
-    dsig_net_addr a, bound;
-    uint64_t lid;
-    int rc = ep_open(&e, 0, o, k);
-    if (rc == DSIG_OK && (rc = dsig_net_addr_parse(addr_text, &a)) != DSIG_OK)
-        ep_fail(&e, "bad address \"%s\": %s", addr_text, dsig_last_error_detail());
-    if (rc == DSIG_OK && (rc = dsig_net_listen(e.loop, &a, &lid)) != DSIG_OK)
-        ep_fail(&e, "listen on %s: %s", addr_text, dsig_last_error_detail());
-    if (rc == DSIG_OK && port_fd >= 0) {
-        uint8_t pb[2] = {0, 0};
-        if (dsig_net_local_addr(e.loop, lid, &bound) == DSIG_OK && bound.family == AF_INET) {
-            uint16_t port = ntohs(((struct sockaddr_in *)&bound.ss)->sin_port);
-            pb[0] = (uint8_t)(port >> 8);
-            pb[1] = (uint8_t)port;
-        }
-        if (write(port_fd, pb, 2) != 2)
-            rc = DSIG_E_IO;
-        close(port_fd);
+    int rc = dsig_node_start(e->node);
+    if (rc != DSIG_OK) {
+        ep_fail(e, "node %" PRIu64 ": %s", e->k->self_id, dsig_last_error_detail());
+        return -1;
     }
-    if (rc == DSIG_OK && !o->quiet && port_fd < 0)
-        fprintf(stderr, "# dsig ping: node %" PRIu64 " answering on %s\n", k->self_id, addr_text);
-    if (rc == DSIG_OK)
-        (void)dsig_net_loop_run(e.loop);
-    int code = e.failed && !e.down ? 2 : 0;
-    if (e.failed && !e.down)
-        fprintf(stderr, "dsig ping (responder): %s\n", e.why);
-    ep_close(&e);
-    return rc == DSIG_OK ? code : 2;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Responder                                                                                        */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Responder main thread: one control message. 1 = BYE, 0 = go on, -1 = failed. */
+static int respond_ctrl(ping_ep *e, uint8_t kind, const uint8_t *p, uint32_t len, int *hello)
+{
+    uint8_t out[END_ACK_BYTES] = {0};
+    switch (kind) {
+    case PM_HELLO:
+        if (len != HELLO_BYTES - 1 || memcmp(p, "DSPG", 4) != 0 || p[4] != PING_VERSION) {
+            ep_fail(e, "the peer is not a `dsig ping` end of this version");
+            return -1;
+        }
+        e->schemes = p[5] & ((1u << PING_NSCHEMES) - 1);
+        if ((e->schemes & (1u << PING_DSIG)) && !e->group[0]) {
+            ep_fail(e, "nodes %" PRIu64 " and %" PRIu64 " share no group: no DSig", e->k->self_id, e->k->peer_id);
+            return -1;
+        }
+        if (wait_peer(e, 30000) != 0)
+            return -1;
+        hello_put(e, out);
+        *hello = 1;
+        return send_ctrl(e, PM_HELLO, out, HELLO_BYTES - 1) == DSIG_OK ? 0 : (ep_fail(e, "HELLO not sent"), -1);
+    case PM_SYNC:
+        if (len != 1 || p[0] >= PING_NSCHEMES || !*hello) {
+            ep_fail(e, "malformed SYNC");
+            return -1;
+        }
+        if (p[0] == PING_DSIG) {
+            /* our pool full, and every batch with unused keys cached and acknowledged by the peer */
+            int rc = dsig_node_wait_ready(e->node, e->group, e->pool_keys, 120000);
+            if (rc != DSIG_OK) {
+                ep_fail(e, "responder pool: %s", dsig_last_error_detail());
+                return -1;
+            }
+            node_fast_slow(e, &e->fast0, &e->slow0);
+        }
+        e->bg0 = bg_cpu_ns(e);
+        e->wall0 = now_ns();
+        return send_ctrl(e, PM_SYNC_ACK, p, 1) == DSIG_OK ? 0 : (ep_fail(e, "SYNC_ACK not sent"), -1);
+    case PM_END: {
+        uint64_t bg = bg_cpu_ns(e), wall = now_ns(), fast, slow;
+        node_fast_slow(e, &fast, &slow);
+        put64(out, fast - e->fast0);
+        put64(out + 8, slow - e->slow0);
+        put64(out + 16, bg >= e->bg0 ? bg - e->bg0 : 0);
+        put64(out + 24, wall >= e->wall0 ? wall - e->wall0 : 0);
+        return send_ctrl(e, PM_END_ACK, out, END_ACK_BYTES) == DSIG_OK ? 0 : (ep_fail(e, "END_ACK not sent"), -1);
+    }
+    case PM_BYE:
+        return 1;
+    default:
+        ep_fail(e, "unknown control message 0x%02x", kind);
+        return -1;
+    }
+}
+
+/* Serve one initiator until BYE, or until it has been gone for 5 s. `ready_fd` >= 0 gets one byte once
+ * the node listens (1) or failed to start (0) (self-contained mode). Exit code 0 / 2. */
+static int responder_main(ping_ep *e, int ready_fd)
+{
+    int rc = ep_start(e);
+    if (ready_fd >= 0) {
+        uint8_t b = rc == 0;
+        if (write(ready_fd, &b, 1) != 1)
+            rc = -1;
+        close(ready_fd);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "dsig ping (responder): %s\n", e->why);
+        return 2;
+    }
+    if (!e->o->quiet && ready_fd < 0) {
+        char a[DSIG_NET_ADDR_TEXT_MAX] = "?";
+        (void)dsig_node_listen_address(e->node, a, sizeof a);
+        fprintf(stderr, "# dsig ping: node %" PRIu64 " answering on %s\n", e->k->self_id, a);
+    }
+    int hello = 0, gone = 0;
+    uint64_t away_since = 0;
+    for (;;) {
+        pthread_mutex_lock(&e->mu);
+        if (!e->got_ctrl && !atomic_load(&e->failed)) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 250 * 1000000L;
+            ts.tv_sec += ts.tv_nsec / 1000000000L;
+            ts.tv_nsec %= 1000000000L;
+            pthread_cond_timedwait(&e->cv, &e->mu, &ts);
+        }
+        int got = e->got_ctrl;
+        uint8_t kind = e->ctrl_kind, body[END_ACK_BYTES];
+        uint32_t len = e->ctrl_len;
+        memcpy(body, e->ctrl, sizeof body);
+        e->got_ctrl = 0;
+        pthread_mutex_unlock(&e->mu);
+        if (atomic_load(&e->failed))
+            break;
+        if (got) {
+            int r = respond_ctrl(e, kind, body, len, &hello);
+            if (r != 0)
+                break;
+        }
+        if (hello && !dsig_node_peer_up(e->node, e->k->peer_id)) {
+            uint64_t t = now_ns();
+            if (!away_since)
+                away_since = t;
+            else if (t - away_since > 5000000000ull) {
+                gone = 1;
+                break;
+            }
+        } else {
+            away_since = 0;
+        }
+    }
+    int code = atomic_load(&e->failed) && !gone ? 2 : 0;
+    if (code)
+        fprintf(stderr, "dsig ping (responder): %s\n", e->why);
+    return code;
 }
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Initiator                                                                                        */
 /* ------------------------------------------------------------------------------------------------ */
 
-/* Per (size, scheme) sample storage, pooled over the runs. */
-typedef struct samples {
-    double *rtt, *sign, *verify, *transmit;
-    size_t n;                    /* round trips stored */
-    uint64_t fast, slow;
-    uint64_t bg_ini, wall_ini, bg_rsp, wall_rsp; /* background CPU / wall ns of the timed rounds */
-    size_t sig_bytes;
-} samples;
-
-/* SYNC -> SYNC_ACK (the responder's pool full and our batches cached there). */
+/* Both pools full and each end's batches cached and acknowledged at the other (SYNC -> SYNC_ACK). */
 static int sync_peer(ping_ep *e, int scheme)
 {
     if (scheme == PING_DSIG) {
-        int rc = dsig_hybrid_signer_wait_ready(e->signer, e->pool_keys);
+        int rc = dsig_node_wait_ready(e->node, e->group, e->pool_keys, 120000);
         if (rc != DSIG_OK) {
-            ep_fail(e, "initiator pool: %s", dsig_strerror(rc));
+            ep_fail(e, "initiator pool: %s", dsig_last_error_detail());
             return -1;
         }
     }
     uint8_t s = (uint8_t)scheme;
-    e->got_ctrl = 0;
-    if (dsig_net_send(e->loop, e->conn, PF_SYNC, &s, 1) != DSIG_OK) {
-        ep_fail(e, "SYNC not sent");
+    if (send_ctrl(e, PM_SYNC, &s, 1) != DSIG_OK) {
+        ep_fail(e, "SYNC not sent: %s", dsig_last_error_detail());
         return -1;
     }
-    if (wait_flag(e, &e->got_ctrl, 120000, "SYNC_ACK") != 0)
-        return -1;
-    /* Every batch the responder made before its ACK came before it on the stream: cache them all. */
-    if (scheme == PING_DSIG)
-        dsig_hybrid_verifier_flush(e->verifier);
-    return 0;
+    return wait_ctrl(e, PM_SYNC_ACK, 120000, "SYNC_ACK");
 }
 
-/* One round trip; on success the four durations of the initiator's view are in *t. */
-static int round_trip(ping_ep *e, int scheme, uint8_t *msg, size_t len, uint32_t seq, double t[6])
+/* n round trips of `scheme` with a `len`-byte message (in e->buf), chained on the plane thread; samples
+ * to rec (NULL: warm-up). 0 or -1. */
+static int chain(ping_ep *e, int scheme, size_t len, unsigned n, samples *rec, uint32_t *seq)
 {
-    /* Distinct messages: the round number in the first bytes. */
-    for (size_t b = 0; b < 4 && b < len; b++)
-        msg[b] = (uint8_t)(seq >> (8 * b));
-    e->got = 0;
-    e->want_seq = seq;
-    e->want_scheme = scheme;
-    e->expect_msg = msg;
-    e->expect_len = len;
-    uint64_t t0 = now_ns();
-    size_t sl = 0;
-    int rc = do_sign(e, scheme, msg, len, &sl);
-    uint64_t t1 = now_ns();
-    if (rc != DSIG_OK) {
-        ep_fail(e, "%s sign failed: %s", ping_scheme_name(scheme), dsig_strerror(rc));
+    if (!n)
+        return 0;
+    pthread_mutex_lock(&e->mu);
+    e->chain_done = 0;
+    uint64_t seen = e->progress;
+    pthread_mutex_unlock(&e->mu);
+    e->scheme = scheme;
+    e->len = len;
+    e->seq = *seq;
+    e->left = n;
+    e->rec = rec;
+    if (send_round(e) != 0) /* the plane thread owns the chain from here */
         return -1;
+    uint64_t deadline = now_ns() + (uint64_t)REPLY_TIMEOUT_MS * 1000000ull;
+    pthread_mutex_lock(&e->mu);
+    while (!e->chain_done && !atomic_load(&e->failed)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100 * 1000000L;
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&e->cv, &e->mu, &ts);
+        uint64_t t = now_ns();
+        if (e->progress != seen) {
+            seen = e->progress;
+            deadline = t + (uint64_t)REPLY_TIMEOUT_MS * 1000000ull;
+        } else if (t > deadline && !e->chain_done) {
+            pthread_mutex_unlock(&e->mu);
+            ep_fail(e, "no reply from the peer within %d ms", REPLY_TIMEOUT_MS);
+            return -1;
+        }
     }
-    uint8_t hb[RHDR];
-    rhdr h = {.scheme = (uint8_t)scheme, .seq = seq, .msg_len = (uint32_t)len, .sig_len = (uint32_t)sl};
-    rhdr_put(hb, &h);
-    struct iovec iov[3] = {{hb, RHDR}, {msg, len}, {e->sig, sl}};
-    if ((rc = dsig_net_sendv(e->loop, e->conn, PF_PING, iov, 3)) != DSIG_OK) {
-        ep_fail(e, "ping not sent: %s", dsig_strerror(rc));
-        return -1;
-    }
-    if (wait_flag(e, &e->got, REPLY_TIMEOUT_MS, "reply") != 0)
-        return -1;
-    double rtt = (double)(e->t_verified - t0);
-    double s_a = (double)(t1 - t0), v_a = (double)(e->t_verified - e->t_arrive);
-    double s_b = (double)e->r_sign, v_b = (double)e->r_verify;
-    t[0] = rtt;
-    t[1] = s_a;
-    t[2] = s_b;
-    t[3] = v_a;
-    t[4] = v_b;
-    t[5] = (rtt - s_a - v_a - s_b - v_b) / 2.0;
-    return 0;
+    int ok = e->chain_done && !atomic_load(&e->failed);
+    *seq = e->seq;
+    pthread_mutex_unlock(&e->mu);
+    return ok ? 0 : -1;
 }
 
 /* One block: sync, warm-up, sync, timed rounds, END. Samples appended to *S. */
-static int block(ping_ep *e, int scheme, uint8_t *msg, size_t len, samples *S, uint32_t *seq)
+static int block(ping_ep *e, int scheme, size_t len, samples *S, uint32_t *seq)
 {
     const ping_opts *o = e->o;
-    double t[6];
-    if (sync_peer(e, scheme) != 0)
+    if (sync_peer(e, scheme) != 0 || chain(e, scheme, len, o->warmup, NULL, seq) != 0 || sync_peer(e, scheme) != 0)
         return -1;
-    for (unsigned i = 0; i < o->warmup; i++)
-        if (round_trip(e, scheme, msg, len, (*seq)++, t) != 0)
-            return -1;
-    if (sync_peer(e, scheme) != 0)
+    uint64_t fast0 = 0, slow0 = 0, fast1 = 0, slow1 = 0;
+    node_fast_slow(e, &fast0, &slow0);
+    uint64_t bg0 = bg_cpu_ns(e), w0 = now_ns();
+    if (chain(e, scheme, len, o->count, S, seq) != 0)
         return -1;
-    dsig_hybrid_verifier_stats st0, st1;
-    if (e->verifier)
-        dsig_hybrid_verifier_stats_get(e->verifier, &st0);
-    uint64_t bg0 = bg_cpu_ns(), w0 = now_ns();
-    for (unsigned i = 0; i < o->count; i++) {
-        if (round_trip(e, scheme, msg, len, (*seq)++, t) != 0)
-            return -1;
-        size_t n = S->n++;
-        S->rtt[n] = t[0];
-        S->sign[2 * n] = t[1];
-        S->sign[2 * n + 1] = t[2];
-        S->verify[2 * n] = t[3];
-        S->verify[2 * n + 1] = t[4];
-        S->transmit[n] = t[5];
-    }
-    uint64_t bg1 = bg_cpu_ns(), w1 = now_ns();
+    uint64_t bg1 = bg_cpu_ns(e), w1 = now_ns();
+    node_fast_slow(e, &fast1, &slow1);
     S->bg_ini += bg1 >= bg0 ? bg1 - bg0 : 0;
     S->wall_ini += w1 - w0;
-    e->got_ctrl = 0;
-    if (dsig_net_send(e->loop, e->conn, PF_END, NULL, 0) != DSIG_OK) {
+    if (send_ctrl(e, PM_END, NULL, 0) != DSIG_OK) {
         ep_fail(e, "END not sent");
         return -1;
     }
-    if (wait_flag(e, &e->got_ctrl, 30000, "END_ACK") != 0)
+    if (wait_ctrl(e, PM_END_ACK, 30000, "END_ACK") != 0)
         return -1;
-    if (e->ctrl_len != END_ACK_BYTES) {
-        ep_fail(e, "malformed END_ACK (%u bytes)", (unsigned)e->ctrl_len);
+    pthread_mutex_lock(&e->mu);
+    uint32_t cl = e->ctrl_len;
+    uint8_t ack[END_ACK_BYTES];
+    memcpy(ack, e->ctrl, sizeof ack);
+    pthread_mutex_unlock(&e->mu);
+    if (cl != END_ACK_BYTES) {
+        ep_fail(e, "malformed END_ACK (%u bytes)", (unsigned)cl);
         return -1;
     }
-    S->bg_rsp += get64(e->ctrl + 16);
-    S->wall_rsp += get64(e->ctrl + 24);
+    S->bg_rsp += get64(ack + 16);
+    S->wall_rsp += get64(ack + 24);
     if (scheme == PING_DSIG) {
-        dsig_hybrid_verifier_stats_get(e->verifier, &st1);
-        S->fast += st1.fast - st0.fast + get64(e->ctrl);
-        S->slow += st1.slow - st0.slow + get64(e->ctrl + 8);
+        S->fast += fast1 - fast0 + get64(ack);
+        S->slow += slow1 - slow0 + get64(ack + 8);
     }
     S->sig_bytes = scheme == PING_NONE ? 0 : scheme == PING_SODIUM ? crypto_sign_BYTES
-                                                                   : dsig_hybrid_signer_sig_bytes(e->signer);
+                                                                   : dsig_node_sig_bytes(e->node, e->group);
     return 0;
 }
 
-/* Connect, HELLO, then every run x size x scheme block; rows out. Exit code. */
-static int initiator_main(const ping_opts *o, ping_keys *k, const char *peer_addr, ping_sink sink, void *ctx)
+/* Start the node, HELLO, then every run x size x scheme block; rows out. `ready_fd` >= 0: wait for the
+ * responder's start byte first (self-contained mode). Exit code. */
+static int initiator_main(ping_ep *e, int ready_fd, ping_sink sink, void *ctx)
 {
+    const ping_opts *o = e->o;
     FILE *info = o->json ? stderr : stdout;
-    ping_ep e;
     int code = 2;
     size_t ncells = o->nsizes * PING_NSCHEMES;
     samples *S = calloc(ncells, sizeof *S);
     ping_row *rows = calloc(ncells, sizeof *rows);
-    uint8_t *msg = malloc(PING_MAX_MSG);
     size_t per = (size_t)o->count * o->runs;
-    int ok = S && rows && msg;
+    int ok = S && rows;
     for (size_t c = 0; ok && c < ncells; c++) {
         if (!(o->schemes & (1u << (c % PING_NSCHEMES))))
             continue;
@@ -1230,50 +1305,49 @@ static int initiator_main(const ping_opts *o, ping_keys *k, const char *peer_add
         ok = S[c].rtt && S[c].transmit && S[c].sign && S[c].verify;
     }
     if (!ok) {
-        fprintf(stderr, "dsig ping: out of memory\n");
-        goto free_samples;
-    }
-    if (ep_open(&e, 1, o, k) != DSIG_OK) {
-        fprintf(stderr, "dsig ping: %s\n", e.why);
-        ep_close(&e);
-        goto free_samples;
-    }
-    e.schemes = o->schemes;
-    plane_sizes(o, &e.pool_keys, &e.cache_batches);
-
-    dsig_net_addr a;
-    uint64_t cid;
-    if (dsig_net_addr_parse(peer_addr, &a) != DSIG_OK || dsig_net_connect(e.loop, &a, &cid) != DSIG_OK) {
-        ep_fail(&e, "cannot connect to %s: %s", peer_addr, dsig_last_error_detail());
+        ep_fail(e, "out of memory");
         goto done;
     }
+    e->schemes = o->schemes;
+    if ((o->schemes & (1u << PING_DSIG)) && !e->group[0]) {
+        ep_fail(e, "nodes %" PRIu64 " and %" PRIu64 " share no group: no DSig", e->k->self_id, e->k->peer_id);
+        goto done;
+    }
+    if (ready_fd >= 0) {
+        uint8_t b = 0;
+        struct pollfd pl = {.fd = ready_fd, .events = POLLIN};
+        if (poll(&pl, 1, 30000) != 1 || read(ready_fd, &b, 1) != 1 || b != 1) {
+            ep_fail(e, "the responder process did not start");
+            goto done;
+        }
+    }
+    if (ep_start(e) != 0)
+        goto done;
     if (!o->quiet)
-        fprintf(stderr, "# dsig ping: node %" PRIu64 " -> node %" PRIu64 " at %s\n", k->self_id, k->peer_id,
-                peer_addr);
-    if (wait_flag(&e, &e.up, 60000, "connection") != 0)
+        fprintf(stderr, "# dsig ping: node %" PRIu64 " -> node %" PRIu64 " (DSig group \"%s\")\n", e->k->self_id,
+                e->k->peer_id, e->group[0] ? e->group : "-");
+    if (wait_peer(e, 60000) != 0)
         goto done;
-    uint8_t h[HELLO_BYTES];
-    hello_put(&e, h);
-    if (dsig_net_send(e.loop, e.conn, PF_HELLO, h, sizeof h) != DSIG_OK) {
-        ep_fail(&e, "HELLO not sent");
+    uint8_t h[HELLO_BYTES - 1];
+    hello_put(e, h);
+    if (send_ctrl(e, PM_HELLO, h, sizeof h) != DSIG_OK) {
+        ep_fail(e, "HELLO not sent");
         goto done;
     }
-    if (wait_flag(&e, &e.hello, 30000, "HELLO") != 0)
-        goto done;
-    if ((o->schemes & (1u << PING_DSIG)) && ep_dsig_open(&e) != DSIG_OK)
+    if (wait_ctrl(e, PM_HELLO, 30000, "HELLO") != 0)
         goto done;
 
     uint32_t seq = 0;
     for (unsigned run = 0; run < o->runs; run++) {
         for (size_t si = 0; si < o->nsizes; si++) {
-            bench_payload_fill(msg, o->sizes[si], 0x70696e67u + si);
+            bench_payload_fill(e->buf + RHDR, o->sizes[si], 0x70696e67u + si);
             for (int sc = 0; sc < PING_NSCHEMES; sc++) {
                 if (!(o->schemes & (1u << sc)))
                     continue;
                 if (!o->quiet)
                     fprintf(stderr, "# run %u/%u: %s, %zu B, %u round trips\n", run + 1, o->runs,
                             ping_scheme_name(sc), o->sizes[si], o->count);
-                if (block(&e, sc, msg, o->sizes[si], &S[si * PING_NSCHEMES + sc], &seq) != 0)
+                if (block(e, sc, o->sizes[si], &S[si * PING_NSCHEMES + sc], &seq) != 0)
                     goto done;
             }
         }
@@ -1320,21 +1394,22 @@ static int initiator_main(const ping_opts *o, ping_keys *k, const char *peer_add
         (void)ping_target(info, rows, nrows, o->sizes[si]);
     for (size_t si = 0; si < o->nsizes; si++)
         (void)ping_target_bg(info, rows, nrows, o->sizes[si]);
-    if (atomic_load(&e.batch_send_errors))
-        fprintf(info, "# note: %u DSig batch messages could not be sent\n", atomic_load(&e.batch_send_errors));
+    dsig_node_stats ns;
+    dsig_node_stats_get(e->node, &ns);
+    if (ns.batches_send_failed || ns.drop_bad_signature || ns.drop_queue_full)
+        fprintf(info, "# note: node: %" PRIu64 " batch sends refused by a full queue (retried), %" PRIu64
+                " bad batches, %" PRIu64 " batches dropped (queue full)\n",
+                ns.batches_send_failed, ns.drop_bad_signature, ns.drop_queue_full);
     code = 0;
 done:
-    if (e.up && !e.down) {
-        (void)dsig_net_send(e.loop, e.conn, PF_BYE, NULL, 0);
-        for (int i = 0; i < 5; i++)
-            (void)dsig_net_loop_run_once(e.loop, 10);
+    if (e->node && dsig_node_peer_up(e->node, e->k->peer_id)) {
+        (void)send_ctrl(e, PM_BYE, NULL, 0);
+        usleep(20000); /* let the plane write it before the node closes the connection */
     }
-    if (e.failed) {
-        fprintf(stderr, "dsig ping: %s\n", e.why);
+    if (atomic_load(&e->failed)) {
+        fprintf(stderr, "dsig ping: %s\n", e->why);
         code = 2;
     }
-    ep_close(&e);
-free_samples:
     for (size_t c = 0; S && c < ncells; c++) {
         free(S[c].rtt);
         free(S[c].transmit);
@@ -1343,7 +1418,6 @@ free_samples:
     }
     free(S);
     free(rows);
-    free(msg);
     return code;
 }
 
@@ -1351,18 +1425,62 @@ free_samples:
 /* Modes                                                                                            */
 /* ------------------------------------------------------------------------------------------------ */
 
-/* Self-contained: fork a responder child on loopback TCP (port chosen by its kernel, sent over a pipe). */
+/* Two free loopback TCP ports (bound together, then released for the nodes). 0 or -1. */
+static int reserve_ports(unsigned port[2])
+{
+    int fd[2] = {-1, -1}, rc = 0;
+    for (int i = 0; i < 2 && rc == 0; i++) {
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        socklen_t al = sizeof a;
+        fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd[i] < 0 || bind(fd[i], (struct sockaddr *)&a, sizeof a) != 0 ||
+            getsockname(fd[i], (struct sockaddr *)&a, &al) != 0)
+            rc = -1;
+        else
+            port[i] = ntohs(a.sin_port);
+    }
+    for (int i = 0; i < 2; i++)
+        if (fd[i] >= 0)
+            close(fd[i]);
+    return rc;
+}
+
+/* The in-memory membership of the self-contained mode: nodes 1 (initiator) and 2 (responder) on
+ * loopback TCP, both in group "ping" (default DSig preset). NULL on failure. */
+static dsig_node_config *local_config(const ping_keys *ini, const ping_keys *rsp, const unsigned port[2])
+{
+    char x1[64], x2[64], text[1024];
+    sodium_bin2base64(x1, sizeof x1, ini->sk + 32, 32, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+    sodium_bin2base64(x2, sizeof x2, rsp->sk + 32, 32, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+    int n = snprintf(text, sizeof text,
+                     "{\"nodes\":["
+                     "{\"id\":1,\"address\":\"tcp:127.0.0.1:%u\",\"public_key\":{\"kty\":\"OKP\",\"crv\":"
+                     "\"Ed25519\",\"x\":\"%s\"},\"groups\":[\"ping\"]},"
+                     "{\"id\":2,\"address\":\"tcp:127.0.0.1:%u\",\"public_key\":{\"kty\":\"OKP\",\"crv\":"
+                     "\"Ed25519\",\"x\":\"%s\"},\"groups\":[\"ping\"]}],"
+                     "\"groups\":{\"ping\":{\"params\":\"wots4-haraka-b128\"}}}",
+                     port[0], x1, port[1], x2);
+    dsig_node_config *cfg = NULL;
+    if (n <= 0 || (size_t)n >= sizeof text || dsig_node_config_parse(text, (size_t)n, &cfg) != DSIG_OK)
+        return NULL;
+    return cfg;
+}
+
+/* Self-contained: fork a responder child; both ends are nodes on loopback TCP, keys in memory. */
 static int run_local(const ping_opts *o, ping_sink sink, void *ctx)
 {
     ping_keys ini, rsp;
     char why[256];
+    unsigned port[2];
     if (keys_generate(&ini, &rsp, why, sizeof why) != 0) {
         fprintf(stderr, "dsig ping: %s\n", why);
         return 2;
     }
-    int pfd[2];
-    if (pipe(pfd) != 0) {
-        fprintf(stderr, "dsig ping: pipe: %s\n", strerror(errno));
+    dsig_node_config *cfg = reserve_ports(port) == 0 ? local_config(&ini, &rsp, port) : NULL;
+    int pfd[2] = {-1, -1};
+    if (!cfg || pipe(pfd) != 0) {
+        fprintf(stderr, "dsig ping: %s\n", cfg ? strerror(errno) : "no loopback ports / configuration");
+        dsig_node_config_free(cfg);
         keys_free(&ini);
         keys_free(&rsp);
         return 2;
@@ -1370,11 +1488,12 @@ static int run_local(const ping_opts *o, ping_sink sink, void *ctx)
     fflush(stdout);
     fflush(stderr);
     pid_t parent = getpid();
-    pid_t pid = fork();
+    pid_t pid = fork(); /* before any node exists: no threads to lose */
     if (pid < 0) {
         fprintf(stderr, "dsig ping: fork: %s\n", strerror(errno));
         close(pfd[0]);
         close(pfd[1]);
+        dsig_node_config_free(cfg);
         keys_free(&ini);
         keys_free(&rsp);
         return 2;
@@ -1386,25 +1505,36 @@ static int run_local(const ping_opts *o, ping_sink sink, void *ctx)
         (void)prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent)
             _exit(2);
-        int code = responder_main(o, &rsp, "tcp:127.0.0.1:0", pfd[1]);
+        ping_ep e;
+        int code = 2;
+        if (ep_open(&e, 0, o, &rsp, cfg, pool_size(o)) == 0)
+            code = responder_main(&e, pfd[1]);
+        else {
+            fprintf(stderr, "dsig ping (responder): %s\n", e.why);
+            uint8_t b = 0;
+            if (write(pfd[1], &b, 1) != 1)
+                code = 2;
+            close(pfd[1]);
+        }
+        ep_close(&e);
+        dsig_node_config_free(cfg);
         keys_free(&rsp);
         fflush(stderr);
         _exit(code);
     }
     close(pfd[1]);
     keys_free(&rsp);
+    ping_ep e;
     int code = 2;
-    uint8_t pb[2];
-    struct pollfd pl = {.fd = pfd[0], .events = POLLIN};
-    if (poll(&pl, 1, 30000) == 1 && read(pfd[0], pb, 2) == 2 && (pb[0] | pb[1])) {
-        char addr[64];
-        snprintf(addr, sizeof addr, "tcp:127.0.0.1:%u", (unsigned)pb[0] << 8 | pb[1]);
-        code = initiator_main(o, &ini, addr, sink, ctx);
-    } else {
-        fprintf(stderr, "dsig ping: the responder process did not start\n");
-        kill(pid, SIGTERM);
-    }
+    if (ep_open(&e, 1, o, &ini, cfg, pool_size(o)) == 0)
+        code = initiator_main(&e, pfd[0], sink, ctx);
+    else
+        fprintf(stderr, "dsig ping: %s\n", e.why);
+    ep_close(&e);
+    dsig_node_config_free(cfg);
     close(pfd[0]);
+    if (code != 0)
+        kill(pid, SIGTERM);
     int st = 0;
     if (waitpid(pid, &st, 0) == pid && code == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
         fprintf(stderr, "dsig ping: the responder process failed\n");
@@ -1414,7 +1544,7 @@ static int run_local(const ping_opts *o, ping_sink sink, void *ctx)
     return code;
 }
 
-/* Config mode: one end; the lower id answers, the higher id measures. */
+/* Config mode: one end, a node of the membership file; the lower id answers, the higher id measures. */
 static int run_config(const ping_opts *o, ping_sink sink, void *ctx)
 {
     ping_keys k;
@@ -1423,8 +1553,22 @@ static int run_config(const ping_opts *o, ping_sink sink, void *ctx)
         fprintf(stderr, "dsig ping: %s\n", why);
         return 2;
     }
-    int code = k.self_id < k.peer_id ? responder_main(o, &k, self_addr, -1)
-                                     : initiator_main(o, &k, peer_addr, sink, ctx);
+    dsig_node_config *cfg = NULL;
+    if (dsig_node_config_load(o->config, &cfg) != DSIG_OK) {
+        fprintf(stderr, "dsig ping: %s\n", dsig_last_error_detail());
+        keys_free(&k);
+        return 2;
+    }
+    int responder = k.self_id < k.peer_id;
+    ping_ep e;
+    int code = 2;
+    /* the responder cannot know the initiator's --count: it keeps the largest pool */
+    if (ep_open(&e, !responder, o, &k, cfg, responder ? POOL_MAX : pool_size(o)) != 0)
+        fprintf(stderr, "dsig ping: %s\n", e.why);
+    else
+        code = responder ? responder_main(&e, -1) : initiator_main(&e, -1, sink, ctx);
+    ep_close(&e);
+    dsig_node_config_free(cfg);
     keys_free(&k);
     return code;
 }

@@ -96,17 +96,18 @@ DSIG_EXPORT int dsig_node_config_group_find(const dsig_node_config *cfg, const c
 
 /* ---- wire protocol (frame types over src/net; payload layouts in docs/node.md) ------------------ */
 
-#define DSIG_NODE_T_HELLO 0x10u          /* version u8 ‖ node id u64 ‖ instance u64 (exactly 17 B) */
+#define DSIG_NODE_T_HELLO 0x10u          /* version u8 ‖ node id u64 ‖ instance u64 ‖ nonce[32] (49 B) */
 #define DSIG_NODE_T_BATCH 0x11u          /* signer id u64 ‖ name len u8 ‖ group name ‖ batch message */
 #define DSIG_NODE_T_BATCH_ACK 0x12u      /* signer id u64 ‖ batch seq u64 ‖ name len u8 ‖ group name */
 #define DSIG_NODE_T_APP 0x13u            /* application bytes */
-#define DSIG_NODE_PROTOCOL_VERSION 1u
+#define DSIG_NODE_T_AUTH 0x14u           /* Ed25519 signature of the HELLO transcript (64 B) */
+#define DSIG_NODE_PROTOCOL_VERSION 2u    /* 2: authenticated HELLO (challenge-response) */
 
 /* ---- node ----------------------------------------------------------------------------------- */
 
 typedef struct dsig_node dsig_node;
 
-/* Called on the plane thread for each APP frame from an identified peer. The bytes are valid during
+/* Called on the plane thread for each APP frame from an authenticated peer. The bytes are valid during
  * the call only. It may call dsig_node_send_app / _verify / _sign (a blocking sign on an empty pool
  * would stall the plane: use nonblocking signers or keep pools warm), never stop/free. */
 typedef void (*dsig_node_app_cb)(void *arg, uint64_t peer_id, const uint8_t *bytes, size_t len);
@@ -182,13 +183,14 @@ DSIG_WARN_UNUSED DSIG_EXPORT int dsig_node_can_verify_fast(dsig_node *n, uint64_
                                                            const uint8_t *sig, size_t sig_len);
 
 /*
- * Send application bytes to node `peer_id` (APP frame on this node's connection to it). Never blocks:
+ * Send application bytes to node `peer_id` (APP frame; a pair's APP traffic shares one connection, the
+ * one the lower id opened — docs/node.md "Application frames"). Never blocks:
  * DSIG_OK (queued), DSIG_E_WOULD_BLOCK (send queue full), DSIG_E_STATE (not connected / not started),
  * DSIG_E_UNKNOWN_SIGNER (id not in the configuration or this node), DSIG_E_TOO_LARGE (> max_app_bytes).
  */
 DSIG_EXPORT int dsig_node_send_app(dsig_node *n, uint64_t peer_id, const void *bytes, size_t len);
 
-/* 1 if this node's connection to `peer_id` is up and the peer has identified itself (HELLO). */
+/* 1 if this node's connection to `peer_id` is up and the peer has authenticated itself (HELLO + AUTH). */
 DSIG_EXPORT int dsig_node_peer_up(dsig_node *n, uint64_t peer_id);
 
 /*
@@ -228,7 +230,16 @@ typedef struct dsig_node_stats {
     uint64_t app_sent, app_received, app_send_failed;
     uint64_t peers_up;               /* peers with an identified outgoing connection now */
     uint64_t reconnects;             /* outgoing connections re-established */
-    uint64_t connections_rejected;   /* connections closed for a bad / unknown HELLO */
+    uint64_t connections_rejected;   /* connections closed for a bad / unknown HELLO or a failed AUTH */
+    /* HELLO authentication (docs/node.md "Authentication") */
+    uint64_t auth_ok;                /* connections whose peer proved its configured key */
+    uint64_t auth_failed;            /* AUTH frames that did not verify under the claimed id's key */
+    uint64_t drop_unauthenticated;   /* frames other than HELLO/AUTH on a connection not authenticated */
+    /* acknowledgements refused by a full send queue */
+    uint64_t acks_deferred;          /* BATCH_ACKs queued for retry (the send queue was full) */
+    uint64_t acks_retried;           /* of which sent later by the plane thread */
+    uint64_t acks_dropped;           /* not kept: retry list full or the connection went down (the
+                                        signer's re-sync on reconnection covers these) */
 } dsig_node_stats;
 
 DSIG_EXPORT void dsig_node_stats_get(dsig_node *n, dsig_node_stats *st);

@@ -24,6 +24,9 @@
 #include "core/internal.h"
 #include "dsig/error.h"
 #include "dsig/jwk.h"
+#include "dsig/mem.h"
+#include "dsig/registry.h"
+#include "dsig/stream.h"
 #include "net/net.h"
 #include "node/node_internal.h"
 
@@ -32,6 +35,7 @@
 enum {
     C_GENERATED, C_SENT, C_RESENT, C_SEND_FAILED, C_ACKS, C_SIGS, C_RECEIVED, C_VERIFIED, C_UNKNOWN,
     C_BADSIG, C_REPLAY, C_MALFORMED, C_QFULL, C_VFAIL, C_APP_SENT, C_APP_RECV, C_APP_FAIL, C_REJECTED,
+    C_AUTH_OK, C_AUTH_FAIL, C_UNAUTH, C_ACK_DEFER, C_ACK_RETRY, C_ACK_DROP,
     C_COUNT
 };
 
@@ -39,8 +43,10 @@ struct peer {
     uint64_t id;
     dsig_net_addr addr;
     uint64_t out_conn;                  /* our outgoing connection (constant after start) */
-    int out_ready;                      /* under n->lock: its HELLO arrived on the current connection */
+    int out_ready;                      /* under n->lock: it authenticated on the current connection */
     _Atomic int ready;                  /* mirror of out_ready for lock-free readers */
+    _Atomic uint64_t in_conn;           /* its latest authenticated connection to us (0: none); the
+                                           higher id of a pair sends APP frames there (send_app) */
 };
 
 struct retained {
@@ -72,10 +78,20 @@ struct ngroup {
 struct conn_state {
     uint64_t conn;
     int outgoing;
-    int identified;
+    int hello;                          /* the peer's HELLO arrived (claimed id in peer_idx) */
+    int identified;                     /* its AUTH verified: frames are accepted */
     int closing;
-    long peer_idx;                      /* config index of the peer once identified (or expected) */
+    long peer_idx;                      /* config index of the peer once it claimed an id (or expected) */
+    uint8_t my_nonce[NODE_NONCE_BYTES]; /* fresh per connection: the peer signs it */
+    uint8_t peer_nonce[NODE_NONCE_BYTES];
 };
+
+/* A BATCH_ACK refused by a full send queue, waiting for the plane thread's retry. */
+struct pending_ack {
+    uint64_t conn, signer, seq;
+    size_t gi;
+};
+#define ACK_PENDING_MAX 1024u           /* bound of the retry list (beyond it: re-sync recovers) */
 
 struct work {
     struct work *next;
@@ -123,7 +139,15 @@ struct dsig_node {
     struct conn_state *conns;           /* plane thread only */
     size_t n_conns, cap_conns;
 
-    _Atomic int retry;                  /* some ring entry has a pending bit: the plane polls briefly */
+    dsig_key *auth_key;                 /* copy of the Ed25519 private key: signs HELLO transcripts */
+    const dsig_alg *ed25519;
+
+    pthread_mutex_t ack_lock;           /* the ACK retry list */
+    struct pending_ack *acks;           /* ACK_PENDING_MAX entries */
+    size_t n_acks;
+
+    _Atomic int retry;                  /* some ring entry has a pending bit or an ACK waits: the plane
+                                           polls briefly */
     _Atomic uint64_t c[C_COUNT];
 };
 
@@ -132,6 +156,8 @@ struct dsig_node {
 #define MAX_WORKERS 16u
 #define RETRY_MS 10                     /* plane tick while refused batches wait for queue room */
 #define IDLE_MS 250                     /* plane tick otherwise (the loop wakes on any event anyway) */
+
+static int retry_acks(dsig_node *n);
 
 /* Relaxed counter increment. */
 static void bump(dsig_node *n, int c)
@@ -257,7 +283,7 @@ static void retry_pending(dsig_node *n)
 {
     if (!atomic_exchange_explicit(&n->retry, 0, memory_order_relaxed))
         return;
-    int again = 0;
+    int again = retry_acks(n);
     pthread_mutex_lock(&n->lock);
     for (size_t gi = 0; gi < n->cfg->n_groups; gi++) {
         struct ngroup *g = &n->groups[gi];
@@ -394,13 +420,14 @@ static long peer_by_out_conn(dsig_node *n, uint64_t conn)
     return -1;
 }
 
-/* HELLO: identify the peer of a connection; on an outgoing one, the peer is ready: re-sync. */
+/* HELLO: the peer claims an id and sends its nonce; we answer with AUTH, our signature of the
+ * transcript over both nonces and both ids. Nothing is accepted from it before its own AUTH verifies. */
 static void handle_hello(dsig_node *n, struct conn_state *cs, const uint8_t *p, size_t len)
 {
     uint64_t id, inst;
-    if (node_hello_parse(p, len, &id, &inst) != DSIG_OK || cs->identified) {
-        bump(n, C_MALFORMED); /* a bad payload layout ... */
-        bump(n, C_REJECTED);  /* ... that closes the connection (node.h: connections_rejected) */
+    if (cs->hello || node_hello_parse(p, len, &id, &inst, cs->peer_nonce) != DSIG_OK) {
+        bump(n, C_MALFORMED); /* a bad payload layout or a second HELLO ... */
+        bump(n, C_REJECTED);  /* ... closes the connection (node.h: connections_rejected) */
         conn_reject(n, cs);
         return;
     }
@@ -412,24 +439,107 @@ static void handle_hello(dsig_node *n, struct conn_state *cs, const uint8_t *p, 
         conn_reject(n, cs);
         return;
     }
-    cs->identified = 1;
+    cs->hello = 1;
     cs->peer_idx = idx;
+    uint8_t t[NODE_AUTH_TRANSCRIPT_BYTES], sig[NODE_AUTH_BYTES];
+    size_t sl = 0;
+    node_auth_transcript(t, n->my_id, id, cs->my_nonce, cs->peer_nonce);
+    if (dsig_sign(n->ed25519, n->auth_key, t, sizeof t, sig, sizeof sig, &sl) != DSIG_OK ||
+        sl != NODE_AUTH_BYTES)
+        return; /* cannot happen with a valid key; the peer then never sees us authenticated */
+    (void)dsig_net_send(n->loop, cs->conn, DSIG_NODE_T_AUTH, sig, sl);
+}
+
+/* AUTH: the peer's signature of the transcript under the configured key of the id it claimed. A
+ * failure is counted and the connection refused (an accepted one is closed; an outgoing one stays
+ * unauthenticated — its frames are dropped — until the transport reconnects). */
+static void handle_auth(dsig_node *n, struct conn_state *cs, const uint8_t *p, size_t len)
+{
+    if (!cs->hello || cs->identified || len != NODE_AUTH_BYTES) {
+        bump(n, C_MALFORMED);
+        bump(n, C_REJECTED);
+        conn_reject(n, cs);
+        return;
+    }
+    uint64_t id = n->cfg->nodes[cs->peer_idx].id;
+    uint8_t t[NODE_AUTH_TRANSCRIPT_BYTES];
+    node_auth_transcript(t, id, n->my_id, cs->peer_nonce, cs->my_nonce);
+    if (dsig_verify(n->ed25519, n->cfg->nodes[cs->peer_idx].pk, t, sizeof t, p, len) != DSIG_OK) {
+        bump(n, C_AUTH_FAIL);
+        bump(n, C_REJECTED);
+        conn_reject(n, cs);
+        return;
+    }
+    bump(n, C_AUTH_OK);
+    cs->identified = 1;
     if (cs->outgoing) {
         pthread_mutex_lock(&n->lock);
-        n->peers[idx].out_ready = 1;
-        atomic_store_explicit(&n->peers[idx].ready, 1, memory_order_release);
-        resync(n, (size_t)idx);
+        n->peers[cs->peer_idx].out_ready = 1;
+        atomic_store_explicit(&n->peers[cs->peer_idx].ready, 1, memory_order_release);
+        resync(n, (size_t)cs->peer_idx);
         pthread_mutex_unlock(&n->lock);
+    } else {
+        atomic_store_explicit(&n->peers[cs->peer_idx].in_conn, cs->conn, memory_order_release);
     }
 }
 
-/* Send an ACK for (signer, group, seq) back on `conn`. */
-static void send_ack(dsig_node *n, uint64_t conn, uint64_t signer, uint64_t seq, size_t gi)
+/* Keep a refused ACK for the plane thread's retry (duplicates are kept once). */
+static void defer_ack(dsig_node *n, uint64_t conn, uint64_t signer, uint64_t seq, size_t gi)
+{
+    pthread_mutex_lock(&n->ack_lock);
+    for (size_t i = 0; i < n->n_acks; i++) {
+        struct pending_ack *a = &n->acks[i];
+        if (a->conn == conn && a->signer == signer && a->seq == seq && a->gi == gi) {
+            pthread_mutex_unlock(&n->ack_lock);
+            return;
+        }
+    }
+    if (n->n_acks == ACK_PENDING_MAX) {
+        pthread_mutex_unlock(&n->ack_lock);
+        bump(n, C_ACK_DROP);
+        return;
+    }
+    n->acks[n->n_acks++] = (struct pending_ack){conn, signer, seq, gi};
+    atomic_store_explicit(&n->retry, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&n->ack_lock);
+    bump(n, C_ACK_DEFER);
+}
+
+/* Queue one ACK frame; DSIG_E_WOULD_BLOCK and other errors are returned. */
+static int ack_frame(dsig_node *n, uint64_t conn, uint64_t signer, uint64_t seq, size_t gi)
 {
     uint8_t a[NODE_ACK_MAX];
     const struct node_cfg_group *cg = &n->cfg->groups[gi];
     size_t al = node_ack_encode(a, signer, seq, cg->name, strlen(cg->name));
-    (void)dsig_net_send(n->loop, conn, DSIG_NODE_T_BATCH_ACK, a, al);
+    return dsig_net_send(n->loop, conn, DSIG_NODE_T_BATCH_ACK, a, al);
+}
+
+/* Send an ACK for (signer, group, seq) back on `conn`; a full send queue defers it for retry. */
+static void send_ack(dsig_node *n, uint64_t conn, uint64_t signer, uint64_t seq, size_t gi)
+{
+    if (ack_frame(n, conn, signer, seq, gi) == DSIG_E_WOULD_BLOCK)
+        defer_ack(n, conn, signer, seq, gi);
+}
+
+/* Plane thread: retry the deferred ACKs; those whose connection is gone are dropped (the signer
+ * re-syncs when it reconnects). Returns 1 if some still wait. */
+static int retry_acks(dsig_node *n)
+{
+    pthread_mutex_lock(&n->ack_lock);
+    size_t k = 0;
+    for (size_t i = 0; i < n->n_acks; i++) {
+        struct pending_ack a = n->acks[i];
+        int rc = ack_frame(n, a.conn, a.signer, a.seq, a.gi);
+        if (rc == DSIG_OK)
+            bump(n, C_ACK_RETRY);
+        else if (rc == DSIG_E_WOULD_BLOCK)
+            n->acks[k++] = a;
+        else
+            bump(n, C_ACK_DROP);
+    }
+    n->n_acks = k;
+    pthread_mutex_unlock(&n->ack_lock);
+    return k != 0;
 }
 
 /* BATCH: validate, check the replay window, queue for background verification. */
@@ -542,11 +652,18 @@ static void on_event(void *arg, dsig_net_loop *loop, const dsig_net_event *ev)
                 dsig_net_close(n->loop, ev->conn);
             return;
         }
+        cs->hello = 0;
         cs->identified = 0;
         cs->closing = 0;
         cs->peer_idx = ev->outgoing ? peer_by_out_conn(n, ev->conn) : -1;
+        if (dsig_random_bytes(cs->my_nonce, sizeof cs->my_nonce) != DSIG_OK) {
+            cs->closing = 1; /* no fresh nonce, no authentication: never identified */
+            if (!ev->outgoing)
+                dsig_net_close(n->loop, ev->conn);
+            return;
+        }
         uint8_t h[NODE_HELLO_BYTES];
-        node_hello_encode(h, n->my_id, n->instance);
+        node_hello_encode(h, n->my_id, n->instance, cs->my_nonce);
         (void)dsig_net_send(n->loop, ev->conn, DSIG_NODE_T_HELLO, h, sizeof h);
         return;
     }
@@ -562,6 +679,10 @@ static void on_event(void *arg, dsig_net_loop *loop, const dsig_net_event *ev)
             forget_acks(n, (size_t)cs->peer_idx); /* it may be restarting with an empty cache */
             pthread_mutex_unlock(&n->lock);
         }
+        if (!cs->outgoing && cs->identified) {
+            uint64_t cur = cs->conn;
+            atomic_compare_exchange_strong(&n->peers[cs->peer_idx].in_conn, &cur, 0);
+        }
         conn_remove(n, cs);
         return;
     case DSIG_NET_EV_FRAME:
@@ -571,9 +692,17 @@ static void on_event(void *arg, dsig_net_loop *loop, const dsig_net_event *ev)
             handle_hello(n, cs, ev->payload, ev->len);
             return;
         }
-        if (!cs->identified) { /* nothing but HELLO before the peer said who it is */
+        if (ev->type == DSIG_NODE_T_AUTH) {
+            handle_auth(n, cs, ev->payload, ev->len);
+            return;
+        }
+        if (!cs->hello) { /* nothing but HELLO before the peer said who it claims to be */
             bump(n, C_MALFORMED);
             conn_reject(n, cs);
+            return;
+        }
+        if (!cs->identified) { /* claimed, not proven: no frame is taken from it */
+            bump(n, C_UNAUTH);
             return;
         }
         switch (ev->type) {
@@ -683,6 +812,9 @@ static void node_destroy(dsig_node *n)
     dsig_xfree(n->conns, 0);
     dsig_xfree(n->workers, 0);
     dsig_xfree(n->listen_copy, 0);
+    dsig_xfree(n->acks, 0);
+    dsig_key_free(n->auth_key);
+    pthread_mutex_destroy(&n->ack_lock);
     pthread_mutex_destroy(&n->lock);
     pthread_cond_destroy(&n->cond);
     pthread_mutex_destroy(&n->win_lock);
@@ -761,6 +893,22 @@ static int make_verifiers(dsig_node *n)
     return DSIG_OK;
 }
 
+/* A private copy of the node's Ed25519 key (through its JWK, wiped afterwards): HELLO answers are
+ * signed with it for the node's whole life, whatever the caller does with its own key object. */
+static int copy_key(const dsig_key *k, dsig_key **out)
+{
+    char *j = NULL;
+    size_t jl = 0;
+    int rc = dsig_jwk_export(k, 1, &j, &jl);
+    if (rc == DSIG_OK)
+        rc = dsig_jwk_import(out, j, jl);
+    if (j) {
+        dsig_memzero(j, jl);
+        dsig_free(j);
+    }
+    return rc;
+}
+
 /* Create a node (see node.h). */
 int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
                   const dsig_key *my_ed25519_private, const dsig_node_options *opts)
@@ -799,6 +947,7 @@ int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
     pthread_mutex_init(&n->win_lock, NULL);
     pthread_mutex_init(&n->q_lock, NULL);
     pthread_cond_init(&n->q_cond, NULL);
+    pthread_mutex_init(&n->ack_lock, NULL);
     for (int i = 0; i < C_COUNT; i++)
         atomic_init(&n->c[i], 0);
     atomic_init(&n->retry, 0);
@@ -812,6 +961,15 @@ int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
     rc = dsig_node_config_parse(cfg->text, cfg->text_len, &n->cfg); /* our own copy */
     if (rc)
         goto fail;
+    if ((rc = copy_key(my_ed25519_private, &n->auth_key)) != DSIG_OK)
+        goto fail;
+    n->ed25519 = dsig_alg_by_name("Ed25519");
+    n->acks = dsig_calloc(ACK_PENDING_MAX, sizeof *n->acks);
+    if (!n->ed25519 || !n->acks) {
+        rc = dsig_fail(n->acks ? DSIG_E_INTERNAL : DSIG_E_NOMEM, "node: %s",
+                       n->acks ? "no Ed25519 algorithm in the registry" : "out of memory");
+        goto fail;
+    }
     n->my_idx = (size_t)node_cfg_index(n->cfg, my_id);
     if ((rc = dsig_random_bytes(&n->instance, sizeof n->instance)) != DSIG_OK)
         goto fail;
@@ -828,6 +986,7 @@ int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
     for (size_t i = 0; i < n->cfg->n_nodes; i++) {
         n->peers[i].id = n->cfg->nodes[i].id;
         atomic_init(&n->peers[i].ready, 0);
+        atomic_init(&n->peers[i].in_conn, 0);
         if (dsig_net_addr_parse(n->cfg->nodes[i].address, &n->peers[i].addr) != DSIG_OK) {
             rc = dsig_fail(DSIG_E_FORMAT, "node: bad address %s", n->cfg->nodes[i].address);
             goto fail;
@@ -1036,7 +1195,8 @@ int dsig_node_sign(dsig_node *n, const char *group, const uint8_t *msg, size_t l
     if (rc)
         return rc;
     uint64_t seq;
-    if (dsig_hybrid_sig_locate(g->cg->params, sig, *sig_len, &seq, NULL) == DSIG_OK) {
+    uint32_t idx; /* dsig_hybrid_sig_locate wants both outputs (DSIG_E_ARG with a NULL one) */
+    if (dsig_hybrid_sig_locate(g->cg->params, sig, *sig_len, &seq, &idx) == DSIG_OK) {
         uint64_t cur = atomic_load_explicit(&g->last_used, memory_order_relaxed);
         while ((!atomic_load_explicit(&g->used_any, memory_order_relaxed) || seq > cur) &&
                !atomic_compare_exchange_weak_explicit(&g->last_used, &cur, seq, memory_order_relaxed,
@@ -1053,8 +1213,10 @@ static dsig_hybrid_verifier *pick_verifier(dsig_node *n, const uint8_t *sig, siz
 {
     if (n->n_verifiers == 1)
         return n->verifiers[0];
+    uint64_t seq;
+    uint32_t idx;
     for (size_t i = 0; i < n->n_verifiers; i++)
-        if (dsig_hybrid_sig_locate(n->vparams[i], sig, sig_len, NULL, NULL) == DSIG_OK)
+        if (dsig_hybrid_sig_locate(n->vparams[i], sig, sig_len, &seq, &idx) == DSIG_OK)
             return n->verifiers[i];
     return NULL;
 }
@@ -1100,11 +1262,23 @@ int dsig_node_send_app(dsig_node *n, uint64_t peer_id, const void *bytes, size_t
     if (len > n->opt.max_app_bytes)
         return dsig_fail(DSIG_E_TOO_LARGE, "node: application message of %zu bytes, at most %u", len,
                          n->opt.max_app_bytes);
-    if (!atomic_load_explicit(&n->peers[pi].ready, memory_order_acquire)) {
-        bump(n, C_APP_FAIL);
-        return dsig_fail(DSIG_E_STATE, "node: peer %llu is not connected", (unsigned long long)peer_id);
+    /* One TCP stream per pair carries the APP traffic both ways, the one the lower id opened: the
+     * higher id answers on the connection it accepted (once authenticated). A request and its reply
+     * then share a socket, so TCP acknowledgements ride on the data instead of costing a packet of
+     * their own each way (measured: ~1.5 us per one-way message on loopback). */
+    int rc = DSIG_E_STATE;
+    if (n->my_id > peer_id) {
+        uint64_t in = atomic_load_explicit(&n->peers[pi].in_conn, memory_order_acquire);
+        if (in)
+            rc = dsig_net_send(n->loop, in, DSIG_NODE_T_APP, bytes, len);
     }
-    int rc = dsig_net_send(n->loop, n->peers[pi].out_conn, DSIG_NODE_T_APP, bytes, len);
+    if (rc == DSIG_E_STATE) { /* no such connection (any more): our own */
+        if (!atomic_load_explicit(&n->peers[pi].ready, memory_order_acquire)) {
+            bump(n, C_APP_FAIL);
+            return dsig_fail(DSIG_E_STATE, "node: peer %llu is not connected", (unsigned long long)peer_id);
+        }
+        rc = dsig_net_send(n->loop, n->peers[pi].out_conn, DSIG_NODE_T_APP, bytes, len);
+    }
     bump(n, rc == DSIG_OK ? C_APP_SENT : C_APP_FAIL);
     return rc;
 }
@@ -1206,6 +1380,12 @@ void dsig_node_stats_get(dsig_node *n, dsig_node_stats *st)
     st->app_received = G(C_APP_RECV);
     st->app_send_failed = G(C_APP_FAIL);
     st->connections_rejected = G(C_REJECTED);
+    st->auth_ok = G(C_AUTH_OK);
+    st->auth_failed = G(C_AUTH_FAIL);
+    st->drop_unauthenticated = G(C_UNAUTH);
+    st->acks_deferred = G(C_ACK_DEFER);
+    st->acks_retried = G(C_ACK_RETRY);
+    st->acks_dropped = G(C_ACK_DROP);
 #undef G
     for (size_t i = 0; i < n->n_verifiers; i++) {
         dsig_hybrid_verifier_stats vs;

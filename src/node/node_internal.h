@@ -48,13 +48,24 @@ int node_cfg_member_pos(const struct node_cfg_group *g, uint64_t id);
 
 /* ---- frame payloads (proto.c) ----------------------------------------------------------------- */
 
-#define NODE_HELLO_BYTES 17u
+#define NODE_NONCE_BYTES 32u
+#define NODE_HELLO_BYTES (17u + NODE_NONCE_BYTES)
+#define NODE_AUTH_BYTES 64u              /* AUTH payload: an Ed25519 signature */
+#define NODE_AUTH_LABEL "DSig-node-hello-auth"
+#define NODE_AUTH_LABEL_BYTES 20u
+#define NODE_AUTH_TRANSCRIPT_BYTES (NODE_AUTH_LABEL_BYTES + 17u + 2u * NODE_NONCE_BYTES)
 #define NODE_BATCH_HDR_MAX (8u + 1u + DSIG_NODE_MAX_NAME)
 
-/* HELLO payload. */
-void node_hello_encode(uint8_t out[NODE_HELLO_BYTES], uint64_t id, uint64_t instance);
+/* HELLO payload: version ‖ id ‖ instance ‖ nonce. */
+void node_hello_encode(uint8_t out[NODE_HELLO_BYTES], uint64_t id, uint64_t instance,
+                       const uint8_t nonce[NODE_NONCE_BYTES]);
 /* DSIG_OK or DSIG_E_FORMAT (length, version, id 0 or > DSIG_NODE_MAX_ID). */
-int node_hello_parse(const uint8_t *p, size_t len, uint64_t *id, uint64_t *instance);
+int node_hello_parse(const uint8_t *p, size_t len, uint64_t *id, uint64_t *instance,
+                     uint8_t nonce[NODE_NONCE_BYTES]);
+/* The bytes signed by AUTH (docs/node.md "Authentication"). */
+void node_auth_transcript(uint8_t out[NODE_AUTH_TRANSCRIPT_BYTES], uint64_t signer, uint64_t verifier,
+                          const uint8_t signer_nonce[NODE_NONCE_BYTES],
+                          const uint8_t verifier_nonce[NODE_NONCE_BYTES]);
 
 /* BATCH prefix (signer id ‖ name len ‖ name) into out; returns its length. */
 size_t node_batch_prefix(uint8_t out[NODE_BATCH_HDR_MAX], uint64_t signer, const char *group, size_t glen);

@@ -26,16 +26,19 @@ static uint64_t ld64(const uint8_t *p)
     return v;
 }
 
-/* Build a HELLO payload: version ‖ id ‖ instance. */
-void node_hello_encode(uint8_t out[NODE_HELLO_BYTES], uint64_t id, uint64_t instance)
+/* Build a HELLO payload: version ‖ id ‖ instance ‖ nonce. */
+void node_hello_encode(uint8_t out[NODE_HELLO_BYTES], uint64_t id, uint64_t instance,
+                       const uint8_t nonce[NODE_NONCE_BYTES])
 {
     out[0] = DSIG_NODE_PROTOCOL_VERSION;
     st64(out + 1, id);
     st64(out + 9, instance);
+    memcpy(out + 17, nonce, NODE_NONCE_BYTES);
 }
 
 /* Parse and check a HELLO payload. */
-int node_hello_parse(const uint8_t *p, size_t len, uint64_t *id, uint64_t *instance)
+int node_hello_parse(const uint8_t *p, size_t len, uint64_t *id, uint64_t *instance,
+                     uint8_t nonce[NODE_NONCE_BYTES])
 {
     if (len != NODE_HELLO_BYTES)
         return dsig_fail(DSIG_E_FORMAT, "node HELLO: %zu bytes, expected %u", len, NODE_HELLO_BYTES);
@@ -47,7 +50,25 @@ int node_hello_parse(const uint8_t *p, size_t len, uint64_t *id, uint64_t *insta
         return dsig_fail(DSIG_E_FORMAT, "node HELLO: node id out of range");
     *id = v;
     *instance = ld64(p + 9);
+    memcpy(nonce, p + 17, NODE_NONCE_BYTES);
     return DSIG_OK;
+}
+
+/* The transcript a node signs in its AUTH frame: domain label ‖ version ‖ signer id ‖ verifier id ‖
+ * signer's nonce ‖ verifier's nonce. The label keeps it apart from every other message signed with the
+ * node's Ed25519 key (batch roots begin with "DSig-hybrid-root"); the verifier's fresh nonce makes it
+ * unusable on any other connection; the order of the ids makes it unusable in the other direction. */
+void node_auth_transcript(uint8_t out[NODE_AUTH_TRANSCRIPT_BYTES], uint64_t signer, uint64_t verifier,
+                          const uint8_t signer_nonce[NODE_NONCE_BYTES],
+                          const uint8_t verifier_nonce[NODE_NONCE_BYTES])
+{
+    memcpy(out, NODE_AUTH_LABEL, NODE_AUTH_LABEL_BYTES);
+    uint8_t *p = out + NODE_AUTH_LABEL_BYTES;
+    p[0] = DSIG_NODE_PROTOCOL_VERSION;
+    st64(p + 1, signer);
+    st64(p + 9, verifier);
+    memcpy(p + 17, signer_nonce, NODE_NONCE_BYTES);
+    memcpy(p + 17 + NODE_NONCE_BYTES, verifier_nonce, NODE_NONCE_BYTES);
 }
 
 /* Write signer id ‖ name length ‖ name, the part of a BATCH frame before the batch message. */

@@ -18,6 +18,7 @@
 
 #include "net/net.h"
 #include "node/node_internal.h"
+#include "node_raw.h"
 #include "nodetest.h"
 #include "testutil.h"
 
@@ -192,12 +193,11 @@ static void raw_frame(int s, uint8_t type, const void *p, size_t len)
         assert_int_equal(send(s, p, len, MSG_NOSIGNAL), (ssize_t)len);
 }
 
-/* Write a HELLO claiming `id`. */
+/* Write a HELLO claiming `id` (no AUTH follows). */
 static void raw_hello(int s, uint64_t id)
 {
-    uint8_t h[NODE_HELLO_BYTES];
-    node_hello_encode(h, id, 7);
-    raw_frame(s, DSIG_NODE_T_HELLO, h, sizeof h);
+    uint8_t nonce[32];
+    assert_int_equal(nr_hello(s, id, nonce), 0);
 }
 
 /* Write a BATCH frame. */
@@ -289,14 +289,45 @@ static void test_attacks(void **state)
     close(s);
     WAIT_FOR(n1, drop_malformed, 1);
 
-    /* speaking for node 2 (the HELLO is not authenticated: only batch signatures count) */
     size_t bl = dsig_hybrid_params_batch_msg_bytes(dsig_hybrid_params_default());
     uint8_t *b = malloc(3 * bl);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     make_batches((uint64_t)ts.tv_sec * 1000000u, b, bl, 3);
+    char *j;
+    dsig_key *k2 = nt_key(1, &j), *k3, *pub1;
+    free(j);
+    k3 = nt_key(2, &j);
+    free(j);
+    char *j1;
+    dsig_key *k1 = nt_key(0, &j1);
+    free(j1);
+    assert_int_equal(dsig_key_public(&pub1, k1), DSIG_OK);
+
+    /* claiming node 2 without proving it: its frames are dropped and counted, nothing is verified */
     s = raw_connect(ports[0]);
     raw_hello(s, 2);
+    raw_batch(s, 2, "g1", b, bl);
+    raw_frame(s, DSIG_NODE_T_APP, "x", 1);
+    WAIT_FOR(n1, drop_unauthenticated, 2);
+    close(s);
+    /* an impostor: node 2's id, another key — refused (closed) and counted; its batch never counts */
+    s = raw_connect(ports[0]);
+    assert_int_equal(nr_handshake(s, 2, k3, 1, pub1), 0);
+    raw_batch(s, 2, "g1", b, bl);
+    assert_true(raw_closed(s));
+    close(s);
+    WAIT_FOR(n1, auth_failed, 1);
+    WAIT_FOR(n1, connections_rejected, 2);
+    /* an AUTH replayed from another connection does not verify: the node's nonce is fresh */
+    dsig_node_stats_get(n1, &wait_st);
+    assert_int_equal(wait_st.batches_received, 0);
+    assert_int_equal(wait_st.auth_ok, 0);
+
+    /* speaking for node 2 with its key (as node 2 would): batches count only by their root signature */
+    s = raw_connect(ports[0]);
+    assert_int_equal(nr_handshake(s, 2, k2, 1, pub1), 0);
+    WAIT_FOR(n1, auth_ok, 1);
     raw_batch(s, 99, "g1", b, bl); /* unknown signer */
     WAIT_FOR(n1, drop_unknown_id, 2);
     raw_batch(s, 2, "g1", b, bl); /* good */
@@ -336,6 +367,10 @@ static void test_attacks(void **state)
     assert_int_equal(wait_st.drop_bad_signature, 2);
     assert_int_equal(wait_st.batches_verified, 2);
     free(b);
+    dsig_key_free(k1);
+    dsig_key_free(k2);
+    dsig_key_free(k3);
+    dsig_key_free(pub1);
     dsig_node_free(n1);
     dsig_node_config_free(cfg);
     free(txt);
