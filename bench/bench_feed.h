@@ -9,6 +9,7 @@
 #include <openssl/evp.h>
 
 #include "hash/blake3.h"
+#include "hash/keccak.h"
 
 #include "bench_internal.h"
 
@@ -39,9 +40,13 @@ typedef struct bench_baseline {
     EVP_CIPHER_CTX *cctx;
     unsigned char *scratch;
     dsig_blake3_hasher blake3;   /* the "BLAKE3" baseline: the project's own implementation */
+    dsig_keccak keccak;          /* SHAKE baselines when the project's sponge is the faster one */
+    unsigned keccak_rate;        /* nonzero: this baseline runs on `keccak` instead of EVP */
 } bench_baseline;
 
-/* -1 when the name is unknown (efficiency is then "n/a") or OpenSSL lacks it. */
+/* -1 when the name is unknown (efficiency is then "n/a") or OpenSSL lacks it. The SHAKE/cSHAKE
+ * baselines run on the faster of OpenSSL EVP and src/hash/keccak.h (decided once per process by a
+ * short calibration, reported on stderr), so efficiency is against the best bare hash available. */
 int baseline_open(bench_baseline *b, const char *name);
 void baseline_close(bench_baseline *b);
 int baseline_pass(bench_baseline *b, bench_feeder *f);

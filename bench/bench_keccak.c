@@ -1,8 +1,9 @@
 /*
- * bench/bench_keccak.c — Keccak micro-benchmark: ns per Keccak-f[1600] (portable one state, x4 per
- * four states on each back-end), bulk SHAKE256 throughput on 64 KiB chunks and the cost of one
- * 32-byte-in / 32-byte-out SHAKE256 call, each against OpenSSL 3 EVP (assembly Keccak). Best of a few
- * repetitions, so a busy shared machine reports the cost, not the noise. Not a unit test.
+ * bench/bench_keccak.c — Keccak micro-benchmark behind `dsig bench keccak`: ns per Keccak-f[1600]
+ * (one state, x4 portable and x4 AVX2 per four states), bulk SHAKE256 throughput on 64 KiB chunks (the
+ * reader's chunk size, i.e. the streaming hot path) and the cost of one 32-byte-in / 32-byte-out
+ * SHAKE256 call, each against OpenSSL 3 EVP (assembly Keccak). Every metric is timed `runs` times and
+ * reported as median [min .. max], like the other benches; the ratios use the medians. Not a unit test.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,12 +12,13 @@
 
 #include <openssl/evp.h>
 
+#include "bench_internal.h"
 #include "bench_keccak.h"
 #include "core/cpu.h"
 #include "hash/keccak.h"
 #include "hash/keccak_impl.h"
 
-#define REPS 5
+#define RUNS_MAX 15
 
 /* Monotonic nanoseconds. */
 static double now_ns(void)
@@ -26,19 +28,17 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* Best-of-REPS ns per call of perm over `iters` calls. */
-static double time_perm(void (*perm)(uint64_t *), uint64_t *s, long iters)
+/* ns per call of perm over `iters` calls, `runs` times. */
+static bench_stat time_perm(void (*perm)(uint64_t *), uint64_t *s, long iters, int runs)
 {
-    double best = 1e300;
-    for (int r = 0; r < REPS; r++) {
+    double v[RUNS_MAX];
+    for (int r = 0; r < runs; r++) {
         double t0 = now_ns();
         for (long i = 0; i < iters; i++)
             perm(s);
-        double t = (now_ns() - t0) / (double)iters;
-        if (t < best)
-            best = t;
+        v[r] = (now_ns() - t0) / (double)iters;
     }
-    return best;
+    return bench_stat_of(v, (size_t)runs);
 }
 
 /* Adapters with the common signature. */
@@ -48,102 +48,118 @@ static void perm4p(uint64_t *s) { dsig_keccak_f1600_x4_portable(s); }
 static void perm4a(uint64_t *s) { dsig_keccak_f1600_x4_avx2(s); }
 #endif
 
-/* Best-of-REPS MiB/s absorbing `total` bytes in 64 KiB chunks (ours when ctx is NULL, else EVP). */
-static double bulk_mibs(EVP_MD_CTX *ctx, const EVP_MD *md, const uint8_t *buf, size_t chunk, int chunks)
+/* One bulk pass: init, `chunks` absorbs of `chunk` bytes, 32 bytes out (ours when ctx is NULL, else
+ * EVP with the MD fetched once); returns MiB/s. */
+static double bulk_once(EVP_MD_CTX *ctx, const EVP_MD *md, const uint8_t *buf, size_t chunk, int chunks)
 {
-    double best = 0;
     uint8_t out[32];
-    for (int r = 0; r < REPS; r++) {
-        double t0 = now_ns();
-        if (ctx) {
-            EVP_DigestInit_ex(ctx, md, NULL);
-            for (int i = 0; i < chunks; i++)
-                EVP_DigestUpdate(ctx, buf, chunk);
-            EVP_DigestFinalXOF(ctx, out, sizeof out);
-        } else {
-            dsig_keccak k;
-            dsig_shake256_init(&k);
-            for (int i = 0; i < chunks; i++)
-                dsig_keccak_absorb(&k, buf, chunk);
-            dsig_shake_finalize(&k);
-            dsig_keccak_squeeze(&k, out, sizeof out);
-        }
-        double mibs = (double)chunk * chunks / (1024.0 * 1024.0) / ((now_ns() - t0) / 1e9);
-        if (mibs > best)
-            best = mibs;
+    double t0 = now_ns();
+    if (ctx) {
+        EVP_DigestInit_ex(ctx, md, NULL);
+        for (int i = 0; i < chunks; i++)
+            EVP_DigestUpdate(ctx, buf, chunk);
+        EVP_DigestFinalXOF(ctx, out, sizeof out);
+    } else {
+        dsig_keccak k;
+        dsig_shake256_init(&k);
+        for (int i = 0; i < chunks; i++)
+            dsig_keccak_absorb(&k, buf, chunk);
+        dsig_shake_finalize(&k);
+        dsig_keccak_squeeze(&k, out, sizeof out);
     }
-    return best;
+    return (double)chunk * chunks / (1024.0 * 1024.0) / ((now_ns() - t0) / 1e9);
 }
 
-/* Best-of-REPS ns per 32-byte-in / 32-byte-out SHAKE256 (ours when ctx is NULL, else EVP with the
- * MD fetched once and the context reused: the cheapest EVP use). */
-static double small_ns(EVP_MD_CTX *ctx, const EVP_MD *md, long iters)
+/* ns per 32-byte-in / 32-byte-out SHAKE256 over `iters` calls (ours when ctx is NULL, else EVP with
+ * the MD fetched once and the context reused: the cheapest EVP use). */
+static double small_once(EVP_MD_CTX *ctx, const EVP_MD *md, long iters)
 {
     uint8_t buf[32] = {1, 2, 3};
-    double best = 1e300;
-    for (int r = 0; r < REPS; r++) {
-        double t0 = now_ns();
-        for (long i = 0; i < iters; i++) {
-            if (ctx) {
-                EVP_DigestInit_ex(ctx, md, NULL);
-                EVP_DigestUpdate(ctx, buf, 32);
-                EVP_DigestFinalXOF(ctx, buf, 32);
-            } else {
-                dsig_shake256(buf, 32, buf, 32);
-            }
+    double t0 = now_ns();
+    for (long i = 0; i < iters; i++) {
+        if (ctx) {
+            EVP_DigestInit_ex(ctx, md, NULL);
+            EVP_DigestUpdate(ctx, buf, 32);
+            EVP_DigestFinalXOF(ctx, buf, 32);
+        } else {
+            dsig_shake256(buf, 32, buf, 32);
         }
-        double t = (now_ns() - t0) / (double)iters;
-        if (t < best)
-            best = t;
     }
-    return best;
+    return (now_ns() - t0) / (double)iters;
+}
+
+/* One report line: label, median, min, max, unit, comment. */
+static void line(FILE *out, const char *label, bench_stat st, const char *unit, const char *note)
+{
+    fprintf(out, "%-40s %10.1f %10.1f %10.1f  ", label, st.median, st.min, st.max);
+    if (*note)
+        fprintf(out, "%-6s %s\n", unit, note);
+    else
+        fprintf(out, "%s\n", unit);
 }
 
 /* The whole report (see bench_keccak.h). */
-int dsig_bench_keccak(FILE *out, double scale)
+int dsig_bench_keccak(FILE *out, double scale, int runs)
 {
     if (scale <= 0)
         scale = 1;
+    if (runs < 1)
+        runs = 1;
+    if (runs > RUNS_MAX)
+        runs = RUNS_MAX;
     long iters = (long)(20000 * scale) + 1;
     uint64_t s[100] __attribute__((aligned(32))) = {1};
+    char note[96];
 
-    fprintf(out, "keccak back-end: %s (cpu: %s)\n", dsig_keccak_backend(), dsig_cpu_describe());
-    double t1 = time_perm(perm1, s, iters);
-    double t4p = time_perm(perm4p, s, iters / 4 + 1);
-    fprintf(out, "Keccak-f[1600] portable, 1 state     : %8.1f ns\n", t1);
-    fprintf(out, "Keccak-f[1600] x4 portable, 4 states : %8.1f ns (%.2f x scalar)\n", t4p, t4p / t1);
+    fprintf(out, "keccak back-end: %s (cpu: %s); %d runs per metric, median [min .. max]\n",
+            dsig_keccak_backend(), dsig_cpu_describe(), runs);
+    fprintf(out, "%-40s %10s %10s %10s  %-6s NOTE\n", "METRIC", "MEDIAN", "MIN", "MAX", "UNIT");
+    bench_stat t1 = time_perm(perm1, s, iters, runs);
+    line(out, "Keccak-f[1600], 1 state (64-bit C)", t1, "ns", "");
+    bench_stat t4p = time_perm(perm4p, s, iters / 4 + 1, runs);
+    snprintf(note, sizeof note, "%.2f x one state", t4p.median / t1.median);
+    line(out, "Keccak-f[1600] x4 portable, 4 states", t4p, "ns", note);
 #ifdef DSIG_KECCAK_X86
     if (dsig_cpu_features() & DSIG_CPU_AVX2) {
-        double t4a = time_perm(perm4a, s, iters / 2 + 1);
-        fprintf(out, "Keccak-f[1600] x4 AVX2, 4 states     : %8.1f ns (%.2f x scalar, %.1f ns per state)\n",
-                t4a, t4a / t1, t4a / 4);
+        bench_stat t4a = time_perm(perm4a, s, iters / 2 + 1, runs);
+        snprintf(note, sizeof note, "%.2f x one state, %.1f ns per state", t4a.median / t1.median,
+                 t4a.median / 4);
+        line(out, "Keccak-f[1600] x4 AVX2, 4 states", t4a, "ns", note);
     }
 #endif
 
     EVP_MD *md = EVP_MD_fetch(NULL, "SHAKE256", NULL);
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    if (!md || !ctx) {
-        fprintf(out, "OpenSSL SHAKE256 unavailable\n");
-        EVP_MD_CTX_free(ctx);
-        EVP_MD_free(md);
-        return 1;
-    }
     size_t chunk = 64 * 1024;
-    int chunks = (int)(64 * scale) + 1;
     uint8_t *buf = calloc(1, chunk);
-    if (!buf) {
+    if (!md || !ctx || !buf) {
+        fprintf(out, "OpenSSL SHAKE256 unavailable (or out of memory)\n");
+        free(buf);
         EVP_MD_CTX_free(ctx);
         EVP_MD_free(md);
         return 1;
     }
     memset(buf, 0x5a, chunk);
-    double ours = bulk_mibs(NULL, md, buf, chunk, chunks);
-    double evp = bulk_mibs(ctx, md, buf, chunk, chunks);
-    fprintf(out, "SHAKE256 bulk, 64 KiB chunks         : %8.1f MiB/s (EVP %.1f MiB/s, %.2f x)\n", ours, evp,
-            ours / evp);
-    double so = small_ns(NULL, md, iters);
-    double se = small_ns(ctx, md, iters);
-    fprintf(out, "SHAKE256 32 B in -> 32 B out         : %8.1f ns (EVP %.1f ns, %.2f x)\n", so, se, so / se);
+    int chunks = (int)(64 * scale) + 1;
+    /* Ours and EVP alternate run by run, so a change in machine load hits both alike. */
+    double vo[RUNS_MAX], ve[RUNS_MAX];
+    for (int r = 0; r < runs; r++) {
+        vo[r] = bulk_once(NULL, md, buf, chunk, chunks);
+        ve[r] = bulk_once(ctx, md, buf, chunk, chunks);
+    }
+    bench_stat bo = bench_stat_of(vo, (size_t)runs), be = bench_stat_of(ve, (size_t)runs);
+    snprintf(note, sizeof note, "%.2f x EVP (higher is better)", bo.median / be.median);
+    line(out, "SHAKE256 bulk, 64 KiB chunks (dsig)", bo, "MiB/s", note);
+    line(out, "SHAKE256 bulk, 64 KiB chunks (EVP)", be, "MiB/s", "");
+    for (int r = 0; r < runs; r++) {
+        vo[r] = small_once(NULL, md, iters);
+        ve[r] = small_once(ctx, md, iters);
+    }
+    bo = bench_stat_of(vo, (size_t)runs);
+    be = bench_stat_of(ve, (size_t)runs);
+    snprintf(note, sizeof note, "%.2f x EVP (lower is better)", bo.median / be.median);
+    line(out, "SHAKE256 32 B in -> 32 B out (dsig)", bo, "ns", note);
+    line(out, "SHAKE256 32 B in -> 32 B out (EVP)", be, "ns", "");
     free(buf);
     EVP_MD_CTX_free(ctx);
     EVP_MD_free(md);

@@ -33,4 +33,13 @@ typedef void (*fuzz_dsig_seed_cb)(void *arg, unsigned target, const uint8_t *dat
 void fuzz_dsig_seeds(fuzz_dsig_seed_cb cb, void *arg);
 void fuzz_dsig_free(void);
 
+/* ML-DSA (fuzz_mldsa.c): byte 0 selects the target (0 signature, 1 public key, 2 AKP JWK; bit 2 =
+ * patch mode), byte 1 the parameter set, byte 2 message / path / base JWK. Seeds use the DSig
+ * callback type (target = data[0] & 3). */
+#define FUZZ_MLDSA_MAX_INPUT 8192u
+#define FUZZ_MLDSA_TARGETS 3u
+int fuzz_mldsa_one(const uint8_t *data, size_t size);
+void fuzz_mldsa_seeds(fuzz_dsig_seed_cb cb, void *arg);
+void fuzz_mldsa_free(void);
+
 #endif

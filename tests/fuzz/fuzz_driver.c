@@ -7,7 +7,10 @@
  *   fuzz_driver [N]            JOSE: N mutations over the JWS and JWK targets (default 20000)
  *   fuzz_driver N dsig         DSig: N mutations for EACH of the four fuzz_dsig.c targets, seeded with
  *                              valid signatures / batch messages of every preset (fixed seeds)
+ *   fuzz_driver N mldsa        ML-DSA: N mutations for EACH of the three fuzz_mldsa.c targets (signature,
+ *                              public key, AKP JWK), seeded with valid objects of ML-DSA-44/65/87
  *   fuzz_driver corpus DIR     write the DSig seed corpus to DIR (for the libFuzzer binary fuzz_dsig)
+ *   fuzz_driver corpus-mldsa DIR   the same for fuzz_mldsa
  */
 #include <errno.h>
 #include <stdio.h>
@@ -231,9 +234,9 @@ static void dsig_seed_write(void *arg, unsigned target, const uint8_t *data, siz
 
 /* Splice: overwrite a chunk with the bytes at the same offset of another seed of the same target
  * (e.g. the proof of one leaf's signature under another's one-time signature). */
-static size_t splice(unsigned t, uint8_t *out, size_t len)
+static size_t splice(const seed *corpus, size_t n, uint8_t *out, size_t len)
 {
-    const seed *o = &dsig_seeds[t][rnd() % n_dsig[t]];
+    const seed *o = &corpus[rnd() % n];
     if (len <= 3 || o->len <= 3)
         return len;
     size_t top = (len < o->len ? len : o->len) - 3;
@@ -264,13 +267,58 @@ static int run_dsig(long iterations)
             si = (si + 1) % n_dsig[t];
         size_t len = mutate(&dsig_seeds[t][si], buf, 3);
         if (rnd() % 4 == 0)
-            len = splice(t, buf, len);
+            len = splice(dsig_seeds[t], n_dsig[t], buf, len);
         fuzz_dsig_one(buf, len);
     }
     for (unsigned t = 0; t < FUZZ_DSIG_TARGETS; t++)
         for (size_t i = 0; i < n_dsig[t]; i++)
             free(dsig_seeds[t][i].data);
     fuzz_dsig_free();
+    printf("fuzz_driver: done\n");
+    return 0;
+}
+
+/* ---- ML-DSA ----------------------------------------------------------------------------------- */
+
+static seed mldsa_seeds[FUZZ_MLDSA_TARGETS][MAX_SEEDS];
+static size_t n_mldsa[FUZZ_MLDSA_TARGETS];
+
+/* Seed callback: keep a copy in the ML-DSA target's corpus. */
+static void mldsa_seed_add(void *arg, unsigned target, const uint8_t *data, size_t len)
+{
+    (void)arg;
+    unsigned t = target % FUZZ_MLDSA_TARGETS;
+    add(mldsa_seeds[t], &n_mldsa[t], 0, 0, data, len);
+}
+
+/* The ML-DSA targets: every seed, then `iterations` mutations per target (round robin); a quarter of
+ * the mutants also get a chunk of another seed spliced in (another set's or message's object). */
+static int run_mldsa(long iterations)
+{
+    fuzz_mldsa_seeds(mldsa_seed_add, NULL);
+    printf("fuzz_driver: ML-DSA seeds %zu / %zu / %zu (signature / pk / jwk), %ld mutations per target\n",
+           n_mldsa[0], n_mldsa[1], n_mldsa[2], iterations);
+    for (unsigned t = 0; t < FUZZ_MLDSA_TARGETS; t++)
+        for (size_t i = 0; i < n_mldsa[t]; i++)
+            fuzz_mldsa_one(mldsa_seeds[t][i].data, mldsa_seeds[t][i].len);
+    static uint8_t buf[MAX_LEN];
+    for (long it = 0; it < iterations * (long)FUZZ_MLDSA_TARGETS; it++) {
+        unsigned t = (unsigned)(it % FUZZ_MLDSA_TARGETS);
+        if (!n_mldsa[t])
+            continue;
+        /* The empty patches (3 bytes) have no body to mutate: take the next longer seed. */
+        size_t si = rnd() % n_mldsa[t];
+        for (size_t k = 0; k < n_mldsa[t] && mldsa_seeds[t][si].len <= 3; k++)
+            si = (si + 1) % n_mldsa[t];
+        size_t len = mutate(&mldsa_seeds[t][si], buf, 3);
+        if (rnd() % 4 == 0)
+            len = splice(mldsa_seeds[t], n_mldsa[t], buf, len);
+        fuzz_mldsa_one(buf, len);
+    }
+    for (unsigned t = 0; t < FUZZ_MLDSA_TARGETS; t++)
+        for (size_t i = 0; i < n_mldsa[t]; i++)
+            free(mldsa_seeds[t][i].data);
+    fuzz_mldsa_free();
     printf("fuzz_driver: done\n");
     return 0;
 }
@@ -282,9 +330,16 @@ int main(int argc, char **argv)
         fuzz_dsig_free();
         return 0;
     }
+    if (argc > 2 && strcmp(argv[1], "corpus-mldsa") == 0) {
+        fuzz_mldsa_seeds(dsig_seed_write, argv[2]);
+        fuzz_mldsa_free();
+        return 0;
+    }
     long iterations = argc > 1 ? atol(argv[1]) : 20000;
     if (argc > 2 && strcmp(argv[2], "dsig") == 0)
         return run_dsig(iterations);
+    if (argc > 2 && strcmp(argv[2], "mldsa") == 0)
+        return run_mldsa(iterations);
     build_corpus();
     printf("fuzz_driver: %zu JWS seeds, %zu JWK seeds, %zu keys, %ld mutations\n", n_jws, n_jwk,
            fuzz_get_keys()->n, iterations);

@@ -1,14 +1,15 @@
 /*
- * The hash functions of the ML-DSA provider: SHAKE256 for μ and the HashML-DSA pre-hash functions
- * (FIPS 204 §5.4), all through OpenSSL EVP with every EVP_MD fetched once.
+ * The HashML-DSA pre-hash functions (FIPS 204 §5.4): their table, OIDs and, for the SHA-2/SHA-3
+ * digests, the OpenSSL EVP_MDs (each fetched once).
  *
- * Why OpenSSL for the bulk absorb and not src/hash/keccak.h: the message is absorbed in large chunks
- * (64 KiB from the reader), where the EVP per-call cost vanishes and OpenSSL's assembly Keccak is the
- * faster sponge (measured on 64 KiB chunks, 100 MiB: EVP SHAKE256 ~360 MiB/s; see docs/mldsa.md).
+ * SHAKE128/SHAKE256 (and μ) are not here: they run on src/hash/keccak.h, whose sponge absorbs 64 KiB
+ * chunks faster than OpenSSL 3.0's EVP SHAKE256 on this project's machines (~611 vs ~563 MiB/s,
+ * `dsig bench keccak`) and has no per-call EVP overhead; see docs/mldsa.md.
  */
 #include <pthread.h>
 #include <string.h>
 
+#include "hash/keccak.h"
 #include "pq/mldsa/prehash.h"
 
 /* @spec FIPS 204 §5.4 (HashML-DSA: the approved hash functions and XOFs) with the NIST OIDs
@@ -19,21 +20,20 @@ static const dsig_mldsa_prehash table[] = {
     {"SHA-512/224", "SHA2-512/224", 5, 28, 0}, {"SHA-512/256", "SHA2-512/256", 6, 32, 0},
     {"SHA3-224", "SHA3-224", 7, 28, 0},       {"SHA3-256", "SHA3-256", 8, 32, 0},
     {"SHA3-384", "SHA3-384", 9, 48, 0},       {"SHA3-512", "SHA3-512", 10, 64, 0},
-    {"SHAKE128", "SHAKE-128", 11, 32, 1},     {"SHAKE256", "SHAKE-256", 12, 64, 1},
+    {"SHAKE128", NULL, 11, 32, DSIG_SHAKE128_RATE}, {"SHAKE256", NULL, 12, 64, DSIG_SHAKE256_RATE},
 };
 
 #define N_PREHASH (sizeof table / sizeof table[0])
 
 static pthread_once_t md_once = PTHREAD_ONCE_INIT;
 static EVP_MD *mds[N_PREHASH];
-static EVP_MD *md_shake256;
 
-/* Fetch every digest from the default library context, once (failures leave NULL). */
+/* Fetch every EVP digest from the default library context, once (failures leave NULL). */
 static void fetch_all(void)
 {
     for (size_t i = 0; i < N_PREHASH; i++)
-        mds[i] = EVP_MD_fetch(NULL, table[i].evp_name, NULL);
-    md_shake256 = EVP_MD_fetch(NULL, "SHAKE256", NULL);
+        if (table[i].evp_name)
+            mds[i] = EVP_MD_fetch(NULL, table[i].evp_name, NULL);
 }
 
 /* Table lookup by the dsig_sign_opts name. */
@@ -70,9 +70,3 @@ void dsig_mldsa_prehash_oid(const dsig_mldsa_prehash *ph, uint8_t out[DSIG_MLDSA
     out[DSIG_MLDSA_PH_OID_BYTES - 1] = ph->oid_arc;
 }
 
-/* SHAKE256, fetched once. */
-const EVP_MD *dsig_mldsa_shake256(void)
-{
-    pthread_once(&md_once, fetch_all);
-    return md_shake256;
-}

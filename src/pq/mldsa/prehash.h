@@ -1,7 +1,8 @@
 /*
- * src/pq/mldsa/prehash.h — the hash functions of the ML-DSA provider (private): SHAKE256 for the
- * message representative μ, and the pre-hash functions HashML-DSA allows (FIPS 204 §5.4), each with
- * the DER encoding of its OID. Every EVP_MD is fetched once per process (thread-safe).
+ * src/pq/mldsa/prehash.h — the pre-hash functions HashML-DSA allows (FIPS 204 §5.4), each with the
+ * DER encoding of its OID (private to the ML-DSA provider). SHAKE128/SHAKE256 run on the project's
+ * sponge (src/hash/keccak.h, like μ itself); the SHA-2/SHA-3 digests on OpenSSL EVP, each EVP_MD
+ * fetched once per process (thread-safe).
  */
 #ifndef DSIG_PQ_MLDSA_PREHASH_H
 #define DSIG_PQ_MLDSA_PREHASH_H
@@ -18,21 +19,18 @@
 
 typedef struct dsig_mldsa_prehash {
     const char *name;      /* dsig_sign_opts.prehash spelling: "SHA-256", "SHAKE128", ... */
-    const char *evp_name;  /* OpenSSL fetch name */
+    const char *evp_name;  /* OpenSSL fetch name; NULL for the XOFs (src/hash/keccak.h) */
     uint8_t oid_arc;       /* last arc x of 2.16.840.1.101.3.4.2.x (NIST hash algorithm OIDs) */
     size_t out_len;        /* bytes of PH(M) (the XOFs: 32 for SHAKE128, 64 for SHAKE256) */
-    int xof;               /* squeezed with EVP_DigestFinalXOF */
+    unsigned xof_rate;     /* XOFs: Keccak rate in bytes (DSIG_SHAKE128_RATE / _256_); 0: EVP digest */
 } dsig_mldsa_prehash;
 
 /* The pre-hash called `name` (exact, case-sensitive), or NULL. */
 const dsig_mldsa_prehash *dsig_mldsa_prehash_find(const char *name);
 /* "SHA-224, SHA-256, ..." for error messages. */
 const char *dsig_mldsa_prehash_names(void);
-/* Its EVP_MD, fetched once; NULL if OpenSSL cannot provide it. */
+/* Its EVP_MD, fetched once; NULL for the XOFs and if OpenSSL cannot provide it. */
 const EVP_MD *dsig_mldsa_prehash_md(const dsig_mldsa_prehash *ph);
 /* Write the DER encoding of its OID (DSIG_MLDSA_PH_OID_BYTES bytes). */
 void dsig_mldsa_prehash_oid(const dsig_mldsa_prehash *ph, uint8_t out[DSIG_MLDSA_PH_OID_BYTES]);
-/* SHAKE256 (FIPS 204's H), fetched once; NULL if unavailable. */
-const EVP_MD *dsig_mldsa_shake256(void);
-
 #endif
