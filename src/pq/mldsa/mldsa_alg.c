@@ -287,6 +287,14 @@ int dsig_mldsa_key_from_expanded(dsig_key **out, const dsig_alg *alg, const uint
     if (pk && pk_len != p->pk_bytes)
         return dsig_fail(DSIG_E_KEY, "%s: public key must be %zu bytes, got %zu", p->name, p->pk_bytes,
                          pk_len);
+    if (pk) { /* the pair must belong together: sk = ρ ‖ K ‖ tr ‖ ..., pk = ρ ‖ t1, tr = H(pk) */
+        uint8_t tr[DSIG_MLDSA_TRBYTES];
+        dsig_mldsa_tr(p, pk, tr);
+        if (memcmp(sk, pk, DSIG_MLDSA_SEEDBYTES) != 0 ||
+            memcmp(sk + 2 * DSIG_MLDSA_SEEDBYTES, tr, sizeof tr) != 0)
+            return dsig_fail(DSIG_E_KEY, "%s: the public key does not belong to the expanded secret key "
+                                         "(rho or tr differ)", p->name);
+    }
     struct dsig_key *key = dsig_key_new(alg->keytype);
     struct mldsa_key *k = key ? dsig_calloc(1, sizeof *k) : NULL;
     if (!k) {
@@ -312,6 +320,8 @@ int dsig_mldsa_key_set_test_rnd(dsig_key *key, const uint8_t *rnd)
     if (!key || !params_of(key->type))
         return dsig_fail(DSIG_E_ARG, "dsig_mldsa_key_set_test_rnd: not an ML-DSA key");
     struct mldsa_key *k = key->impl;
+    if (!k)
+        return dsig_fail(DSIG_E_ARG, "dsig_mldsa_key_set_test_rnd: empty key");
     k->test_rnd_set = rnd != NULL;
     if (rnd)
         memcpy(k->test_rnd, rnd, sizeof k->test_rnd);
