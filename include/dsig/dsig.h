@@ -18,6 +18,7 @@
 #include "mem.h"
 #include "mldsa.h"
 #include "registry.h"
+#include "state.h"
 #include "stream.h"
 
 DSIG_BEGIN_DECLS

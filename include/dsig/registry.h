@@ -25,6 +25,8 @@ typedef struct dsig_alg dsig_alg;
 #define DSIG_ALG_ONE_PASS    0x0010u /* sign and verify read the payload exactly once */
 #define DSIG_ALG_DETERMINISTIC_ONESHOT 0x0020u /* dsig_sign() is deterministic (e.g. RFC 8032) */
 #define DSIG_ALG_OPTIONS     0x0040u /* takes dsig_sign_opts: context, deterministic, pre-hash */
+#define DSIG_ALG_TWO_PASS    0x0080u /* has an exact signature that reads the payload twice:
+                                         dsig_sign_init_two_pass (stream.h) */
 
 /* Number of registered algorithms; dsig_alg_at(i) for i < count enumerates them in a stable order. */
 DSIG_EXPORT size_t dsig_alg_count(void);

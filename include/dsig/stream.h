@@ -83,6 +83,22 @@ DSIG_EXPORT DSIG_WARN_UNUSED int dsig_verify_ex(const dsig_alg *alg, const dsig_
                                                 const void *msg, size_t msg_len, const uint8_t *sig,
                                                 size_t sig_len, const dsig_sign_opts *opts);
 
+/*
+ * Two-pass signing, for algorithms flagged DSIG_ALG_TWO_PASS (SLH-DSA): the exact signature of a
+ * scheme whose signer reads the message twice (FIPS 205: R = PRF_msg(SK.prf, opt_rand, M) before
+ * H_msg(R, ..., M)), over a payload the caller can read again (a regular file, a memory map):
+ *   dsig_sign_init_two_pass → dsig_sign_update* (pass 1) → dsig_sign_next_pass →
+ *   dsig_sign_update* with the same bytes (pass 2) → dsig_sign_final.
+ * The chunking of the two passes may differ. The core checks that pass 2 fed exactly as many bytes
+ * as pass 1 (DSIG_E_STATE otherwise, also for final before next_pass or next_pass twice); that the
+ * bytes are the same is the caller's duty (a changed payload gives a signature that does not verify).
+ * dsig_sign_total counts the current pass. Other algorithms: DSIG_E_UNSUPPORTED.
+ */
+DSIG_EXPORT int dsig_sign_init_two_pass(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
+                                        const dsig_sign_opts *opts);
+/* End pass 1, start pass 2. On failure ctx stays allocated (only abort or final remain). */
+DSIG_EXPORT int dsig_sign_next_pass(dsig_sign_ctx *ctx);
+
 DSIG_END_DECLS
 
 #endif

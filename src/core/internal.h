@@ -118,13 +118,41 @@ struct dsig_keytype {
      * set): the required "alg" value; NULL for the others. The JWK layer looks such a type up by
      * (kty, alg), writes "alg" on export and includes it in the RFC 7638 thumbprint. */
     const char *alg;
+    /* Stateful key types (LMS/HSS, XMSS): how their private part lives in a state file (NULL for the
+     * others). See include/dsig/state.h and src/core/statefile.c. */
+    const struct dsig_stateful_ops *stateful;
+    /* Optional: generate for a named parameter set (dsig_keygen_params.param; NULL = the type's
+     * default set). When set, dsig_key_generate calls it instead of generate; a param given to a
+     * type without it is refused (DSIG_E_UNSUPPORTED). Unknown names: DSIG_E_ARG naming the valid
+     * ones. For HSS-LMS / XMSS / XMSSMT, whose one JOSE name covers many RFC parameter sets. */
+    int (*generate_param)(struct dsig_key *key, const char *param, unsigned bits, dsig_rng *rng);
 };
+
+/* What a stateful key type gives the state-file layer. */
+struct dsig_stateful_ops {
+    /* Private material to store (everything but the counter), allocated with dsig_malloc; the core
+     * wipes and frees it. */
+    int (*save_private)(const struct dsig_key *key, uint8_t **out, size_t *len);
+    /* Rebuild key->impl from saved material; `next` is the first index this process may use (the
+     * provider brings any traversal state to it). */
+    int (*load_private)(struct dsig_key *key, const uint8_t *in, size_t len, uint64_t next);
+    /* How many signatures the key can make in total (2^h, or the product over HSS/MT levels). */
+    uint64_t (*capacity)(const struct dsig_key *key);
+};
+
+/* For providers' sign_init: the next unused index of a key opened from a state file. The index is
+ * durably reserved before this returns. DSIG_E_EXHAUSTED when none are left; DSIG_E_STATE when the
+ * key has no state file (stateful keys never sign from memory). Thread-safe. */
+int dsig_state_take_index(const struct dsig_key *key, uint64_t *index);
+/* Release a key's state file (unlock, close, wipe the private copy); key.c's dsig_key_free. */
+void dsig_state_close(struct dsig_key *key);
 
 struct dsig_key {
     const struct dsig_keytype *type;
     const dsig_alg *alg;     /* bound algorithm or NULL */
     int has_private;
     void *impl;
+    struct dsig_state_file *state; /* open state file of a stateful key, else NULL (statefile.c) */
 };
 
 /* All key types, NULL-terminated (keytypes.c). */
@@ -163,6 +191,18 @@ struct dsig_alg_ops {
                           const dsig_sign_opts *opts);
     int (*verify_init_opts)(void **state, const dsig_alg *alg, const struct dsig_key *key,
                             const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts);
+    /* Optional options-aware one-shot over an in-memory message (opts may be NULL = defaults;
+     * context length already checked). When set, dsig_sign_ex uses it with or without options,
+     * ahead of sign_oneshot: for schemes whose exact signature reads the message twice (SLH-DSA). */
+    int (*sign_oneshot_opts)(const dsig_alg *alg, const struct dsig_key *key, const uint8_t *msg,
+                             size_t len, uint8_t *sig, size_t cap, size_t *sig_len,
+                             const dsig_sign_opts *opts);
+    /* Optional two-pass signing (algorithms flagged DSIG_ALG_TWO_PASS): init (opts may be NULL),
+     * sign_update over pass 1, sign_next_pass, sign_update over pass 2, sign_final. The core
+     * checks the pass order and equal byte totals. */
+    int (*sign_init_two_pass)(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                              const dsig_sign_opts *opts);
+    int (*sign_next_pass)(void *state);
 };
 
 struct dsig_alg {
@@ -187,6 +227,7 @@ extern const dsig_alg *const dsig_ecdsa_algs[];
 extern const dsig_alg *const dsig_eddsa_algs[];
 extern const dsig_alg *const dsig_hybrid_algs[];
 extern const dsig_alg *const dsig_mldsa_algs[];
+extern const dsig_alg *const dsig_slhdsa_algs[];
 
 /* Key types defined by providers (listed in keytypes.c). */
 extern const struct dsig_keytype dsig_keytype_oct;
@@ -199,6 +240,13 @@ extern const struct dsig_keytype dsig_keytype_ed448;
 extern const struct dsig_keytype dsig_keytype_mldsa44; /* AKP, "alg" ML-DSA-44 (src/pq/mldsa) */
 extern const struct dsig_keytype dsig_keytype_mldsa65;
 extern const struct dsig_keytype dsig_keytype_mldsa87;
+/* AKP, "alg" SLH-DSA-SHA2-128s ... SLH-DSA-SHAKE-256f (src/pq/slhdsa/slhdsa_alg.c) */
+extern const struct dsig_keytype dsig_keytype_slhdsa_sha2_128s, dsig_keytype_slhdsa_sha2_128f,
+    dsig_keytype_slhdsa_sha2_192s, dsig_keytype_slhdsa_sha2_192f, dsig_keytype_slhdsa_sha2_256s,
+    dsig_keytype_slhdsa_sha2_256f, dsig_keytype_slhdsa_shake_128s, dsig_keytype_slhdsa_shake_128f,
+    dsig_keytype_slhdsa_shake_192s, dsig_keytype_slhdsa_shake_192f, dsig_keytype_slhdsa_shake_256s,
+    dsig_keytype_slhdsa_shake_256f;
+
 
 /* Backends are started once (libsodium, libgcrypt). */
 int dsig_backend_init(void);

@@ -6,7 +6,12 @@
 const struct dsig_keytype *const dsig_keytypes[] = {
     &dsig_keytype_oct,  &dsig_keytype_rsa,     &dsig_keytype_p256, &dsig_keytype_p384,
     &dsig_keytype_p521, &dsig_keytype_ed25519, &dsig_keytype_ed448, &dsig_keytype_mldsa44,
-    &dsig_keytype_mldsa65, &dsig_keytype_mldsa87, NULL,
+    &dsig_keytype_mldsa65, &dsig_keytype_mldsa87,
+    &dsig_keytype_slhdsa_sha2_128s, &dsig_keytype_slhdsa_sha2_128f, &dsig_keytype_slhdsa_sha2_192s,
+    &dsig_keytype_slhdsa_sha2_192f, &dsig_keytype_slhdsa_sha2_256s, &dsig_keytype_slhdsa_sha2_256f,
+    &dsig_keytype_slhdsa_shake_128s, &dsig_keytype_slhdsa_shake_128f, &dsig_keytype_slhdsa_shake_192s,
+    &dsig_keytype_slhdsa_shake_192f, &dsig_keytype_slhdsa_shake_256s, &dsig_keytype_slhdsa_shake_256f,
+    NULL,
 };
 
 /* Does type t answer to (kty, crv, alg)? A type named by "alg" needs that exact "alg". */

@@ -13,6 +13,7 @@ static const dsig_alg *const *const families[] = {
     dsig_eddsa_algs,
     dsig_hybrid_algs,
     dsig_mldsa_algs,
+    dsig_slhdsa_algs,
 };
 
 #define N_FAMILIES (sizeof families / sizeof families[0])

@@ -13,6 +13,8 @@ struct stream {
     void *state;
     uint64_t total;
     int failed;
+    int pass;              /* two-pass signing: 1 or 2; 0 = ordinary one-pass context */
+    uint64_t pass1_total;  /* two-pass signing: bytes fed in pass 1 */
 };
 
 struct dsig_sign_ctx {
@@ -111,6 +113,53 @@ int dsig_sign_init_ex(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *
     return DSIG_OK;
 }
 
+int dsig_sign_init_two_pass(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
+                            const dsig_sign_opts *opts)
+{
+    if (!ctx || !alg || !key)
+        return dsig_fail(DSIG_E_ARG, "dsig_sign_init_two_pass: NULL argument");
+    *ctx = NULL;
+    if (!(alg->flags & DSIG_ALG_TWO_PASS) || !alg->ops->sign_init_two_pass || !alg->ops->sign_next_pass)
+        return dsig_fail(DSIG_E_UNSUPPORTED, "%s has no two-pass signature (sign it in one pass with "
+                                             "dsig_sign_init)", alg->name);
+    int rc = stream_check(alg, key, 1);
+    if (rc || (rc = opts_check(alg, opts)))
+        return rc;
+    struct dsig_sign_ctx *c = dsig_calloc(1, sizeof *c);
+    if (!c)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    c->s.alg = alg;
+    c->s.pass = 1;
+    rc = alg->ops->sign_init_two_pass(&c->s.state, alg, key, opts_given(opts) ? opts : NULL);
+    if (rc) {
+        dsig_xfree(c, sizeof *c);
+        return rc;
+    }
+    *ctx = c;
+    return DSIG_OK;
+}
+
+int dsig_sign_next_pass(dsig_sign_ctx *ctx)
+{
+    if (!ctx)
+        return dsig_fail(DSIG_E_ARG, "dsig_sign_next_pass: NULL context");
+    if (ctx->s.failed)
+        return dsig_fail(DSIG_E_STATE, "dsig_sign_next_pass after a failure");
+    if (ctx->s.pass != 1)
+        return dsig_fail(DSIG_E_STATE, ctx->s.pass ? "dsig_sign_next_pass called twice"
+                                                   : "dsig_sign_next_pass on a one-pass context "
+                                                     "(start it with dsig_sign_init_two_pass)");
+    int rc = ctx->s.alg->ops->sign_next_pass(ctx->s.state);
+    if (rc) {
+        ctx->s.failed = 1;
+        return rc;
+    }
+    ctx->s.pass1_total = ctx->s.total;
+    ctx->s.total = 0;
+    ctx->s.pass = 2;
+    return DSIG_OK;
+}
+
 int dsig_sign_init(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key)
 {
     return dsig_sign_init_ex(ctx, alg, key, NULL);
@@ -141,6 +190,13 @@ int dsig_sign_final(dsig_sign_ctx *ctx, uint8_t *sig, size_t cap, size_t *sig_le
         rc = dsig_fail(DSIG_E_ARG, "dsig_sign_final: NULL output");
     else if (ctx->s.failed)
         rc = dsig_fail(DSIG_E_STATE, "dsig_sign_final after a failed update");
+    else if (ctx->s.pass == 1)
+        rc = dsig_fail(DSIG_E_STATE, "dsig_sign_final: two-pass signing is still in pass 1 (call "
+                                     "dsig_sign_next_pass and feed the payload again)");
+    else if (ctx->s.pass == 2 && ctx->s.total != ctx->s.pass1_total)
+        rc = dsig_fail(DSIG_E_STATE, "dsig_sign_final: pass 2 fed %llu bytes, pass 1 fed %llu: the "
+                                     "two passes must read the same payload",
+                       (unsigned long long)ctx->s.total, (unsigned long long)ctx->s.pass1_total);
     else
         rc = ctx->s.alg->ops->sign_final(ctx->s.state, sig, cap, sig_len);
     dsig_sign_abort(ctx);
@@ -207,6 +263,13 @@ int dsig_sign_ex(const dsig_alg *alg, const dsig_key *key, const void *msg, size
 {
     if (!alg || !key || (!msg && msg_len) || !sig || !sig_len)
         return dsig_fail(DSIG_E_ARG, "dsig_sign: NULL argument");
+    if (alg->ops->sign_oneshot_opts) {
+        int rc = stream_check(alg, key, 1);
+        if (rc || (rc = opts_check(alg, opts)))
+            return rc;
+        return alg->ops->sign_oneshot_opts(alg, key, msg ? msg : (const void *)"", msg_len, sig, cap,
+                                           sig_len, opts_given(opts) ? opts : NULL);
+    }
     if (alg->ops->sign_oneshot && !opts_given(opts)) {
         int rc = stream_check(alg, key, 1);
         if (rc)

@@ -1,20 +1,29 @@
 /*
  * `dsig sign`: stream a payload of any size through the JWS signer in 64 KiB chunks (one reader,
  * dsig_read_fd; no temporary file), then write the small signature. The output file is created only
- * after signing succeeded, so a failure leaves no partial output.
+ * after signing succeeded, so a failure leaves no partial output. Algorithms with an exact two-pass
+ * signature (DSIG_ALG_TWO_PASS: SLH-DSA) read a regular file twice for a raw signature (seeking back
+ * between the passes) unless --one-pass is given.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
 const char cli_usage_sign[] =
     "Usage: dsig sign -k KEY [-a ALG] [-o SIG] [--format jws|json|compact|raw] [--kid]\n"
-    "                 [--deterministic] [--context HEX] [--prehash NAME] [-q] [FILE|-]\n"
+    "                 [--deterministic] [--context HEX] [--prehash NAME] [--one-pass] [-q]\n"
+    "                 [FILE|-]\n"
     "\n"
     "Sign FILE (or standard input when FILE is '-' or absent) in one streaming pass. The algorithm is\n"
     "the key's bound \"alg\", or -a (required for PEM keys, which are unbound).\n"
+    "SLH-DSA with --format raw on a regular file reads it twice (seeking back), which gives the exact\n"
+    "FIPS 205 signature (R = PRF_msg over the payload) and allows --deterministic; pipes, standard\n"
+    "input that is not a regular file, JWS formats and --one-pass sign in one pass, where R comes\n"
+    "from fresh randomness only (still a valid SLH-DSA signature; --deterministic is refused).\n"
     "\n"
     "Options:\n"
     "  -k, --key KEY       private key file, JWK or PEM (detected); required\n"
@@ -28,12 +37,15 @@ const char cli_usage_sign[] =
     "                      raw     the bare signature bytes over the payload (no JOSE)\n"
     "      --kid           put the key's RFC 7638 thumbprint in the header as \"kid\"\n"
     "      --deterministic deterministic signature instead of the default hedged one (algorithms\n"
-    "                      with signing options: ML-DSA); any format\n"
-    "      --context HEX   context string (FIPS 204 ctx, up to 255 bytes); raw format only: JOSE\n"
+    "                      with signing options: ML-DSA, any format; SLH-DSA: two-pass raw\n"
+    "                      signatures of regular files, or with --prehash)\n"
+    "      --context HEX   context string (FIPS 204/205 ctx, up to 255 bytes); raw format only: JOSE\n"
     "                      uses an empty context. The verifier needs the same --context\n"
-    "      --prehash NAME  HashML-DSA with pre-hash NAME: SHA-224, SHA-256, SHA-384, SHA-512,\n"
-    "                      SHA-512/224, SHA-512/256, SHA3-224, SHA3-256, SHA3-384, SHA3-512,\n"
-    "                      SHAKE128, SHAKE256; raw format only. The verifier needs the same NAME\n"
+    "      --prehash NAME  HashML-DSA / HashSLH-DSA with pre-hash NAME: SHA-224, SHA-256, SHA-384,\n"
+    "                      SHA-512, SHA-512/224, SHA-512/256, SHA3-224, SHA3-256, SHA3-384,\n"
+    "                      SHA3-512, SHAKE128, SHAKE256; raw format only. The verifier needs the\n"
+    "                      same NAME\n"
+    "      --one-pass      SLH-DSA: sign a regular file in one pass (as for pipes) instead of two\n"
     "  -q, --quiet         no progress bar or informational messages\n"
     "  -h, --help          this help\n"
     "\n"
@@ -42,6 +54,7 @@ const char cli_usage_sign[] =
 
 struct sign_feed {
     dsig_jws_sign_ctx *ctx;
+    dsig_sign_ctx *two;     /* two-pass signing: the bare signer instead of ctx */
     struct progress pg;
     int lib_rc;     /* set when the signer (not the reader) failed */
 };
@@ -50,13 +63,72 @@ struct sign_feed {
 static int sign_chunk(void *arg, const uint8_t *data, size_t len)
 {
     struct sign_feed *f = arg;
-    int rc = dsig_jws_sign_update(f->ctx, data, len);
+    int rc = f->two ? dsig_sign_update(f->two, data, len) : dsig_jws_sign_update(f->ctx, data, len);
     if (rc != DSIG_OK) {
         f->lib_rc = rc;
         return rc;
     }
     progress_add(&f->pg, len);
     return DSIG_OK;
+}
+
+/* Read the payload from `start` to the end through the signer (one pass, with progress). */
+static int feed_pass(struct sign_feed *f, struct cli_input *in, off_t start)
+{
+    if (lseek(in->fd, start, SEEK_SET) == (off_t)-1)
+        return cli_err_sys(errno, "cannot seek in '%s'", in->name), -1;
+    progress_start(&f->pg, in);
+    int rc = dsig_read_fd(in->fd, NULL, CLI_CHUNK, sign_chunk, f, NULL);
+    progress_end(&f->pg);
+    if (rc != DSIG_OK) {
+        cli_err_lib(rc, "%s '%s'", f->lib_rc ? "cannot sign" : "cannot read", in->name);
+        return -1;
+    }
+    return 0;
+}
+
+/* The raw two-pass signature (dsig_sign_init_two_pass) of a regular file: pass 1, seek back, pass 2.
+ * *sig is malloc'd (free). */
+static int sign_two_pass(const dsig_alg *alg, const dsig_key *key, const dsig_sign_opts *so,
+                         struct cli_input *in, const char *keypath, uint8_t **sig, size_t *sig_len)
+{
+    dsig_sign_ctx *ctx = NULL;
+    off_t start = lseek(in->fd, 0, SEEK_CUR); /* stdin redirected from a file may not start at 0 */
+    if (start == (off_t)-1)
+        return cli_err_sys(errno, "cannot seek in '%s'", in->name), -1;
+    int rc = dsig_sign_init_two_pass(&ctx, alg, key, so);
+    if (rc != DSIG_OK) {
+        cli_err_lib(rc, "cannot sign with key '%s'", keypath);
+        return -1;
+    }
+    /* sign_chunk feeds a JWS context; here the feed goes to the bare signer. */
+    struct sign_feed f = {0};
+    f.two = ctx;
+    if (feed_pass(&f, in, start) != 0)
+        goto fail;
+    if ((rc = dsig_sign_next_pass(ctx)) != DSIG_OK) {
+        cli_err_lib(rc, "cannot sign '%s'", in->name);
+        goto fail;
+    }
+    if (feed_pass(&f, in, start) != 0)
+        goto fail;
+    size_t cap = dsig_alg_sig_max(alg);
+    uint8_t *buf = malloc(cap);
+    if (!buf) {
+        cli_err_lib(DSIG_E_NOMEM, "cannot sign '%s'", in->name);
+        goto fail;
+    }
+    rc = dsig_sign_final(ctx, buf, cap, sig_len);
+    if (rc != DSIG_OK) {
+        free(buf);
+        cli_err_lib(rc, "cannot sign '%s'", in->name);
+        return -1;
+    }
+    *sig = buf;
+    return 0;
+fail:
+    dsig_sign_abort(ctx);
+    return -1;
 }
 
 /* Stateful keys: persist the advanced state before the signature leaves the process, so that a
@@ -75,11 +147,13 @@ static int persist_state(const char *keypath, const dsig_key *key)
 /* `dsig sign` */
 int cmd_sign(int argc, char **argv)
 {
-    enum { OPT_KEY = 1, OPT_ALG, OPT_OUT, OPT_FORMAT, OPT_KID, OPT_DET, OPT_CONTEXT, OPT_PREHASH };
+    enum { OPT_KEY = 1, OPT_ALG, OPT_OUT, OPT_FORMAT, OPT_KID, OPT_DET, OPT_CONTEXT, OPT_PREHASH,
+           OPT_ONE_PASS };
     static const struct cli_opt opts[] = {
         {"key", 'k', 1, OPT_KEY},         {"alg", 'a', 1, OPT_ALG},         {"out", 'o', 1, OPT_OUT},
         {"format", 0, 1, OPT_FORMAT},     {"kid", 0, 0, OPT_KID},           {"deterministic", 0, 0, OPT_DET},
-        {"context", 0, 1, OPT_CONTEXT},   {"prehash", 0, 1, OPT_PREHASH},   CLI_COMMON_OPTS,
+        {"context", 0, 1, OPT_CONTEXT},   {"prehash", 0, 1, OPT_PREHASH},   {"one-pass", 0, 0, OPT_ONE_PASS},
+        CLI_COMMON_OPTS,
         {NULL, 0, 0, 0}};
     struct cli_parser p;
     args_init(&p, "sign", opts, argc, argv);
@@ -87,13 +161,14 @@ int cmd_sign(int argc, char **argv)
     dsig_jws_sign_opts sopts = {.format = DSIG_FMT_JWS, .include_kid = 0};
     dsig_sign_opts so = {0};
     const char *context_hex = NULL;
-    int id, nfiles = 0;
+    int id, nfiles = 0, one_pass = 0;
     const char *val;
     while ((id = args_next(&p, &val)) != ARGS_END) {
         switch (id) {
         case OPT_DET: so.deterministic = 1; break;
         case OPT_CONTEXT: context_hex = val; break;
         case OPT_PREHASH: so.prehash = val; break;
+        case OPT_ONE_PASS: one_pass = 1; break;
         case OPT_KEY: keypath = val; break;
         case OPT_ALG: alg_name = val; break;
         case OPT_OUT: out = val; break;
@@ -133,6 +208,7 @@ int cmd_sign(int argc, char **argv)
     int status = CLI_EXIT_ERROR, is_pem = 0, rc;
     dsig_key *key = NULL;
     char *sig = NULL;
+    uint8_t *sig2 = NULL; /* two-pass raw signature (malloc'd) */
     size_t sig_len = 0;
     struct sign_feed feed = {0};
     struct cli_input in = {.fd = -1};
@@ -169,6 +245,12 @@ int cmd_sign(int argc, char **argv)
      * output_write checks again on the descriptor it writes. */
     if (output_check_distinct(out, "signature", inputs, 2) != 0)
         goto out;
+    if (sopts.format == DSIG_FMT_RAW && !one_pass && in.size_known &&
+        (dsig_alg_flags(alg) & DSIG_ALG_TWO_PASS)) {
+        if (sign_two_pass(alg, key, sopts.sign_opts, &in, keypath, &sig2, &sig_len) != 0)
+            goto out;
+        goto write;
+    }
     if ((rc = dsig_jws_sign_init(&feed.ctx, alg, key, &sopts)) != DSIG_OK) {
         cli_err_lib(rc, "cannot sign with key '%s'", keypath);
         goto out;
@@ -187,14 +269,16 @@ int cmd_sign(int argc, char **argv)
         cli_err_lib(rc, "cannot sign '%s'", in.name);
         goto out;
     }
+write:
     if (stateful && persist_state(keypath, key) != 0)
         goto out;
-    if (output_write(out, sig, sig_len, sopts.format != DSIG_FMT_RAW, 0644, "signature", inputs, 2) != 0)
+    if (output_write(out, sig2 ? (const void *)sig2 : sig, sig_len, sopts.format != DSIG_FMT_RAW, 0644, "signature", inputs, 2) != 0)
         goto out;
     status = CLI_EXIT_OK;
 out:
     input_close(&in);
     dsig_free(sig);
+    free(sig2);
     dsig_key_free(key);
     free(context);
     return status;

@@ -365,6 +365,15 @@ int dsig_slhdsa_prehash_compute(const dsig_slhdsa_prehash *ph, const uint8_t *m,
     return DSIG_OK;
 }
 
+/* The pre-hash's EVP_MD (fetched once per process) for streaming PH(M); NULL if OpenSSL lacks it. */
+const void *dsig_slhdsa_prehash_md(const dsig_slhdsa_prehash *ph)
+{
+    if (ph == NULL)
+        return NULL;
+    pthread_once(&md_once, fetch_mds);
+    return md_pre[ph - prehashes];
+}
+
 /* M' prefix for the external interfaces, and PH(M) in place of M for HashSLH-DSA. */
 static int ext_prefix(const dsig_slhdsa_prehash *ph, const uint8_t **m, size_t *mlen,
                       int m_is_digest, const uint8_t *ctx, size_t ctx_len,

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "core/ct.h"
 #include "core/internal.h"
 #include "dsig/mem.h"
 #include "pq/slhdsa/hash.h"
@@ -291,6 +292,10 @@ static void xmss_sign(const dsig_slhdsa_ctx *c, const uint8_t tree_adrs[32], uin
                       const uint8_t *msg, uint8_t *sig, uint8_t *root)
 {
     const dsig_slhdsa_params *p = c->p;
+    /* msg (PK_FORS for layer 0, else the root of layer j-1) comes from SK.seed but is public: every
+     * verifier recomputes it from the signature (Algorithms 17 and 11). Its WOTS+ digits steer which
+     * chain step is recorded (ctgrind, tests/ct). */
+    DSIG_CT_DECLASSIFY(msg, p->n);
     uint32_t digits[DSIG_SLHDSA_LENMAX];
     wots_digits(p, msg, digits);
     xmss_arg arg = {.adrs = tree_adrs, .sign_leaf = idx, .digits = digits, .wots_sig = sig};
@@ -485,6 +490,11 @@ int dsig_slhdsa_sign_digest(const dsig_slhdsa_params *p, const uint8_t *sk, cons
     if (p == NULL || sk == NULL || r == NULL || digest == NULL || sig == NULL)
         return dsig_fail(DSIG_E_ARG, "SLH-DSA sign: NULL argument");
     unsigned n = p->n;
+    /* R is published as the signature's first n bytes, and the digest is H_msg of R, the public key
+     * and M, which every verifier recomputes: both are public although R came from SK.prf. Only
+     * from here on do branches and indices follow them (ctgrind, tests/ct). */
+    DSIG_CT_DECLASSIFY(r, n);
+    DSIG_CT_DECLASSIFY(digest, p->m);
     uint64_t idx_tree;
     uint32_t idx_leaf;
     split_digest(p, digest, &idx_tree, &idx_leaf);

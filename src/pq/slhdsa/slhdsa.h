@@ -117,6 +117,10 @@ int dsig_slhdsa_prehash_prefix(const dsig_slhdsa_prehash *ph, const uint8_t *ctx
 int dsig_slhdsa_prehash_compute(const dsig_slhdsa_prehash *ph, const uint8_t *m, size_t mlen,
                                 uint8_t *out);
 
+/* The pre-hash's OpenSSL EVP_MD (as const void *: this header does not pull in OpenSSL), fetched
+ * once per process, for callers that stream PH(M); NULL if OpenSSL lacks it. */
+const void *dsig_slhdsa_prehash_md(const dsig_slhdsa_prehash *ph);
+
 /* @spec FIPS 205 Algorithms 22/23 slh_sign / hash_slh_sign with caller-supplied addrnd (NULL =
  * deterministic); ph NULL = pure. For tests and one-shot callers; M in memory. */
 int dsig_slhdsa_sign_ext(const dsig_slhdsa_params *p, const uint8_t *sk, const uint8_t *m,
