@@ -42,6 +42,7 @@ typedef struct bench_baseline {
     dsig_blake3_hasher blake3;   /* the "BLAKE3" baseline: the project's own implementation */
     dsig_keccak keccak;          /* SHAKE baselines when the project's sponge is the faster one */
     unsigned keccak_rate;        /* nonzero: this baseline runs on `keccak` instead of EVP */
+    void *gmd;                   /* gcry_md_hd_t of the SM3 / Streebog baselines (libgcrypt) */
 } bench_baseline;
 
 /* -1 when the name is unknown (efficiency is then "n/a") or OpenSSL lacks it. The SHAKE/cSHAKE

@@ -3,7 +3,8 @@
 # exact command and stop (exit 1), so nothing is half-done.
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config libssl-dev openssl libsodium-dev libjansson-dev libgcrypt20-dev
-      libcmocka-dev iproute2 valgrind)
+      libcmocka-dev iproute2 valgrind libmicrohttpd-dev curl
+      libengine-gost-openssl) # the OpenSSL GOST engine: tests/gost interop only (skipped without it)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -228,6 +228,8 @@ extern const dsig_alg *const dsig_eddsa_algs[];
 extern const dsig_alg *const dsig_hybrid_algs[];
 extern const dsig_alg *const dsig_mldsa_algs[];
 extern const dsig_alg *const dsig_slhdsa_algs[];
+extern const dsig_alg *const dsig_sm2_algs[];  /* SM2-SM3 (src/classic/sm2.c) */
+extern const dsig_alg *const dsig_gost_algs[]; /* GOST3410-2012-256 (src/classic/gost.c) */
 
 /* Key types defined by providers (listed in keytypes.c). */
 extern const struct dsig_keytype dsig_keytype_oct;
@@ -246,6 +248,11 @@ extern const struct dsig_keytype dsig_keytype_slhdsa_sha2_128s, dsig_keytype_slh
     dsig_keytype_slhdsa_sha2_256f, dsig_keytype_slhdsa_shake_128s, dsig_keytype_slhdsa_shake_128f,
     dsig_keytype_slhdsa_shake_192s, dsig_keytype_slhdsa_shake_192f, dsig_keytype_slhdsa_shake_256s,
     dsig_keytype_slhdsa_shake_256f;
+
+/* EC "SM2" (src/classic/sm2.c) and EC "GOST-256-B" = id-tc26-gost-3410-2012-256-paramSetB
+ * (src/classic/gost.c); see docs/regional.md. */
+extern const struct dsig_keytype dsig_keytype_sm2;
+extern const struct dsig_keytype dsig_keytype_gost256b;
 
 
 /* Backends are started once (libsodium, libgcrypt). */

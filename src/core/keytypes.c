@@ -11,6 +11,7 @@ const struct dsig_keytype *const dsig_keytypes[] = {
     &dsig_keytype_slhdsa_sha2_192f, &dsig_keytype_slhdsa_sha2_256s, &dsig_keytype_slhdsa_sha2_256f,
     &dsig_keytype_slhdsa_shake_128s, &dsig_keytype_slhdsa_shake_128f, &dsig_keytype_slhdsa_shake_192s,
     &dsig_keytype_slhdsa_shake_192f, &dsig_keytype_slhdsa_shake_256s, &dsig_keytype_slhdsa_shake_256f,
+    &dsig_keytype_sm2, &dsig_keytype_gost256b, /* regional (src/classic/sm2.c, gost.c) */
     NULL,
 };
 

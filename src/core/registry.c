@@ -14,6 +14,7 @@ static const dsig_alg *const *const families[] = {
     dsig_hybrid_algs,
     dsig_mldsa_algs,
     dsig_slhdsa_algs,
+    dsig_sm2_algs, dsig_gost_algs, /* regional: SM2-SM3, GOST3410-2012-256 */
 };
 
 #define N_FAMILIES (sizeof families / sizeof families[0])
