@@ -22,4 +22,23 @@ void dsig_sha256_store(uint8_t out[32], const uint32_t state[8]);
 /* "shani" or "portable". */
 const char *dsig_sha256_impl(void);
 
+/* ---- Eight independent compressions (sha256_x8_avx2.c): one 64-byte block per lane ---------- */
+
+/* Whether the 8-lane AVX2 kernel may run here (dsig_cpu_features(): DSIG_CPU_DISABLE=avx2 says no). */
+int dsig_sha256_have_x8(void);
+/* state[l] = compress(state[l], blocks[l]) for l < 8: AVX2 when usable, else one at a time. */
+void dsig_sha256_compress_x8(uint32_t state[8][8], const uint8_t *const blocks[8]);
+/* out[l] = compress(init, blocks[l]) for l < 8 (one shared initial state, e.g. a precomputed prefix). */
+void dsig_sha256_compress_x8_from(uint32_t out[8][8], const uint32_t init[8],
+                                  const uint8_t *const blocks[8]);
+#if defined(__x86_64__)
+/* The AVX2 kernels themselves (only after dsig_sha256_have_x8(); tests call them directly). */
+void dsig_sha256_compress_x8_avx2(uint32_t state[8][8], const uint8_t *const blocks[8]);
+void dsig_sha256_compress_x8_avx2_from(uint32_t out[8][8], const uint32_t init[8],
+                                       const uint8_t *const blocks[8]);
+/* Two SHA-NI compressions from one state, interleaved (only after dsig_sha256_have_shani()). */
+void dsig_sha256_compress_x2_shani_from(uint32_t out[2][8], const uint32_t init[8],
+                                        const uint8_t *const blocks[2]);
+#endif
+
 #endif

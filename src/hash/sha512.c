@@ -1,6 +1,7 @@
 /*
  * src/hash/sha512.c — SHA-512 (FIPS 180-4) compression in portable C, for the one-block hashes of
- * SLH-DSA-SHA2 (see sha512.h). Fully unrolled by the compiler; no tables indexed by data.
+ * SLH-DSA-SHA2 (see sha512.h). Fully unrolled; no tables indexed by data, no data-dependent branches
+ * (constant time). The scalar reference of the 4-lane AVX2 kernel (sha512_x4_avx2.c).
  */
 #include "hash/sha512.h"
 
@@ -47,9 +48,11 @@ static inline uint64_t rotr64(uint64_t x, unsigned n)
 /* Big-endian 64-bit load. */
 static inline uint64_t load_be64(const uint8_t *p)
 {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = (v << 8) | p[i];
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
     return v;
 }
 
@@ -65,15 +68,27 @@ static inline void store_be64(uint8_t *p, uint64_t v)
 #define S1(x) (rotr64(x, 14) ^ rotr64(x, 18) ^ rotr64(x, 41))
 #define s0(x) (rotr64(x, 1) ^ rotr64(x, 8) ^ ((x) >> 7))
 #define s1(x) (rotr64(x, 19) ^ rotr64(x, 61) ^ ((x) >> 6))
-#define CH(x, y, z) (((x) & (y)) ^ (~(x) & (z)))
-#define MAJ(x, y, z) (((x) & (y)) ^ ((x) & (z)) ^ ((y) & (z)))
+#define CH(x, y, z) ((((y) ^ (z)) & (x)) ^ (z))
+#define MAJ(x, y, z) ((((x) ^ (y)) & ((y) ^ (z))) ^ (y))
 
-/* One round; the caller rotates the variable names instead of moving eight words. In rounds 16..79
- * (sched) W[i] first becomes W[t] of the schedule, kept as a 16-word window. */
-#define RND(a, b, c, d, e, f, g, h, i)                                                               do {                                                                                                  if (sched)                                                                                            w[i] += s1(w[((i) + 14) & 15]) + w[((i) + 9) & 15] + s0(w[((i) + 1) & 15]);                  uint64_t t1 = h + S1(e) + CH(e, f, g) + K512[t + (i)] + w[i];                                      d += t1;                                                                                          h = t1 + S0(a) + MAJ(a, b, c);                                                                } while (0)
+/* One round t+i; the caller rotates the variable names instead of moving eight words. The sum is
+ * ordered for a short dependency chain: h + K_t + W_t does not depend on the previous round, so only
+ * Σ1(e) + Ch(e,f,g) (and Σ0(a) + Maj(a,b,c)) wait for the new e (a). */
+#define RND(a, b, c, d, e, f, g, h, i)                                                             \
+    do {                                                                                           \
+        uint64_t t1 = (h + K512[t + (i)] + w[i]) + CH(e, f, g) + S1(e);                            \
+        d += t1;                                                                                   \
+        h = t1 + (S0(a) + MAJ(a, b, c));                                                           \
+    } while (0)
+
+/* Schedule step for rounds 16..79: W[i] becomes W_t in the 16-word window (W[t mod 16]),
+ * @spec FIPS 180-4 §6.4.2 step 1: W_t = σ1(W_{t-2}) + W_{t-7} + σ0(W_{t-15}) + W_{t-16}. */
+#define SCHED(i) (w[i] += s1(w[((i) + 14) & 15]) + w[((i) + 9) & 15] + s0(w[((i) + 1) & 15]))
 
 /* @spec FIPS 180-4 §6.4.2 SHA-512 hash computation (steps 1-4) for n blocks: 80 rounds as five
- * unrolled groups of 16, the message schedule as a rolling 16-word window (W[t mod 16]). */
+ * unrolled groups of 16, the message schedule as a rolling 16-word window (W[t mod 16]); the first
+ * group uses the message words as they are, the other four compute the schedule word of each
+ * round just before it (separate code, so no branch in the round). */
 void dsig_sha512_compress(uint64_t state[8], const uint8_t *blocks, size_t n)
 {
     uint64_t w[16];
@@ -82,24 +97,40 @@ void dsig_sha512_compress(uint64_t state[8], const uint8_t *blocks, size_t n)
             w[i] = load_be64(blocks + 8 * i);
         uint64_t a = state[0], b = state[1], c = state[2], d = state[3];
         uint64_t e = state[4], f = state[5], g = state[6], h = state[7];
-        for (int t = 0; t < 80; t += 16) {
-            const int sched = t > 0;
-            RND(a, b, c, d, e, f, g, h, 0);
-            RND(h, a, b, c, d, e, f, g, 1);
-            RND(g, h, a, b, c, d, e, f, 2);
-            RND(f, g, h, a, b, c, d, e, 3);
-            RND(e, f, g, h, a, b, c, d, 4);
-            RND(d, e, f, g, h, a, b, c, 5);
-            RND(c, d, e, f, g, h, a, b, 6);
-            RND(b, c, d, e, f, g, h, a, 7);
-            RND(a, b, c, d, e, f, g, h, 8);
-            RND(h, a, b, c, d, e, f, g, 9);
-            RND(g, h, a, b, c, d, e, f, 10);
-            RND(f, g, h, a, b, c, d, e, 11);
-            RND(e, f, g, h, a, b, c, d, 12);
-            RND(d, e, f, g, h, a, b, c, 13);
-            RND(c, d, e, f, g, h, a, b, 14);
-            RND(b, c, d, e, f, g, h, a, 15);
+        int t = 0;
+        RND(a, b, c, d, e, f, g, h, 0);
+        RND(h, a, b, c, d, e, f, g, 1);
+        RND(g, h, a, b, c, d, e, f, 2);
+        RND(f, g, h, a, b, c, d, e, 3);
+        RND(e, f, g, h, a, b, c, d, 4);
+        RND(d, e, f, g, h, a, b, c, 5);
+        RND(c, d, e, f, g, h, a, b, 6);
+        RND(b, c, d, e, f, g, h, a, 7);
+        RND(a, b, c, d, e, f, g, h, 8);
+        RND(h, a, b, c, d, e, f, g, 9);
+        RND(g, h, a, b, c, d, e, f, 10);
+        RND(f, g, h, a, b, c, d, e, 11);
+        RND(e, f, g, h, a, b, c, d, 12);
+        RND(d, e, f, g, h, a, b, c, 13);
+        RND(c, d, e, f, g, h, a, b, 14);
+        RND(b, c, d, e, f, g, h, a, 15);
+        for (t = 16; t < 80; t += 16) {
+            SCHED(0); RND(a, b, c, d, e, f, g, h, 0);
+            SCHED(1); RND(h, a, b, c, d, e, f, g, 1);
+            SCHED(2); RND(g, h, a, b, c, d, e, f, 2);
+            SCHED(3); RND(f, g, h, a, b, c, d, e, 3);
+            SCHED(4); RND(e, f, g, h, a, b, c, d, 4);
+            SCHED(5); RND(d, e, f, g, h, a, b, c, 5);
+            SCHED(6); RND(c, d, e, f, g, h, a, b, 6);
+            SCHED(7); RND(b, c, d, e, f, g, h, a, 7);
+            SCHED(8); RND(a, b, c, d, e, f, g, h, 8);
+            SCHED(9); RND(h, a, b, c, d, e, f, g, 9);
+            SCHED(10); RND(g, h, a, b, c, d, e, f, 10);
+            SCHED(11); RND(f, g, h, a, b, c, d, e, 11);
+            SCHED(12); RND(e, f, g, h, a, b, c, d, 12);
+            SCHED(13); RND(d, e, f, g, h, a, b, c, 13);
+            SCHED(14); RND(c, d, e, f, g, h, a, b, 14);
+            SCHED(15); RND(b, c, d, e, f, g, h, a, 15);
         }
         state[0] += a;
         state[1] += b;

@@ -19,4 +19,20 @@ void dsig_sha512(uint8_t out[64], const void *in, size_t len);
 /* The 64-byte big-endian encoding of a state. */
 void dsig_sha512_store(uint8_t out[64], const uint64_t state[8]);
 
+/* ---- Four independent compressions (sha512_x4_avx2.c): one 128-byte block per lane ----------- */
+
+/* Whether the 4-lane AVX2 kernel may run here (dsig_cpu_features(): DSIG_CPU_DISABLE=avx2 says no). */
+int dsig_sha512_have_x4(void);
+/* state[l] = compress(state[l], blocks[l]) for l < 4: AVX2 when usable, else one at a time. */
+void dsig_sha512_compress_x4(uint64_t state[4][8], const uint8_t *const blocks[4]);
+/* out[l] = compress(init, blocks[l]) for l < 4 (one shared initial state, e.g. a precomputed prefix). */
+void dsig_sha512_compress_x4_from(uint64_t out[4][8], const uint64_t init[8],
+                                  const uint8_t *const blocks[4]);
+#if defined(__x86_64__)
+/* The AVX2 kernels themselves (only after dsig_sha512_have_x4(); tests call them directly). */
+void dsig_sha512_compress_x4_avx2(uint64_t state[4][8], const uint8_t *const blocks[4]);
+void dsig_sha512_compress_x4_avx2_from(uint64_t out[4][8], const uint64_t init[8],
+                                       const uint8_t *const blocks[4]);
+#endif
+
 #endif
