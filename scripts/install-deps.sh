@@ -3,7 +3,7 @@
 # exact command and stop (exit 1), so nothing is half-done.
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config libssl-dev openssl libsodium-dev libjansson-dev libgcrypt20-dev
-      libcmocka-dev iproute2 valgrind libmicrohttpd-dev curl
+      libcmocka-dev iproute2 valgrind libmicrohttpd-dev curl jq
       libengine-gost-openssl) # the OpenSSL GOST engine: tests/gost interop only (skipped without it)
 missing=()
 for p in "${PKGS[@]}"; do

@@ -46,6 +46,12 @@ typedef struct dsig_jws_sign_opts {
      * JOSE fixes an empty context and pure signing (RFC 9964), so a context or pre-hash is refused
      * (DSIG_E_UNSUPPORTED) unless format is DSIG_FMT_RAW; `deterministic` is allowed everywhere. */
     const dsig_sign_opts *sign_opts;
+    /* 1 = two-pass signing for algorithms flagged DSIG_ALG_TWO_PASS (SLH-DSA; others refuse it with
+     * DSIG_E_UNSUPPORTED): the caller feeds the payload, calls dsig_jws_sign_next_pass, feeds the same
+     * payload again, then dsig_jws_sign_final. The signer reads the whole signing input — the
+     * protected header prefix BASE64URL(header) "." included — in both passes, so the JWS signature is
+     * the exact FIPS 205 signature of that input (deterministic allowed). 0 = one pass. */
+    int two_pass;
 } dsig_jws_sign_opts;
 
 typedef struct dsig_jws_verify_opts {
@@ -64,6 +70,11 @@ typedef struct dsig_jws_verify_ctx dsig_jws_verify_ctx;
 DSIG_EXPORT int dsig_jws_sign_init(dsig_jws_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
                                    const dsig_jws_sign_opts *opts);
 DSIG_EXPORT int dsig_jws_sign_update(dsig_jws_sign_ctx *ctx, const void *data, size_t len);
+/* Two-pass signing (dsig_jws_sign_opts.two_pass): end pass 1 and start pass 2, in which the same
+ * payload is fed again (any chunking; the byte counts must match, and for DSIG_FMT_COMPACT_B64 the
+ * bytes too, else final fails with DSIG_E_STATE). DSIG_E_STATE on a one-pass context or a second
+ * call. On failure ctx stays allocated: only dsig_jws_sign_final / dsig_jws_sign_abort remain. */
+DSIG_EXPORT int dsig_jws_sign_next_pass(dsig_jws_sign_ctx *ctx);
 /* *out is allocated (NUL-terminated for text formats); free with dsig_free(). Frees ctx. */
 DSIG_EXPORT int dsig_jws_sign_final(dsig_jws_sign_ctx *ctx, char **out, size_t *out_len);
 DSIG_EXPORT void dsig_jws_sign_abort(dsig_jws_sign_ctx *ctx);

@@ -22,6 +22,10 @@ typedef struct dsig_keygen_params {
     unsigned bits;          /* RSA modulus / MAC key size in bits; 0 = the algorithm's default */
     const uint8_t *seed;    /* NULL: keys come from the OS CSPRNG; else derived deterministically */
     size_t seed_len;        /* at least 16 bytes when seed != NULL */
+    const char *param;      /* parameter set of algorithms that have several per JOSE name (HSS-LMS,
+                               XMSS, XMSSMT: the RFC 8554 / RFC 8391 set name, e.g.
+                               "LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4" or "XMSS-SHA2_10_256");
+                               NULL = the algorithm's default; refused by algorithms without sets */
 } dsig_keygen_params;
 
 /*

@@ -1,8 +1,15 @@
 /*
  * GOST R 34.10-2012 signatures with 256-bit keys and the GOST R 34.11-2012 (Streebog-256) hash
- * (RFC 7091, RFC 6986), on id-tc26-gost-3410-2012-256-paramSetB (OID 1.2.643.7.1.2.1.1.2, the
- * CryptoPro-A curve of RFC 4357; libgcrypt "GOST2001-CryptoPro-A", GOST engine paramset "A"/"TCB"):
- * key type "EC"/"GOST-256-B" and algorithm "GOST3410-2012-256". See docs/regional.md.
+ * (RFC 7091, RFC 6986), algorithm "GOST3410-2012-256", on the four TC26 256-bit parameter sets, one
+ * key type each (kty "EC"):
+ *   crv "GOST-256-A"  id-tc26-gost-3410-2012-256-paramSetA (1.2.643.7.1.2.1.1.1), twisted Edwards
+ *                     curve in Weierstrass form, cofactor 4 (libgcrypt "GOST2012-256-A", engine "TCA");
+ *   crv "GOST-256-B"  paramSetB (1.2.643.7.1.2.1.1.2) = CryptoPro-A of RFC 4357 — the default
+ *                     (libgcrypt "GOST2001-CryptoPro-A", engine "A"/"TCB");
+ *   crv "GOST-256-C"  paramSetC (1.2.643.7.1.2.1.1.3) = CryptoPro-B (engine "B"/"TCC");
+ *   crv "GOST-256-D"  paramSetD (1.2.643.7.1.2.1.1.4) = CryptoPro-C (engine "C"/"TCD").
+ * The one algorithm accepts all four (dsig_alg.keytypes); keygen picks the set with
+ * dsig_keygen_params.param. See docs/regional.md.
  *
  * One pass: update is a bare Streebog-256 gcry_md_write; final signs the digest with libgcrypt's EC
  * point arithmetic.
@@ -18,6 +25,7 @@
  *    SubjectPublicKeyInfo and PKCS#8 encodings are little-endian; we do not produce them).
  */
 #include <string.h>
+#include <strings.h>
 
 #include "classic/regional_ec.h"
 
@@ -26,23 +34,42 @@
 static const char *const gost_pub[] = {"x", "y", NULL};
 static const char *const gost_priv[] = {"d", NULL};
 
-/* Project-specific JWK: kty "EC", crv "GOST-256-B" (no JOSE registration for GOST curves exists).
- * No PEM: OpenSSL 3.0's default provider has no GOST keys. */
-const struct dsig_keytype dsig_keytype_gost256b = {
-    .kty = "EC",
-    .crv = "GOST-256-B",
-    .pub_members = gost_pub,
-    .priv_members = gost_priv,
-    .has_public = 1,
-    .generate = rec_generate,
-    .import_jwk = rec_import_jwk,
-    .export_jwk = rec_export_jwk,
-    .to_pkey = NULL,
-    .from_pkey = NULL,
-    .public_copy = rec_public_copy,
-    .destroy = rec_destroy,
-    .bits = rec_bits,
-};
+/* Key generation on a named parameter set: `param` is the crv ("GOST-256-A".."GOST-256-D"), the TC26
+ * name ("id-tc26-gost-3410-2012-256-paramSetA".."D") or its OID, any case; NULL = the key type's own
+ * set (GOST-256-B through dsig_key_generate). Bare letters are refused: the GOST engine's "A" is
+ * TC26's B. The key takes the chosen set's key type. */
+static int gost_generate_param(struct dsig_key *key, const char *param, unsigned bits, dsig_rng *rng)
+{
+    if (param) {
+        const struct rec_curve *cv = NULL;
+        for (const struct rec_curve *const *c = dsig_rec_gost_curves; *c && !cv; c++)
+            if (strcasecmp(param, (*c)->type->crv) == 0 || strcasecmp(param, (*c)->std_name) == 0 ||
+                strcmp(param, (*c)->oid) == 0)
+                cv = *c;
+        if (!cv)
+            return dsig_fail(DSIG_E_ARG, "GOST3410-2012-256: unknown parameter set \"%s\"; use GOST-256-A, "
+                             "GOST-256-B (default), GOST-256-C or GOST-256-D (or the TC26 name "
+                             "id-tc26-gost-3410-2012-256-paramSetA..D, or its OID)", param);
+        key->type = cv->type;
+    }
+    return rec_generate(key, bits, rng);
+}
+
+/* Project-specific JWK: kty "EC", crv "GOST-256-A".."GOST-256-D" (no JOSE registration for GOST
+ * curves exists). No PEM: OpenSSL 3.0's default provider has no GOST keys. */
+#define GOST_KEYTYPE(crvname)                                                                          \
+    {                                                                                                  \
+        .kty = "EC", .crv = crvname, .pub_members = gost_pub, .priv_members = gost_priv,               \
+        .has_public = 1, .generate = rec_generate, .import_jwk = rec_import_jwk,                       \
+        .export_jwk = rec_export_jwk, .to_pkey = NULL, .from_pkey = NULL,                              \
+        .public_copy = rec_public_copy, .destroy = rec_destroy, .bits = rec_bits,                      \
+        .generate_param = gost_generate_param,                                                         \
+    }
+
+const struct dsig_keytype dsig_keytype_gost256a = GOST_KEYTYPE("GOST-256-A");
+const struct dsig_keytype dsig_keytype_gost256b = GOST_KEYTYPE("GOST-256-B");
+const struct dsig_keytype dsig_keytype_gost256c = GOST_KEYTYPE("GOST-256-C");
+const struct dsig_keytype dsig_keytype_gost256d = GOST_KEYTYPE("GOST-256-D");
 
 /* ---- GOST R 34.10-2012 arithmetic ------------------------------------------------------------- */
 
@@ -300,12 +327,19 @@ static const struct dsig_alg_ops gost_ops = {
     .free_state = gost_free_state,
 };
 
+/* Every key type the algorithm takes; B (keytype below) is the default. */
+static const struct dsig_keytype *const gost_keytypes[] = {&dsig_keytype_gost256a, &dsig_keytype_gost256b,
+                                                          &dsig_keytype_gost256c, &dsig_keytype_gost256d,
+                                                          NULL};
+
 /* @spec GOST R 34.10-2012 (RFC 7091) 256-bit with GOST R 34.11-2012 256-bit; project name. */
 static const dsig_alg alg_gost256 = {
     .name = "GOST3410-2012-256",
     .family = "GOST R 34.10-2012",
-    .description = "GOST R 34.10-2012 256-bit with Streebog-256 on id-tc26-gost-3410-2012-256-paramSetB",
+    .description = "GOST R 34.10-2012 256-bit with Streebog-256 on the TC26 256-bit parameter sets "
+                   "A-D (default paramSetB)",
     .keytype = &dsig_keytype_gost256b,
+    .keytypes = gost_keytypes,
     .baseline = "Streebog-256",
     .security_bits = 128,
     .flags = DSIG_ALG_ONE_PASS | DSIG_ALG_RANDOMIZED,

@@ -5,24 +5,46 @@
  * Key material is kept as fixed-width big-endian bytes (the JWK form) and turned into MPIs per
  * operation; secret scalars are flagged GCRYMPI_FLAG_SECURE, which makes libgcrypt's point
  * multiplication take its constant-time path. Keys are validated on every way in: coordinates below
- * p, the point on the curve and not at infinity (DSIG_E_POINT); d in [1, n-1] and d·G equal to the
- * public point (DSIG_E_KEY).
+ * p, the point on the curve and not at infinity, and n·Q = O on the cofactor-4 GOST paramSetA
+ * (DSIG_E_POINT); d in [1, n-1] and d·G equal to the public point (DSIG_E_KEY).
  */
 #include <string.h>
 
 #include "classic/regional_ec.h"
 
-const struct rec_curve dsig_rec_sm2 = {&dsig_keytype_sm2, "sm2p256v1"};
-/* id-tc26-gost-3410-2012-256-paramSetB (OID 1.2.643.7.1.2.1.1.2) = CryptoPro-A of RFC 4357. */
-const struct rec_curve dsig_rec_gost256b = {&dsig_keytype_gost256b, "GOST2001-CryptoPro-A"};
+const struct rec_curve dsig_rec_sm2 = {&dsig_keytype_sm2, "sm2p256v1", NULL, "sm2p256v1",
+                                        "1.2.156.10197.1.301"};
+/* The TC26 256-bit sets (RFC 7836 Appendix A.2 / TC26 parameter recommendations; RFC 4357 for the
+ * CryptoPro sets that B, C and D reuse). libgcrypt 1.10.1 (Debian 12) names paramSetA
+ * "GOST2012-256-A"; later releases also know it as "GOST2012-256-tc26-A". paramSetA is the twisted
+ * Edwards curve of TC26, given (and used) here in its Weierstrass form, cofactor 4. */
+const struct rec_curve dsig_rec_gost256a = {&dsig_keytype_gost256a, "GOST2012-256-A",
+                                            "GOST2012-256-tc26-A",
+                                            "id-tc26-gost-3410-2012-256-paramSetA", "1.2.643.7.1.2.1.1.1"};
+/* paramSetB = id-GostR3410-2001-CryptoPro-A-ParamSet. */
+const struct rec_curve dsig_rec_gost256b = {&dsig_keytype_gost256b, "GOST2001-CryptoPro-A",
+                                            "GOST2012-256-tc26-B",
+                                            "id-tc26-gost-3410-2012-256-paramSetB", "1.2.643.7.1.2.1.1.2"};
+/* paramSetC = id-GostR3410-2001-CryptoPro-B-ParamSet. */
+const struct rec_curve dsig_rec_gost256c = {&dsig_keytype_gost256c, "GOST2001-CryptoPro-B",
+                                            "GOST2012-256-tc26-C",
+                                            "id-tc26-gost-3410-2012-256-paramSetC", "1.2.643.7.1.2.1.1.3"};
+/* paramSetD = id-GostR3410-2001-CryptoPro-C-ParamSet. */
+const struct rec_curve dsig_rec_gost256d = {&dsig_keytype_gost256d, "GOST2001-CryptoPro-C",
+                                            "GOST2012-256-tc26-D",
+                                            "id-tc26-gost-3410-2012-256-paramSetD", "1.2.643.7.1.2.1.1.4"};
 
-/* The curve of a key type (the two regional key types only). */
-static const struct rec_curve *curve_of(const struct dsig_keytype *t)
+const struct rec_curve *const dsig_rec_gost_curves[] = {&dsig_rec_gost256a, &dsig_rec_gost256b,
+                                                        &dsig_rec_gost256c, &dsig_rec_gost256d, NULL};
+
+/* The curve of a key type (the regional key types only). */
+const struct rec_curve *rec_curve_of(const struct dsig_keytype *t)
 {
     if (t == &dsig_keytype_sm2)
         return &dsig_rec_sm2;
-    if (t == &dsig_keytype_gost256b)
-        return &dsig_rec_gost256b;
+    for (const struct rec_curve *const *c = dsig_rec_gost_curves; *c; c++)
+        if ((*c)->type == t)
+            return *c;
     return NULL;
 }
 
@@ -83,6 +105,8 @@ int rec_ctx_open(struct rec_ctx *c, const struct rec_curve *cv, const struct rec
         gcry_sexp_release(s);
     } else {
         err = gcry_mpi_ec_new(&c->ctx, NULL, cv->gcry_name);
+        if (err && cv->gcry_alt) /* the name differs between libgcrypt releases */
+            err = gcry_mpi_ec_new(&c->ctx, NULL, cv->gcry_alt);
     }
     if (err) {
         c->ctx = NULL;
@@ -94,6 +118,10 @@ int rec_ctx_open(struct rec_ctx *c, const struct rec_curve *cv, const struct rec
     c->b = gcry_mpi_ec_get_mpi("b", c->ctx, 1);
     c->n = gcry_mpi_ec_get_mpi("n", c->ctx, 1);
     c->G = gcry_mpi_ec_get_point("g", c->ctx, 1);
+    /* Explicit test curves are built with h = 1; a named curve's h comes from libgcrypt. */
+    gcry_mpi_t h = ep ? NULL : gcry_mpi_ec_get_mpi("h", c->ctx, 1);
+    c->cofactor_one = ep || (h && gcry_mpi_cmp_ui(h, 1) == 0);
+    gcry_mpi_release(h);
     if (!c->p || !c->a || !c->b || !c->n || !c->G) {
         rec_ctx_close(c);
         return dsig_fail(DSIG_E_CRYPTO, "libgcrypt: incomplete curve parameters");
@@ -109,10 +137,24 @@ gcry_mpi_point_t rec_point(struct rec_ctx *c, const uint8_t x[REC_BYTES], const 
         gcry_mpi_t one = gcry_mpi_set_ui(NULL, 1);
         P = gcry_mpi_point_set(NULL, mx, my, one);
         gcry_mpi_release(one);
-        /* (0, 0) is not on either curve (b != 0); libgcrypt represents infinity with z = 0. */
+        /* (0, 0) is on none of the curves (b != 0); libgcrypt represents infinity with z = 0. */
         if (!gcry_mpi_ec_curve_point(P, c->ctx)) {
             gcry_mpi_point_release(P);
             P = NULL;
+        } else if (!c->cofactor_one) {
+            /* @spec SP 800-186 §D.1.1.2 / SEC 1 §3.2.2.1 step 4 (full public key validation): with
+             * a cofactor, the point must also have order n, i.e. n·P = O; otherwise a small-order
+             * component would leak through or let forged keys verify. */
+            gcry_mpi_point_t T = gcry_mpi_point_new(0);
+            gcry_mpi_t tx = gcry_mpi_new(0);
+            gcry_mpi_ec_mul(T, c->n, P, c->ctx);
+            int at_infinity = gcry_mpi_ec_get_affine(tx, NULL, T, c->ctx) != 0;
+            gcry_mpi_release(tx);
+            gcry_mpi_point_release(T);
+            if (!at_infinity) {
+                gcry_mpi_point_release(P);
+                P = NULL;
+            }
         }
     }
     gcry_mpi_release(mx);
@@ -127,13 +169,19 @@ int rec_affine_x(struct rec_ctx *c, gcry_mpi_point_t P, gcry_mpi_t x)
     return DSIG_OK;
 }
 
-/* @spec FIPS 186-5 §A.4.2-style rejection sampling: 32 random bytes until 1 <= k < n. */
+/* @spec FIPS 186-5 §A.4.2-style rejection sampling: 32 random bytes, cut to the bit length of n,
+ * until 1 <= k < n. */
 static int scalar_from_rng(struct rec_ctx *c, dsig_rng *rng, uint8_t out[REC_BYTES])
 {
+    /* n has 256 bits except on GOST paramSetA (255): masking keeps the rejection rate below 1/2
+     * there and changes nothing on the other curves (their seeded keys stay the same). */
+    unsigned nbits = gcry_mpi_get_nbits(c->n);
+    uint8_t top = nbits >= 8 * REC_BYTES ? 0xff : (uint8_t)(0xff >> (8 * REC_BYTES - nbits));
     for (int tries = 0; tries < 1000; tries++) {
         int rc = rng ? dsig_rng_bytes(rng, out, REC_BYTES) : dsig_random_bytes(out, REC_BYTES);
         if (rc)
             return rc;
+        out[0] &= top;
         gcry_mpi_t k = rec_mpi(out, REC_BYTES, 1);
         if (!k)
             return dsig_fail(DSIG_E_NOMEM, "out of memory");
@@ -198,7 +246,7 @@ static int pub_from_d(struct rec_ctx *c, const uint8_t d[REC_BYTES], uint8_t x[R
 /* @spec SP 800-186 / GB/T 32918.1 §6.2.1 (public key validation) and the key pair check. */
 int rec_build(struct dsig_key *key, const uint8_t *x, const uint8_t *y, const uint8_t *d)
 {
-    const struct rec_curve *cv = curve_of(key->type);
+    const struct rec_curve *cv = rec_curve_of(key->type);
     if (!cv)
         return dsig_fail(DSIG_E_INTERNAL, "not an SM2/GOST key type");
     struct rec_ctx c;
@@ -251,7 +299,7 @@ int rec_build(struct dsig_key *key, const uint8_t *x, const uint8_t *y, const ui
 int rec_generate(struct dsig_key *key, unsigned bits, dsig_rng *rng)
 {
     (void)bits; /* the curve fixes the size */
-    const struct rec_curve *cv = curve_of(key->type);
+    const struct rec_curve *cv = rec_curve_of(key->type);
     if (!cv)
         return dsig_fail(DSIG_E_INTERNAL, "not an SM2/GOST key type");
     struct rec_ctx c;

@@ -4,8 +4,10 @@
  * libgcrypt's MPI / EC point API, streaming hashes on libgcrypt gcry_md, and internal test hooks
  * (known-answer tests with a given nonce k and explicit test curves). Not installed.
  *
- * Both curves supported here have cofactor 1 (sm2p256v1; id-tc26-gost-3410-2012-256-paramSetB), so a
- * point on the curve that is not the point at infinity is in the prime-order group.
+ * sm2p256v1 and id-tc26-gost-3410-2012-256-paramSetB/C/D have cofactor 1: a point on the curve that
+ * is not the point at infinity is in the prime-order group. id-tc26-gost-3410-2012-256-paramSetA (the
+ * twisted Edwards curve of RFC 7836 in its Weierstrass form) has cofactor 4, so public points on it
+ * are also checked to have order q (rec_point).
  */
 #ifndef DSIG_CLASSIC_REGIONAL_EC_H
 #define DSIG_CLASSIC_REGIONAL_EC_H
@@ -23,6 +25,9 @@
 struct rec_curve {
     const struct dsig_keytype *type;
     const char *gcry_name;      /* libgcrypt curve name */
+    const char *gcry_alt;       /* another libgcrypt name for it (other releases), or NULL */
+    const char *std_name;       /* the standard's name of the parameter set (messages, keygen param) */
+    const char *oid;            /* its OID (keygen param) */
 };
 
 /* Key impl of both key types: coordinates and scalar as 32-byte big-endian strings. */
@@ -42,9 +47,15 @@ struct rec_ctx {
     gcry_ctx_t ctx;
     gcry_mpi_t p, a, b, n;
     gcry_mpi_point_t G;
+    int cofactor_one;           /* h = 1: no subgroup check needed for points on the curve */
 };
 
-extern const struct rec_curve dsig_rec_sm2, dsig_rec_gost256b;
+extern const struct rec_curve dsig_rec_sm2, dsig_rec_gost256a, dsig_rec_gost256b, dsig_rec_gost256c,
+    dsig_rec_gost256d;
+/* The four GOST curves, NULL-terminated, in TC26 order A, B, C, D. */
+extern const struct rec_curve *const dsig_rec_gost_curves[];
+/* The curve of a regional key type, or NULL. */
+const struct rec_curve *rec_curve_of(const struct dsig_keytype *t);
 
 /* Open a context on a named curve, or on explicit parameters when ep != NULL. */
 int rec_ctx_open(struct rec_ctx *c, const struct rec_curve *cv, const struct rec_explicit *ep);
@@ -53,7 +64,8 @@ void rec_ctx_close(struct rec_ctx *c);
 gcry_mpi_t rec_mpi(const uint8_t *be, size_t n, int secret);
 /* MPI -> exactly n big-endian bytes. */
 int rec_mpi_out(gcry_mpi_t a, uint8_t *out, size_t n);
-/* A validated public point (coordinates < p, on the curve); NULL if invalid. */
+/* A validated public point (coordinates < p, on the curve, of order n when the cofactor is not 1);
+ * NULL if invalid. */
 gcry_mpi_point_t rec_point(struct rec_ctx *c, const uint8_t x[REC_BYTES], const uint8_t y[REC_BYTES]);
 /* Affine x of P into x (an existing MPI); DSIG_E_INTERNAL at infinity. */
 int rec_affine_x(struct rec_ctx *c, gcry_mpi_point_t P, gcry_mpi_t x);

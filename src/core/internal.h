@@ -218,7 +218,14 @@ struct dsig_alg {
     unsigned default_key_bits;            /* keygen default (RSA 2048; MAC key size) */
     const struct dsig_alg_ops *ops;
     const void *params;                   /* provider-private parameters */
+    /* Optional, NULL-terminated: every key type the algorithm accepts, for a JOSE name that covers
+     * several curves (GOST3410-2012-256: GOST-256-A..D). NULL = `keytype` only. `keytype` stays the
+     * default (keygen without a param, dsig_alg_curve) and must be in the list. */
+    const struct dsig_keytype *const *keytypes;
 };
+
+/* 1 if alg takes keys of type t (its keytype, or one of its optional keytypes list), else 0. */
+int dsig_alg_takes_keytype(const dsig_alg *alg, const struct dsig_keytype *t);
 
 /* Provider descriptor lists (NULL-terminated). registry.c lists them; add one line per family. */
 extern const dsig_alg *const dsig_mac_algs[];
@@ -228,8 +235,11 @@ extern const dsig_alg *const dsig_eddsa_algs[];
 extern const dsig_alg *const dsig_hybrid_algs[];
 extern const dsig_alg *const dsig_mldsa_algs[];
 extern const dsig_alg *const dsig_slhdsa_algs[];
+extern const dsig_alg *const dsig_falcon_algs[]; /* FALCON512, FALCON1024 (src/pq/falcon) */
 extern const dsig_alg *const dsig_sm2_algs[];  /* SM2-SM3 (src/classic/sm2.c) */
 extern const dsig_alg *const dsig_gost_algs[]; /* GOST3410-2012-256 (src/classic/gost.c) */
+extern const dsig_alg *const dsig_xmss_algs[];  /* XMSS, XMSSMT (src/pq/xmss/xmss_alg.c) */
+extern const dsig_alg *const dsig_lms_algs[];   /* HSS-LMS (src/pq/lms/lms_alg.c) */
 
 /* Key types defined by providers (listed in keytypes.c). */
 extern const struct dsig_keytype dsig_keytype_oct;
@@ -249,11 +259,18 @@ extern const struct dsig_keytype dsig_keytype_slhdsa_sha2_128s, dsig_keytype_slh
     dsig_keytype_slhdsa_shake_192s, dsig_keytype_slhdsa_shake_192f, dsig_keytype_slhdsa_shake_256s,
     dsig_keytype_slhdsa_shake_256f;
 
-/* EC "SM2" (src/classic/sm2.c) and EC "GOST-256-B" = id-tc26-gost-3410-2012-256-paramSetB
- * (src/classic/gost.c); see docs/regional.md. */
+/* EC "SM2" (src/classic/sm2.c) and EC "GOST-256-A".."GOST-256-D" = id-tc26-gost-3410-2012-256-
+ * paramSetA..D (src/classic/gost.c; B is the default); see docs/regional.md. */
 extern const struct dsig_keytype dsig_keytype_sm2;
 extern const struct dsig_keytype dsig_keytype_gost256b;
+extern const struct dsig_keytype dsig_keytype_gost256a, dsig_keytype_gost256c, dsig_keytype_gost256d;
+/* AKP, "alg" XMSS / XMSSMT (stateful; src/pq/xmss/xmss_alg.c) */
+extern const struct dsig_keytype dsig_keytype_xmss, dsig_keytype_xmssmt;
+/* AKP, "alg" HSS-LMS (stateful; src/pq/lms/lms_alg.c) */
+extern const struct dsig_keytype dsig_keytype_hss_lms;
 
+/* AKP, "alg" FALCON512 / FALCON1024 (src/pq/falcon/falcon_alg.c) */
+extern const struct dsig_keytype dsig_keytype_falcon512, dsig_keytype_falcon1024;
 
 /* Backends are started once (libsodium, libgcrypt). */
 int dsig_backend_init(void);

@@ -20,9 +20,23 @@ void dsig_key_free(dsig_key *key)
 {
     if (!key)
         return;
+    if (key->state) /* unlock the state file first: the unused rest of the window is lost by design */
+        dsig_state_close(key);
     if (key->impl && key->type->destroy)
         key->type->destroy(key);
     dsig_xfree(key, sizeof *key);
+}
+
+/* 1 if alg takes keys of type t: its keytype or one in its optional keytypes list (internal.h). */
+int dsig_alg_takes_keytype(const dsig_alg *alg, const struct dsig_keytype *t)
+{
+    if (t == alg->keytype)
+        return 1;
+    if (alg->keytypes)
+        for (const struct dsig_keytype *const *p = alg->keytypes; *p; p++)
+            if (*p == t)
+                return 1;
+    return 0;
 }
 
 int dsig_key_check_alg(const dsig_key *key, const dsig_alg *alg)
@@ -32,11 +46,17 @@ int dsig_key_check_alg(const dsig_key *key, const dsig_alg *alg)
     if (key->alg && key->alg != alg)
         return dsig_fail(DSIG_E_ALG_NOT_ALLOWED, "the key is bound to %s, not %s", key->alg->name,
                          alg->name);
-    if (key->type != alg->keytype) {
+    if (!dsig_alg_takes_keytype(alg, key->type)) {
         const char *kc = key->type->crv ? key->type->crv : "";
         const char *ac = alg->keytype->crv ? alg->keytype->crv : "";
-        return dsig_fail(DSIG_E_KEY_MISMATCH, "%s needs a %s%s%s key, got %s%s%s", alg->name,
-                         alg->keytype->kty, *ac ? " " : "", ac, key->type->kty, *kc ? " " : "", kc);
+        char also[160] = ""; /* the other accepted curves, for the message */
+        for (const struct dsig_keytype *const *p = alg->keytypes; p && *p; p++)
+            if (*p != alg->keytype && (*p)->crv && strlen(also) + strlen((*p)->crv) + 3 < sizeof also)
+                strcat(strcat(also, *also ? ", " : " (or "), (*p)->crv);
+        if (*also)
+            strcat(also, ")");
+        return dsig_fail(DSIG_E_KEY_MISMATCH, "%s needs a %s%s%s%s key, got %s%s%s", alg->name,
+                         alg->keytype->kty, *ac ? " " : "", ac, also, key->type->kty, *kc ? " " : "", kc);
     }
     unsigned bits = key->type->bits ? key->type->bits(key) : 0;
     if (alg->min_key_bits && bits < alg->min_key_bits)
@@ -64,6 +84,12 @@ int dsig_key_generate(dsig_key **out, const dsig_alg *alg, const dsig_keygen_par
     int rc = dsig_backend_init();
     if (rc)
         return rc;
+    const char *param = params ? params->param : NULL;
+    if (param && !alg->keytype->generate_param)
+        return dsig_fail(DSIG_E_UNSUPPORTED, "%s has no parameter sets to choose from (param \"%s\")",
+                         alg->name, param);
+    if (param && strlen(param) > 400)
+        return dsig_fail(DSIG_E_ARG, "parameter set name longer than 400 characters");
     unsigned bits = params && params->bits ? params->bits : alg->default_key_bits;
     if (alg->min_key_bits && bits < alg->min_key_bits)
         return dsig_fail(DSIG_E_KEY_WEAK, "%s needs a key of at least %u bits", alg->name,
@@ -72,8 +98,13 @@ int dsig_key_generate(dsig_key **out, const dsig_alg *alg, const dsig_keygen_par
     if (params && params->seed) {
         if (params->seed_len < 16)
             return dsig_fail(DSIG_E_ARG, "key generation seed must be at least 16 bytes");
-        char label[96];
-        snprintf(label, sizeof label, "keygen/%s/%u", alg->keytype->kty, bits);
+        /* A named parameter set is part of the label, so that one seed gives unrelated keys for
+         * different sets; without one the label is unchanged (existing seeded keys stay the same). */
+        char label[512];
+        if (param)
+            snprintf(label, sizeof label, "keygen/%s/%u/%s", alg->keytype->kty, bits, param);
+        else
+            snprintf(label, sizeof label, "keygen/%s/%u", alg->keytype->kty, bits);
         rc = dsig_rng_init_seeded(&rng, params->seed, params->seed_len, label);
         if (rc)
             return rc;
@@ -85,7 +116,8 @@ int dsig_key_generate(dsig_key **out, const dsig_alg *alg, const dsig_keygen_par
         dsig_rng_clear(&rng);
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
     }
-    rc = alg->keytype->generate(k, bits, &rng);
+    rc = alg->keytype->generate_param ? alg->keytype->generate_param(k, param, bits, &rng)
+                                      : alg->keytype->generate(k, bits, &rng);
     dsig_rng_clear(&rng);
     if (rc) {
         dsig_key_free(k);

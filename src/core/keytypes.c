@@ -12,6 +12,10 @@ const struct dsig_keytype *const dsig_keytypes[] = {
     &dsig_keytype_slhdsa_shake_128s, &dsig_keytype_slhdsa_shake_128f, &dsig_keytype_slhdsa_shake_192s,
     &dsig_keytype_slhdsa_shake_192f, &dsig_keytype_slhdsa_shake_256s, &dsig_keytype_slhdsa_shake_256f,
     &dsig_keytype_sm2, &dsig_keytype_gost256b, /* regional (src/classic/sm2.c, gost.c) */
+    &dsig_keytype_gost256a, &dsig_keytype_gost256c, &dsig_keytype_gost256d, /* GOST3410-2012-256 */
+    &dsig_keytype_xmss, &dsig_keytype_xmssmt, /* stateful (src/pq/xmss) */
+    &dsig_keytype_hss_lms, /* stateful (src/pq/lms) */
+    &dsig_keytype_falcon512, &dsig_keytype_falcon1024, /* src/pq/falcon */
     NULL,
 };
 

@@ -14,7 +14,10 @@ static const dsig_alg *const *const families[] = {
     dsig_hybrid_algs,
     dsig_mldsa_algs,
     dsig_slhdsa_algs,
+    dsig_falcon_algs, /* FALCON512, FALCON1024 */
     dsig_sm2_algs, dsig_gost_algs, /* regional: SM2-SM3, GOST3410-2012-256 */
+    dsig_xmss_algs, /* XMSS, XMSSMT (stateful) */
+    dsig_lms_algs, /* HSS-LMS (stateful) */
 };
 
 #define N_FAMILIES (sizeof families / sizeof families[0])

@@ -1,6 +1,11 @@
 /*
  * Streaming JWS signing: the signing input BASE64URL(header) "." payload is fed to the signer while the
  * payload streams (RFC 7797 unencoded for DSIG_FMT_JWS/JSON; base64url on the fly for COMPACT_B64).
+ *
+ * Two-pass signing (opts->two_pass, DSIG_ALG_TWO_PASS algorithms): the core's two-pass signer reads
+ * its message twice, and the message here is the whole JWS signing input, so each pass feeds the
+ * header prefix again before the caller's payload. The result is the exact signature the algorithm
+ * defines over "header.payload" — what an in-memory dsig_sign_ex over that text gives.
  */
 #include <string.h>
 
@@ -16,6 +21,8 @@ struct dsig_jws_sign_ctx {
     dsig_b64url_stream enc;
     uint64_t payload_total;
     int failed;
+    int pass;                   /* two-pass: 1 or 2; 0 = one-pass context */
+    size_t body_pos;            /* COMPACT_B64 pass 2: encoded bytes compared with pass 1 so far */
 };
 
 /* Sink of the on-the-fly encoder: the text is both signed and kept for the output. */
@@ -29,6 +36,27 @@ static int body_sink(void *arg, const char *text, size_t len)
     return c->body.oom ? dsig_fail(DSIG_E_NOMEM, "out of memory") : DSIG_OK;
 }
 
+/* Sink of the encoder in pass 2 of a two-pass COMPACT_B64 signature: the text is signed again and
+ * must equal what pass 1 kept for the output (the embedded payload is public: plain memcmp). */
+static int body_recheck_sink(void *arg, const char *text, size_t len)
+{
+    struct dsig_jws_sign_ctx *c = arg;
+    if (len > c->body.len - c->body_pos || (len && memcmp(c->body.p + c->body_pos, text, len) != 0))
+        return dsig_fail(DSIG_E_STATE, "JWS two-pass: pass 2 fed a payload that differs from pass 1");
+    c->body_pos += len;
+    return dsig_sign_update(c->sign, text, len);
+}
+
+/* Feed the signing-input prefix BASE64URL(header) "." (nothing for raw signatures). */
+static int feed_prefix(struct dsig_jws_sign_ctx *c)
+{
+    if (c->fmt == DSIG_FMT_RAW)
+        return DSIG_OK;
+    int rc = dsig_sign_update(c->sign, c->hdr, c->hdr_len);
+    return rc ? rc : dsig_sign_update(c->sign, ".", 1);
+}
+
+/* Wipe and free a signing context (any state). */
 void dsig_jws_sign_abort(dsig_jws_sign_ctx *ctx)
 {
     if (!ctx)
@@ -40,7 +68,8 @@ void dsig_jws_sign_abort(dsig_jws_sign_ctx *ctx)
     dsig_xfree(ctx, sizeof *ctx);
 }
 
-/* @spec RFC 7515 §5.1 steps 1-5; RFC 7797 §3 (b64:false signing input). */
+/* Start a JWS signature: build the protected header and feed the signing-input prefix.
+ * @spec RFC 7515 §5.1 steps 1-5; RFC 7797 §3 (b64:false signing input). */
 int dsig_jws_sign_init(dsig_jws_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
                        const dsig_jws_sign_opts *opts)
 {
@@ -64,15 +93,14 @@ int dsig_jws_sign_init(dsig_jws_sign_ctx **ctx, const dsig_alg *alg, const dsig_
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
     c->fmt = fmt;
     c->alg = alg;
-    int rc = dsig_sign_init_ex(&c->sign, alg, key, so);
-    if (rc == DSIG_OK && fmt != DSIG_FMT_RAW) {
+    c->pass = opts && opts->two_pass ? 1 : 0;
+    int rc = c->pass ? dsig_sign_init_two_pass(&c->sign, alg, key, so)
+                     : dsig_sign_init_ex(&c->sign, alg, key, so);
+    if (rc == DSIG_OK && fmt != DSIG_FMT_RAW)
         rc = jose_header_build(alg, key, fmt == DSIG_FMT_COMPACT_B64, opts && opts->include_kid,
                                &c->hdr, &c->hdr_len);
-        if (rc == DSIG_OK)
-            rc = dsig_sign_update(c->sign, c->hdr, c->hdr_len);
-        if (rc == DSIG_OK)
-            rc = dsig_sign_update(c->sign, ".", 1);
-    }
+    if (rc == DSIG_OK)
+        rc = feed_prefix(c);
     if (rc) {
         dsig_jws_sign_abort(c);
         return rc;
@@ -82,6 +110,7 @@ int dsig_jws_sign_init(dsig_jws_sign_ctx **ctx, const dsig_alg *alg, const dsig_
     return DSIG_OK;
 }
 
+/* Feed payload bytes (of the current pass) to the signer. */
 int dsig_jws_sign_update(dsig_jws_sign_ctx *ctx, const void *data, size_t len)
 {
     if (!ctx || (!data && len))
@@ -98,6 +127,38 @@ int dsig_jws_sign_update(dsig_jws_sign_ctx *ctx, const void *data, size_t len)
         ctx->payload_total += len;
         rc = dsig_b64url_stream_update(&ctx->enc, data, len);
     }
+    if (rc)
+        ctx->failed = 1;
+    return rc;
+}
+
+/* End pass 1 of a two-pass signature and feed the prefix again for pass 2.
+ * @spec FIPS 205 §10.2.1 Algorithm 22 (PRF_msg then H_msg, each over M') with M = the JWS signing
+ * input of RFC 7515 §5.1 step 5 / RFC 7797 §3. */
+int dsig_jws_sign_next_pass(dsig_jws_sign_ctx *ctx)
+{
+    if (!ctx)
+        return dsig_fail(DSIG_E_ARG, "dsig_jws_sign_next_pass: NULL context");
+    if (ctx->failed)
+        return dsig_fail(DSIG_E_STATE, "dsig_jws_sign_next_pass after a failure");
+    if (ctx->pass != 1) {
+        ctx->failed = 1;
+        return dsig_fail(DSIG_E_STATE, ctx->pass ? "dsig_jws_sign_next_pass called twice"
+                                                 : "dsig_jws_sign_next_pass on a one-pass context "
+                                                   "(set dsig_jws_sign_opts.two_pass)");
+    }
+    int rc = DSIG_OK;
+    if (ctx->fmt == DSIG_FMT_COMPACT_B64) {
+        /* Pass 1's encoded payload is complete (tail included) before its signer pass ends. */
+        rc = dsig_b64url_stream_final(&ctx->enc);
+        dsig_b64url_stream_init(&ctx->enc, body_recheck_sink, ctx);
+        ctx->payload_total = 0;
+    }
+    if (rc == DSIG_OK)
+        rc = dsig_sign_next_pass(ctx->sign);
+    if (rc == DSIG_OK)
+        rc = feed_prefix(ctx);
+    ctx->pass = 2;
     if (rc)
         ctx->failed = 1;
     return rc;
@@ -129,6 +190,7 @@ static int assemble(struct dsig_jws_sign_ctx *c, const char *sig, jose_buf *out)
     return out->oom ? dsig_fail(DSIG_E_NOMEM, "out of memory") : DSIG_OK;
 }
 
+/* Finish the signature and assemble the output text (or raw bytes); frees ctx. */
 int dsig_jws_sign_final(dsig_jws_sign_ctx *ctx, char **out, size_t *out_len)
 {
     if (!ctx)
@@ -137,7 +199,10 @@ int dsig_jws_sign_final(dsig_jws_sign_ctx *ctx, char **out, size_t *out_len)
     if (!out)
         rc = dsig_fail(DSIG_E_ARG, "dsig_jws_sign_final: NULL output");
     else if (ctx->failed)
-        rc = dsig_fail(DSIG_E_STATE, "dsig_jws_sign_final after a failed update");
+        rc = dsig_fail(DSIG_E_STATE, "dsig_jws_sign_final after a failed update or next_pass");
+    else if (ctx->pass == 1)
+        rc = dsig_fail(DSIG_E_STATE, "dsig_jws_sign_final: two-pass signing is still in pass 1 (call "
+                                     "dsig_jws_sign_next_pass and feed the payload again)");
     if (rc) {
         dsig_jws_sign_abort(ctx);
         return rc;
@@ -146,6 +211,10 @@ int dsig_jws_sign_final(dsig_jws_sign_ctx *ctx, char **out, size_t *out_len)
     if (ctx->fmt == DSIG_FMT_COMPACT_B64 && (rc = dsig_b64url_stream_final(&ctx->enc))) {
         dsig_jws_sign_abort(ctx);
         return rc;
+    }
+    if (ctx->fmt == DSIG_FMT_COMPACT_B64 && ctx->pass == 2 && ctx->body_pos != ctx->body.len) {
+        dsig_jws_sign_abort(ctx);
+        return dsig_fail(DSIG_E_STATE, "JWS two-pass: pass 2 fed a shorter payload than pass 1");
     }
     size_t cap = dsig_alg_sig_max(ctx->alg), sig_len = 0;
     uint8_t *sig = dsig_malloc(cap ? cap : 1);

@@ -2,9 +2,13 @@
  * GOST3410-2012-256, HMAC-STREEBOG-256/512: RFC 6986 / Botan Streebog vectors through the providers'
  * streaming hash; RFC 7836 Appendix B HMAC examples; GOST R 34.10-2012 Appendix A.1 (= RFC 7091 §7.1)
  * on its test curve with the given nonce (exact s ‖ r) and Botan's records of it (digest bytes read
- * little-endian); round trips, every-bit tampering, bad keys, JWK; interoperation with the OpenSSL
- * GOST engine (`openssl ... -engine gost`, paramset A = id-tc26-gost-3410-2012-256-paramSetB) in both
- * directions when the engine is installed (Debian: libengine-gost-openssl), skipped otherwise.
+ * little-endian); round trips, every-bit tampering, bad keys, JWK on each of the four TC26 256-bit
+ * parameter sets (crv GOST-256-A..D, keygen param), the paramSetA subgroup check (cofactor 4);
+ * interoperation with the OpenSSL GOST engine (`openssl ... -engine gost`) on every 256-bit paramset it
+ * offers (A/B/C = CryptoPro = TC26 B/C/D, TCA..TCD, XA/XB) in both directions when the engine is
+ * installed (Debian: libengine-gost-openssl), skipped otherwise. No known-answer vectors exist for
+ * the production curves (vectors/gost/README.md): the engine interop, with its keys imported under
+ * our d·G = Q check, is the independent proof of the curve constants.
  */
 #include <unistd.h>
 
@@ -269,6 +273,224 @@ static void test_roundtrip(void **st)
     dsig_key_free(pub);
 }
 
+/* ---- the four TC26 256-bit parameter sets ------------------------------------------------------ */
+
+static const char *const crvs[] = {"GOST-256-A", "GOST-256-B", "GOST-256-C", "GOST-256-D"};
+
+/* Keygen on each set (by crv, TC26 name and OID), round trips, every-bit tampering, JWK, bad keys;
+ * keys of one set never verify or import as another. */
+static void test_paramsets(void **st)
+{
+    (void)st;
+    const dsig_alg *alg = gostalg();
+    static const char *const tc26[] = {"id-tc26-gost-3410-2012-256-paramSetA",
+                                       "id-tc26-gost-3410-2012-256-paramSetB",
+                                       "id-tc26-gost-3410-2012-256-paramSetC",
+                                       "id-tc26-gost-3410-2012-256-paramSetD"};
+    static const char *const oids[] = {"1.2.643.7.1.2.1.1.1", "1.2.643.7.1.2.1.1.2",
+                                       "1.2.643.7.1.2.1.1.3", "1.2.643.7.1.2.1.1.4"};
+    static const uint8_t seed[32] = {4, 3, 2, 1};
+    dsig_key *privs[4], *pubs[4];
+    uint8_t msg[300], sigs[4][64];
+    size_t sl = 0;
+    tu_fill(msg, sizeof msg, 44);
+    for (int i = 0; i < 4; i++) {
+        dsig_keygen_params kp = {.param = crvs[i]};
+        assert_int_equal(dsig_key_generate(&privs[i], alg, &kp), DSIG_OK);
+        assert_string_equal(dsig_key_kty(privs[i]), "EC");
+        assert_string_equal(dsig_key_curve(privs[i]), crvs[i]);
+        assert_int_equal(dsig_key_bits(privs[i]), 256);
+        assert_ptr_equal(dsig_key_alg(privs[i]), alg);
+        assert_int_equal(dsig_key_public(&pubs[i], privs[i]), DSIG_OK);
+        assert_string_equal(dsig_key_curve(pubs[i]), crvs[i]);
+        rt_roundtrip(alg, privs[i], pubs[i]);
+        assert_int_equal(dsig_sign(alg, privs[i], msg, sizeof msg, sigs[i], 64, &sl), DSIG_OK);
+        assert_int_equal(sl, 64);
+        rt_tamper_all(alg, pubs[i], msg, sizeof msg, sigs[i], sl, NULL);
+        rt_jwk_roundtrip(privs[i]);
+        rt_bad_keys(crvs[i], privs[i]);
+        /* the JWK names the set */
+        char *json = NULL;
+        size_t jl = 0;
+        assert_int_equal(dsig_jwk_export(pubs[i], 0, &json, &jl), DSIG_OK);
+        char want[64];
+        snprintf(want, sizeof want, "\"crv\":\"%s\"", crvs[i]);
+        assert_non_null(strstr(json, want));
+        dsig_free(json);
+        /* the other spellings of the set; the TC26 name in any case; seeded keys are reproducible */
+        const char *names[] = {tc26[i], oids[i], crvs[i]};
+        dsig_key *k1 = NULL, *k2 = NULL;
+        for (int n = 0; n < 3; n++) {
+            kp = (dsig_keygen_params){.param = names[n], .seed = seed, .seed_len = sizeof seed};
+            assert_int_equal(dsig_key_generate(&k1, alg, &kp), DSIG_OK);
+            assert_string_equal(dsig_key_curve(k1), crvs[i]);
+            dsig_key_free(k1);
+        }
+        char lower[64];
+        snprintf(lower, sizeof lower, "%s", crvs[i]);
+        for (char *c = lower; *c; c++)
+            *c = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
+        kp = (dsig_keygen_params){.param = lower, .seed = seed, .seed_len = sizeof seed};
+        assert_int_equal(dsig_key_generate(&k1, alg, &kp), DSIG_OK);
+        kp.param = crvs[i];
+        assert_int_equal(dsig_key_generate(&k2, alg, &kp), DSIG_OK);
+        assert_string_equal(dsig_key_curve(k1), crvs[i]);
+        const struct rec_key *r1 = k1->impl, *r2 = k2->impl;
+        /* the label holds the param as given: same spelling, same key */
+        assert_memory_not_equal(r1->d, r2->d, 32);
+        dsig_key_free(k1);
+        assert_int_equal(dsig_key_generate(&k1, alg, &kp), DSIG_OK);
+        r1 = k1->impl;
+        assert_memory_equal(r1->d, r2->d, 32);
+        assert_memory_equal(r1->x, r2->x, 32);
+        dsig_key_free(k1);
+        dsig_key_free(k2);
+    }
+    /* default (no param) is paramSetB, with the same seeded key as before parameter sets existed */
+    dsig_key *def = NULL;
+    assert_int_equal(dsig_key_generate(&def, alg, NULL), DSIG_OK);
+    assert_string_equal(dsig_key_curve(def), "GOST-256-B");
+    dsig_key_free(def);
+    /* keys, points and signatures do not cross sets */
+    for (int i = 0; i < 4; i++) {
+        const struct rec_key *ki = privs[i]->impl;
+        for (int j = 0; j < 4; j++) {
+            if (i == j)
+                continue;
+            assert_int_equal(dsig_verify(alg, pubs[j], msg, sizeof msg, sigs[i], 64), DSIG_E_VERIFY);
+            dsig_key *cross = NULL;
+            /* B's points may lie on C's curve by chance only with negligible probability */
+            assert_int_equal(rt_jwk_key(crvs[j], ki->x, ki->y, NULL, 32, &cross), DSIG_E_POINT);
+            assert_null(cross);
+        }
+    }
+    /* unknown parameter sets; bare letters are ambiguous (the engine's "A" is TC26's B) */
+    static const char *const bad[] = {"A", "B", "TCA", "GOST-256-E", "GOST-512-A", "", "1.2.643.7.1.2.1.1.5",
+                                      "id-tc26-gost-3410-2012-512-paramSetA", "GOST-256-B "};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dsig_keygen_params kp = {.param = bad[i]};
+        dsig_key *k = NULL;
+        assert_int_equal(dsig_key_generate(&k, alg, &kp), DSIG_E_ARG);
+        assert_null(k);
+    }
+    assert_non_null(strstr(dsig_last_error_detail(), "GOST-256-A"));
+    /* another algorithm refuses the GOST keys, with a message naming all four sets */
+    uint8_t sig[64];
+    assert_int_equal(dsig_sign(dsig_alg_by_name("SM2-SM3"), privs[0], msg, 1, sig, 64, &sl),
+                     DSIG_E_ALG_NOT_ALLOWED); /* generated keys are bound to their algorithm */
+    const struct rec_key *ka = privs[0]->impl;
+    dsig_key *unbound = NULL;
+    assert_int_equal(rt_jwk_key("GOST-256-A", ka->x, ka->y, ka->d, 32, &unbound), DSIG_OK);
+    assert_int_equal(dsig_sign(dsig_alg_by_name("SM2-SM3"), unbound, msg, 1, sig, 64, &sl),
+                     DSIG_E_KEY_MISMATCH);
+    assert_int_equal(dsig_sign(alg, unbound, msg, 1, sig, 64, &sl), DSIG_OK);
+    assert_int_equal(dsig_verify(alg, pubs[0], msg, 1, sig, sl), DSIG_OK);
+    dsig_key_free(unbound);
+    dsig_key *sm2 = NULL, *sm2u = NULL;
+    assert_int_equal(dsig_key_generate(&sm2, dsig_alg_by_name("SM2-SM3"), NULL), DSIG_OK);
+    const struct rec_key *ks = sm2->impl;
+    assert_int_equal(rt_jwk_key("SM2", ks->x, ks->y, ks->d, 32, &sm2u), DSIG_OK);
+    assert_int_equal(dsig_sign(alg, sm2u, msg, 1, sig, 64, &sl), DSIG_E_KEY_MISMATCH);
+    assert_non_null(strstr(dsig_last_error_detail(), "GOST-256-D"));
+    dsig_key_free(sm2u);
+    dsig_keygen_params kp = {.param = "GOST-256-A"};
+    dsig_key *k = NULL;
+    assert_int_equal(dsig_key_generate(&k, dsig_alg_by_name("SM2-SM3"), &kp), DSIG_E_UNSUPPORTED);
+    dsig_key_free(sm2);
+    for (int i = 0; i < 4; i++) {
+        dsig_key_free(privs[i]);
+        dsig_key_free(pubs[i]);
+    }
+}
+
+/* paramSetA has cofactor 4: points on the curve outside the order-q subgroup are refused. The
+ * points are built here with libgcrypt: (x, sqrt(x^3 + ax + b)) for small x (p ≡ 3 mod 4), kept
+ * when q·P != O; T = q·P then has order 2 or 4. */
+static void test_paramset_a_subgroup(void **st)
+{
+    (void)st;
+    struct rec_ctx c;
+    assert_int_equal(rec_ctx_open(&c, &dsig_rec_gost256a, NULL), DSIG_OK);
+    assert_false(c.cofactor_one);
+    assert_int_equal(gcry_mpi_get_nbits(c.n), 255);
+    gcry_mpi_t x = gcry_mpi_new(0), y = gcry_mpi_new(0), rhs = gcry_mpi_new(0), t = gcry_mpi_new(0);
+    gcry_mpi_t e = gcry_mpi_new(0), three = gcry_mpi_set_ui(NULL, 3), one = gcry_mpi_set_ui(NULL, 1);
+    gcry_mpi_add_ui(e, c.p, 1);
+    gcry_mpi_rshift(e, e, 2); /* (p + 1) / 4 */
+    gcry_mpi_point_t P = gcry_mpi_point_new(0), T = gcry_mpi_point_new(0);
+    int found = 0, tested = 0;
+    dsig_key *good = NULL;
+    dsig_keygen_params kp = {.param = "GOST-256-A"};
+    assert_int_equal(dsig_key_generate(&good, gostalg(), &kp), DSIG_OK);
+    const struct rec_key *gk = good->impl;
+    for (unsigned xi = 1; xi < 200 && found < 3; xi++) {
+        gcry_mpi_set_ui(x, xi);
+        gcry_mpi_powm(rhs, x, three, c.p);
+        gcry_mpi_mulm(t, c.a, x, c.p);
+        gcry_mpi_addm(rhs, rhs, t, c.p);
+        gcry_mpi_addm(rhs, rhs, c.b, c.p);
+        gcry_mpi_powm(y, rhs, e, c.p);
+        gcry_mpi_mulm(t, y, y, c.p);
+        if (gcry_mpi_cmp(t, rhs) != 0)
+            continue; /* not a square: no point with this x */
+        gcry_mpi_point_set(P, x, y, one);
+        assert_true(gcry_mpi_ec_curve_point(P, c.ctx));
+        gcry_mpi_ec_mul(T, c.n, P, c.ctx);
+        uint8_t bx[32], by[32];
+        assert_int_equal(rec_mpi_out(x, bx, 32), DSIG_OK);
+        assert_int_equal(rec_mpi_out(y, by, 32), DSIG_OK);
+        dsig_key *k = NULL;
+        tested++;
+        if (gcry_mpi_ec_get_affine(t, NULL, T, c.ctx) == 0) {
+            /* P is outside the subgroup: refused as such, and so is Q + T for a valid Q */
+            found++;
+            assert_int_equal(rt_jwk_key("GOST-256-A", bx, by, NULL, 32, &k), DSIG_E_POINT);
+            assert_null(k);
+            gcry_mpi_point_t Q = rec_point(&c, gk->x, gk->y);
+            assert_non_null(Q);
+            gcry_mpi_ec_add(Q, Q, T, c.ctx);
+            gcry_mpi_t qx = gcry_mpi_new(0), qy = gcry_mpi_new(0);
+            assert_int_equal(gcry_mpi_ec_get_affine(qx, qy, Q, c.ctx), 0);
+            assert_int_equal(rec_mpi_out(qx, bx, 32), DSIG_OK);
+            assert_int_equal(rec_mpi_out(qy, by, 32), DSIG_OK);
+            assert_true(gcry_mpi_ec_curve_point(Q, c.ctx));
+            assert_int_equal(rt_jwk_key("GOST-256-A", bx, by, NULL, 32, &k), DSIG_E_POINT);
+            assert_null(k);
+            /* ... also with the private key: d·G != Q + T is caught by the point check first */
+            assert_int_equal(rt_jwk_key("GOST-256-A", bx, by, gk->d, 32, &k), DSIG_E_POINT);
+            gcry_mpi_release(qx);
+            gcry_mpi_release(qy);
+            gcry_mpi_point_release(Q);
+            /* 4·P is in the subgroup: accepted */
+            gcry_mpi_t four = gcry_mpi_set_ui(NULL, 4);
+            gcry_mpi_ec_mul(T, four, P, c.ctx);
+            gcry_mpi_release(four);
+            if (gcry_mpi_ec_get_affine(x, y, T, c.ctx) == 0) {
+                assert_int_equal(rec_mpi_out(x, bx, 32), DSIG_OK);
+                assert_int_equal(rec_mpi_out(y, by, 32), DSIG_OK);
+                assert_int_equal(rt_jwk_key("GOST-256-A", bx, by, NULL, 32, &k), DSIG_OK);
+                dsig_key_free(k);
+            }
+        } else {
+            assert_int_equal(rt_jwk_key("GOST-256-A", bx, by, NULL, 32, &k), DSIG_OK);
+            dsig_key_free(k);
+        }
+    }
+    assert_true(found >= 3);
+    assert_true(tested >= found);
+    dsig_key_free(good);
+    gcry_mpi_release(x);
+    gcry_mpi_release(y);
+    gcry_mpi_release(rhs);
+    gcry_mpi_release(t);
+    gcry_mpi_release(e);
+    gcry_mpi_release(three);
+    gcry_mpi_release(one);
+    gcry_mpi_point_release(P);
+    gcry_mpi_point_release(T);
+    rec_ctx_close(&c);
+}
+
 /* ---- interop with the OpenSSL GOST engine ------------------------------------------------------ */
 
 /* Run a shell command; 1 on exit status 0. */
@@ -286,6 +508,104 @@ static void write_file(const char *path, const void *data, size_t len)
     fclose(f);
 }
 
+/* The engine's gost2012_256 paramsets: its name, what `openssl pkey -text` prints, our crv. */
+struct engine_set {
+    const char *paramset, *printed, *crv;
+    int rounds;
+};
+
+static const struct engine_set engine_sets[] = {
+    {"A", "CryptoPro-A", "GOST-256-B", 3}, /* = TC26 paramSetB */
+    {"B", "CryptoPro-B", "GOST-256-C", 2}, /* = TC26 paramSetC */
+    {"C", "CryptoPro-C", "GOST-256-D", 2}, /* = TC26 paramSetD */
+    {"TCA", "ParamSet A", "GOST-256-A", 3},
+    {"TCB", "ParamSet B", "GOST-256-B", 1},
+    {"TCC", "ParamSet C", "GOST-256-C", 1},
+    {"TCD", "ParamSet D", "GOST-256-D", 1},
+    {"XA", "CryptoPro-XchA", "GOST-256-B", 1}, /* the key-exchange OIDs name the same curves */
+    {"XB", "CryptoPro-XchB", "GOST-256-D", 1},
+};
+
+/* One interop round in dir on the engine paramset es: an engine key imported as a JWK, a message of
+ * round*2000+3 bytes signed by us and verified by the engine, and the other way round. */
+static void engine_round(const char *dir, const struct engine_set *es, int round)
+{
+    const dsig_alg *alg = gostalg();
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && openssl genpkey -engine gost -algorithm gost2012_256 -pkeyopt paramset:%s "
+             "-out k.pem 2>/dev/null && openssl pkey -engine gost -in k.pem -pubout -out pub.pem "
+             "2>/dev/null && openssl pkey -engine gost -in k.pem -text -noout > k.txt 2>/dev/null",
+             dir, es->paramset);
+    assert_true(sh(cmd));
+    char path[256], line[256], dh[80] = "", xh[80] = "", yh[80] = "";
+    snprintf(path, sizeof path, "%s/k.txt", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int named = 0;
+    while (fgets(line, sizeof line, f)) {
+        sscanf(line, "Private key: %70s", dh);
+        sscanf(line, " X:%70s", xh);
+        sscanf(line, " Y:%70s", yh);
+        if (strstr(line, "Parameter set:")) {
+            assert_non_null(strstr(line, es->printed));
+            named = 1;
+        }
+    }
+    fclose(f);
+    assert_true(named);
+    uint8_t d[32], x[32], y[32];
+    rt_hexw(dh, d, 32);
+    rt_hexw(xh, x, 32);
+    rt_hexw(yh, y, 32);
+    dsig_key *priv = NULL, *pub = NULL;
+    /* the import checks d·G = (x, y) (and, on A, q·Q = O): the engine's curve is ours */
+    assert_int_equal(rt_jwk_key(es->crv, x, y, d, 32, &priv), DSIG_OK);
+    assert_int_equal(rt_jwk_key(es->crv, x, y, NULL, 32, &pub), DSIG_OK);
+    /* ... and no other set's */
+    for (size_t o = 0; o < 4; o++) {
+        dsig_key *other = NULL;
+        if (strcmp(crvs[o], es->crv) != 0)
+            assert_int_equal(rt_jwk_key(crvs[o], x, y, NULL, 32, &other), DSIG_E_POINT);
+    }
+
+    uint8_t msg[5000], sig[64];
+    size_t len = (size_t)(round * 2000 + 3), sl;
+    tu_fill(msg, sizeof msg, (uint64_t)round + 100);
+    snprintf(path, sizeof path, "%s/m.bin", dir);
+    write_file(path, msg, len);
+
+    /* dsig → engine */
+    assert_int_equal(tu_sign_chunked(alg, priv, msg, len, 512, sig, sizeof sig, &sl), DSIG_OK);
+    snprintf(path, sizeof path, "%s/ours.sig", dir);
+    write_file(path, sig, sl);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && openssl dgst -engine gost -md_gost12_256 -verify pub.pem -signature ours.sig "
+             "m.bin 2>/dev/null | grep -q 'Verified OK'", dir);
+    assert_true(sh(cmd));
+    sig[40] ^= 1;
+    write_file(path, sig, sl);
+    assert_false(sh(cmd));
+
+    /* engine → dsig */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && openssl dgst -engine gost -md_gost12_256 -sign k.pem -out theirs.sig m.bin "
+             ">/dev/null 2>&1", dir);
+    assert_true(sh(cmd));
+    snprintf(path, sizeof path, "%s/theirs.sig", dir);
+    size_t tl;
+    f = fopen(path, "rb");
+    assert_non_null(f);
+    tl = fread(sig, 1, sizeof sig, f);
+    fclose(f);
+    assert_int_equal(tl, 64);
+    assert_int_equal(tu_verify_chunked(alg, pub, msg, len, 1000, sig, tl), DSIG_OK);
+    msg[len - 1] ^= 1;
+    assert_int_equal(dsig_verify(alg, pub, msg, len, sig, tl), DSIG_E_VERIFY);
+    dsig_key_free(priv);
+    dsig_key_free(pub);
+}
+
 static void test_engine_interop(void **st)
 {
     (void)st;
@@ -296,71 +616,14 @@ static void test_engine_interop(void **st)
     }
     char dir[] = "/tmp/dsig-gost-XXXXXX", cmd[1024];
     assert_non_null(mkdtemp(dir));
-    const dsig_alg *alg = gostalg();
-    for (int round = 0; round < 3; round++) {
-        snprintf(cmd, sizeof cmd,
-                 "cd %s && openssl genpkey -engine gost -algorithm gost2012_256 -pkeyopt paramset:A "
-                 "-out k.pem 2>/dev/null && openssl pkey -engine gost -in k.pem -pubout -out pub.pem "
-                 "2>/dev/null && openssl pkey -engine gost -in k.pem -text -noout > k.txt 2>/dev/null",
-                 dir);
-        assert_true(sh(cmd));
-        char path[256], line[256], dh[80] = "", xh[80] = "", yh[80] = "";
-        snprintf(path, sizeof path, "%s/k.txt", dir);
-        FILE *f = fopen(path, "r");
-        assert_non_null(f);
-        while (fgets(line, sizeof line, f)) {
-            sscanf(line, "Private key: %70s", dh);
-            sscanf(line, " X:%70s", xh);
-            sscanf(line, " Y:%70s", yh);
-            if (strstr(line, "Parameter set:"))
-                assert_non_null(strstr(line, "CryptoPro-A"));
-        }
-        fclose(f);
-        uint8_t d[32], x[32], y[32];
-        rt_hexw(dh, d, 32);
-        rt_hexw(xh, x, 32);
-        rt_hexw(yh, y, 32);
-        dsig_key *priv = NULL, *pub = NULL;
-        /* the import checks d·G = (x, y): the engine's curve is ours */
-        assert_int_equal(rt_jwk_key("GOST-256-B", x, y, d, 32, &priv), DSIG_OK);
-        assert_int_equal(rt_jwk_key("GOST-256-B", x, y, NULL, 32, &pub), DSIG_OK);
-
-        uint8_t msg[5000], sig[64];
-        size_t len = (size_t)(round * 2000 + 3), sl;
-        tu_fill(msg, sizeof msg, (uint64_t)round + 100);
-        snprintf(path, sizeof path, "%s/m.bin", dir);
-        write_file(path, msg, len);
-
-        /* dsig → engine */
-        assert_int_equal(tu_sign_chunked(alg, priv, msg, len, 512, sig, sizeof sig, &sl), DSIG_OK);
-        snprintf(path, sizeof path, "%s/ours.sig", dir);
-        write_file(path, sig, sl);
-        snprintf(cmd, sizeof cmd,
-                 "cd %s && openssl dgst -engine gost -md_gost12_256 -verify pub.pem -signature ours.sig "
-                 "m.bin 2>/dev/null | grep -q 'Verified OK'", dir);
-        assert_true(sh(cmd));
-        sig[40] ^= 1;
-        write_file(path, sig, sl);
-        assert_false(sh(cmd));
-
-        /* engine → dsig */
-        snprintf(cmd, sizeof cmd,
-                 "cd %s && openssl dgst -engine gost -md_gost12_256 -sign k.pem -out theirs.sig m.bin "
-                 ">/dev/null 2>&1", dir);
-        assert_true(sh(cmd));
-        snprintf(path, sizeof path, "%s/theirs.sig", dir);
-        size_t tl;
-        f = fopen(path, "rb");
-        assert_non_null(f);
-        tl = fread(sig, 1, sizeof sig, f);
-        fclose(f);
-        assert_int_equal(tl, 64);
-        assert_int_equal(tu_verify_chunked(alg, pub, msg, len, 1000, sig, tl), DSIG_OK);
-        msg[len - 1] ^= 1;
-        assert_int_equal(dsig_verify(alg, pub, msg, len, sig, tl), DSIG_E_VERIFY);
-        dsig_key_free(priv);
-        dsig_key_free(pub);
-    }
+    /* the engine has no paramset "D" (its letters are CryptoPro's: TC26 D is its "C" or "TCD") */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && openssl genpkey -engine gost -algorithm gost2012_256 -pkeyopt paramset:D "
+             "-out d.pem >/dev/null 2>&1", dir);
+    assert_false(sh(cmd));
+    for (size_t set = 0; set < sizeof engine_sets / sizeof engine_sets[0]; set++)
+        for (int round = 0; round < engine_sets[set].rounds; round++)
+            engine_round(dir, &engine_sets[set], round);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     sh(cmd);
 }
@@ -370,7 +633,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_streebog_vectors), cmocka_unit_test(test_hmac_rfc7836),
         cmocka_unit_test(test_appendix_a1),      cmocka_unit_test(test_botan_vectors),
-        cmocka_unit_test(test_roundtrip),        cmocka_unit_test(test_engine_interop),
+        cmocka_unit_test(test_roundtrip),        cmocka_unit_test(test_paramsets),
+        cmocka_unit_test(test_paramset_a_subgroup), cmocka_unit_test(test_engine_interop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,7 @@
 # trips for SHA2-128f and SHAKE-128f, the two-pass raw signature of a regular file (deterministic:
 # reproducible, equal for a file argument and a file on stdin, and equal to the exact one-pass
 # HashSLH-DSA path where both are exact), one-pass pipe signing, --one-pass, and refusals (pipe +
-# --deterministic, JWS + --deterministic, bad AKP JWKs, wrong lengths, PEM).
+# --deterministic, JWS on a pipe + --deterministic, bad AKP JWKs, wrong lengths, PEM).
 source "$DSIG_SOURCE_DIR/tests/cli/lib.sh"
 
 SEED=000102030405060708090a0b0c0d0e0f
@@ -27,13 +27,13 @@ for a in SLH-DSA-SHA2-128f SLH-DSA-SHAKE-128f; do
     check "private JWK has priv" grep -q '"priv":"' "$T/$a.jwk"
     check "public JWK has no priv" bash -c "! grep -q '\"priv\"' '$T/$a.pub'"
 
-    CASE="$a JWS (one pass)"
+    CASE="$a JWS (two pass on a regular file; one pass on a pipe)"
     run 0 "$D" sign -k "$T/$a.jwk" -o "$T/$a.jws" "$T/msg"
     run 0 "$D" verify -k "$T/$a.pub" -s "$T/$a.jws" "$T/msg"
     run 1 "$D" verify -k "$T/$a.pub" -s "$T/$a.jws" "$T/msg.bad"
     run 0 "$D" sign -k "$T/$a.jwk" --format json -o "$T/$a.json" "$T/msg"
     run 0 "$D" verify -k "$T/$a.pub" -s "$T/$a.json" "$T/msg"
-    reject 'two-pass|twice' "$D" sign -k "$T/$a.jwk" --deterministic "$T/msg"
+    reject 'two-pass|twice' "$D" sign -k "$T/$a.jwk" --deterministic - < <(cat "$T/msg" || true)
 
     CASE="$a raw two-pass"
     run 0 "$D" sign -k "$T/$a.jwk" --format raw -o "$T/$a.raw" "$T/msg"

@@ -2,8 +2,9 @@
  * `dsig sign`: stream a payload of any size through the JWS signer in 64 KiB chunks (one reader,
  * dsig_read_fd; no temporary file), then write the small signature. The output file is created only
  * after signing succeeded, so a failure leaves no partial output. Algorithms with an exact two-pass
- * signature (DSIG_ALG_TWO_PASS: SLH-DSA) read a regular file twice for a raw signature (seeking back
- * between the passes) unless --one-pass is given.
+ * signature (DSIG_ALG_TWO_PASS: SLH-DSA) read a regular file twice (seeking back between the passes),
+ * in every output format, unless --one-pass is given: the JWS signer feeds the header prefix in both
+ * passes (dsig_jws_sign_opts.two_pass).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,13 +21,17 @@ const char cli_usage_sign[] =
     "\n"
     "Sign FILE (or standard input when FILE is '-' or absent) in one streaming pass. The algorithm is\n"
     "the key's bound \"alg\", or -a (required for PEM keys, which are unbound).\n"
-    "SLH-DSA with --format raw on a regular file reads it twice (seeking back), which gives the exact\n"
-    "FIPS 205 signature (R = PRF_msg over the payload) and allows --deterministic; pipes, standard\n"
-    "input that is not a regular file, JWS formats and --one-pass sign in one pass, where R comes\n"
-    "from fresh randomness only (still a valid SLH-DSA signature; --deterministic is refused).\n"
+    "SLH-DSA (flag two-pass in dsig list) reads a regular file twice (seeking back), in every format,\n"
+    "which gives the exact FIPS 205 signature of the signing input (R = PRF_msg over it; for JWS\n"
+    "formats the input is header.payload) and allows --deterministic; pipes, standard input that is\n"
+    "not a regular file and --one-pass sign in one pass, where R comes from fresh randomness only\n"
+    "(still a valid SLH-DSA signature; --deterministic is refused unless --prehash is given).\n"
     "\n"
     "Options:\n"
-    "  -k, --key KEY       private key file, JWK or PEM (detected); required\n"
+    "  -k, --key KEY       private key file, JWK or PEM (detected), or the state file of a stateful\n"
+    "                      key (HSS-LMS, XMSS, XMSSMT; updated durably before the signature is\n"
+    "                      written; $DSIG_STATE_RESERVE indices reserved per update, default 1);\n"
+    "                      required\n"
     "  -a, --alg ALG       algorithm (must match the key's \"alg\" if it has one)\n"
     "  -o, --out SIG       signature file (default: standard output); written only on success;\n"
     "                      never the key or the payload file itself\n"
@@ -37,15 +42,16 @@ const char cli_usage_sign[] =
     "                      raw     the bare signature bytes over the payload (no JOSE)\n"
     "      --kid           put the key's RFC 7638 thumbprint in the header as \"kid\"\n"
     "      --deterministic deterministic signature instead of the default hedged one (algorithms\n"
-    "                      with signing options: ML-DSA, any format; SLH-DSA: two-pass raw\n"
-    "                      signatures of regular files, or with --prehash)\n"
+    "                      with signing options: ML-DSA, any format; SLH-DSA: two-pass signatures\n"
+    "                      of regular files, or with --prehash)\n"
     "      --context HEX   context string (FIPS 204/205 ctx, up to 255 bytes); raw format only: JOSE\n"
     "                      uses an empty context. The verifier needs the same --context\n"
     "      --prehash NAME  HashML-DSA / HashSLH-DSA with pre-hash NAME: SHA-224, SHA-256, SHA-384,\n"
     "                      SHA-512, SHA-512/224, SHA-512/256, SHA3-224, SHA3-256, SHA3-384,\n"
     "                      SHA3-512, SHAKE128, SHAKE256; raw format only. The verifier needs the\n"
     "                      same NAME\n"
-    "      --one-pass      SLH-DSA: sign a regular file in one pass (as for pipes) instead of two\n"
+    "      --one-pass      SLH-DSA: sign a regular file in one pass (as for pipes) instead of two,\n"
+    "                      in any format\n"
     "  -q, --quiet         no progress bar or informational messages\n"
     "  -h, --help          this help\n"
     "\n"
@@ -54,7 +60,6 @@ const char cli_usage_sign[] =
 
 struct sign_feed {
     dsig_jws_sign_ctx *ctx;
-    dsig_sign_ctx *two;     /* two-pass signing: the bare signer instead of ctx */
     struct progress pg;
     int lib_rc;     /* set when the signer (not the reader) failed */
 };
@@ -63,7 +68,7 @@ struct sign_feed {
 static int sign_chunk(void *arg, const uint8_t *data, size_t len)
 {
     struct sign_feed *f = arg;
-    int rc = f->two ? dsig_sign_update(f->two, data, len) : dsig_jws_sign_update(f->ctx, data, len);
+    int rc = dsig_jws_sign_update(f->ctx, data, len);
     if (rc != DSIG_OK) {
         f->lib_rc = rc;
         return rc;
@@ -72,11 +77,13 @@ static int sign_chunk(void *arg, const uint8_t *data, size_t len)
     return DSIG_OK;
 }
 
-/* Read the payload from `start` to the end through the signer (one pass, with progress). */
+/* Read the payload to the end through the signer (one pass, with progress), from `start` when it is
+ * not negative (a seekable regular file read twice), else from where the descriptor is. */
 static int feed_pass(struct sign_feed *f, struct cli_input *in, off_t start)
 {
-    if (lseek(in->fd, start, SEEK_SET) == (off_t)-1)
+    if (start >= 0 && lseek(in->fd, start, SEEK_SET) == (off_t)-1)
         return cli_err_sys(errno, "cannot seek in '%s'", in->name), -1;
+    f->lib_rc = 0;
     progress_start(&f->pg, in);
     int rc = dsig_read_fd(in->fd, NULL, CLI_CHUNK, sign_chunk, f, NULL);
     progress_end(&f->pg);
@@ -85,63 +92,6 @@ static int feed_pass(struct sign_feed *f, struct cli_input *in, off_t start)
         return -1;
     }
     return 0;
-}
-
-/* The raw two-pass signature (dsig_sign_init_two_pass) of a regular file: pass 1, seek back, pass 2.
- * *sig is malloc'd (free). */
-static int sign_two_pass(const dsig_alg *alg, const dsig_key *key, const dsig_sign_opts *so,
-                         struct cli_input *in, const char *keypath, uint8_t **sig, size_t *sig_len)
-{
-    dsig_sign_ctx *ctx = NULL;
-    off_t start = lseek(in->fd, 0, SEEK_CUR); /* stdin redirected from a file may not start at 0 */
-    if (start == (off_t)-1)
-        return cli_err_sys(errno, "cannot seek in '%s'", in->name), -1;
-    int rc = dsig_sign_init_two_pass(&ctx, alg, key, so);
-    if (rc != DSIG_OK) {
-        cli_err_lib(rc, "cannot sign with key '%s'", keypath);
-        return -1;
-    }
-    /* sign_chunk feeds a JWS context; here the feed goes to the bare signer. */
-    struct sign_feed f = {0};
-    f.two = ctx;
-    if (feed_pass(&f, in, start) != 0)
-        goto fail;
-    if ((rc = dsig_sign_next_pass(ctx)) != DSIG_OK) {
-        cli_err_lib(rc, "cannot sign '%s'", in->name);
-        goto fail;
-    }
-    if (feed_pass(&f, in, start) != 0)
-        goto fail;
-    size_t cap = dsig_alg_sig_max(alg);
-    uint8_t *buf = malloc(cap);
-    if (!buf) {
-        cli_err_lib(DSIG_E_NOMEM, "cannot sign '%s'", in->name);
-        goto fail;
-    }
-    rc = dsig_sign_final(ctx, buf, cap, sig_len);
-    if (rc != DSIG_OK) {
-        free(buf);
-        cli_err_lib(rc, "cannot sign '%s'", in->name);
-        return -1;
-    }
-    *sig = buf;
-    return 0;
-fail:
-    dsig_sign_abort(ctx);
-    return -1;
-}
-
-/* Stateful keys: persist the advanced state before the signature leaves the process, so that a
- * one-time key can never be used twice even if the program dies right after. */
-static int persist_state(const char *keypath, const dsig_key *key)
-{
-    char *text = NULL;
-    size_t len = 0;
-    if (keyfile_export(key, 0, 1, "updated stateful key", &text, &len) != 0)
-        return -1;
-    int rc = output_replace_private(keypath, text, len, "stateful key");
-    dsig_free(text);
-    return rc;
 }
 
 /* `dsig sign` */
@@ -208,7 +158,6 @@ int cmd_sign(int argc, char **argv)
     int status = CLI_EXIT_ERROR, is_pem = 0, rc;
     dsig_key *key = NULL;
     char *sig = NULL;
-    uint8_t *sig2 = NULL; /* two-pass raw signature (malloc'd) */
     size_t sig_len = 0;
     struct sign_feed feed = {0};
     struct cli_input in = {.fd = -1};
@@ -231,10 +180,12 @@ int cmd_sign(int argc, char **argv)
                         "--prehash)\n", dsig_strerror(DSIG_E_UNSUPPORTED), dsig_alg_name(alg));
         goto out;
     }
-    int stateful = (dsig_alg_flags(alg) & DSIG_ALG_STATEFUL) != 0;
-    if (stateful && (is_pem || input_is_stdin(keypath))) {
-        fprintf(stderr, "dsig: key '%s': %s: a %s key must be a JWK file: its state is rewritten after "
-                        "each signature\n",
+    uint64_t left; /* stateful keys sign only from their state file (dsig/state.h), which the
+                      library itself advances durably before each signature */
+    int stateful = (dsig_alg_flags(alg) & DSIG_ALG_STATEFUL) && dsig_state_remaining(key, &left) != DSIG_OK;
+    if (stateful) {
+        fprintf(stderr, "dsig: key '%s': %s: a %s key signs only from its state file (dsig keygen -o "
+                        "FILE.state); a JWK or PEM of it can only verify\n",
                 keypath, dsig_strerror(DSIG_E_ARG), dsig_alg_name(alg));
         goto out;
     }
@@ -245,22 +196,26 @@ int cmd_sign(int argc, char **argv)
      * output_write checks again on the descriptor it writes. */
     if (output_check_distinct(out, "signature", inputs, 2) != 0)
         goto out;
-    if (sopts.format == DSIG_FMT_RAW && !one_pass && in.size_known &&
-        (dsig_alg_flags(alg) & DSIG_ALG_TWO_PASS)) {
-        if (sign_two_pass(alg, key, sopts.sign_opts, &in, keypath, &sig2, &sig_len) != 0)
-            goto out;
-        goto write;
+    /* The exact signature of a two-pass algorithm reads a regular file twice (also one redirected to
+     * standard input, which may not start at offset 0): pass 1, seek back, pass 2. */
+    off_t start = -1;
+    sopts.two_pass = !one_pass && in.size_known && (dsig_alg_flags(alg) & DSIG_ALG_TWO_PASS);
+    if (sopts.two_pass && (start = lseek(in.fd, 0, SEEK_CUR)) == (off_t)-1) {
+        cli_err_sys(errno, "cannot seek in '%s'", in.name);
+        goto out;
     }
     if ((rc = dsig_jws_sign_init(&feed.ctx, alg, key, &sopts)) != DSIG_OK) {
         cli_err_lib(rc, "cannot sign with key '%s'", keypath);
         goto out;
     }
-    progress_start(&feed.pg, &in);
-    rc = dsig_read_fd(in.fd, NULL, CLI_CHUNK, sign_chunk, &feed, NULL);
-    progress_end(&feed.pg);
-    if (rc != DSIG_OK) {
+    int fed = feed_pass(&feed, &in, start) == 0;
+    if (fed && sopts.two_pass) {
+        if ((rc = dsig_jws_sign_next_pass(feed.ctx)) != DSIG_OK)
+            cli_err_lib(rc, "cannot sign '%s'", in.name);
+        fed = rc == DSIG_OK && feed_pass(&feed, &in, start) == 0;
+    }
+    if (!fed) {
         dsig_jws_sign_abort(feed.ctx);
-        cli_err_lib(rc, "%s '%s'", feed.lib_rc ? "cannot sign" : "cannot read", in.name);
         goto out;
     }
     rc = dsig_jws_sign_final(feed.ctx, &sig, &sig_len);
@@ -269,16 +224,12 @@ int cmd_sign(int argc, char **argv)
         cli_err_lib(rc, "cannot sign '%s'", in.name);
         goto out;
     }
-write:
-    if (stateful && persist_state(keypath, key) != 0)
-        goto out;
-    if (output_write(out, sig2 ? (const void *)sig2 : sig, sig_len, sopts.format != DSIG_FMT_RAW, 0644, "signature", inputs, 2) != 0)
+    if (output_write(out, sig, sig_len, sopts.format != DSIG_FMT_RAW, 0644, "signature", inputs, 2) != 0)
         goto out;
     status = CLI_EXIT_OK;
 out:
     input_close(&in);
     dsig_free(sig);
-    free(sig2);
     dsig_key_free(key);
     free(context);
     return status;

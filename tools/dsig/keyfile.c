@@ -1,17 +1,49 @@
 /*
  * Key files: one JWK object or one PEM key (PKCS#8 private / SubjectPublicKeyInfo public), detected
- * from the content. The file text is wiped as soon as the key is parsed.
+ * from the content, or the state file of a stateful key (LMS/HSS, XMSS: dsig/state.h), detected by
+ * its magic. The file text is wiped as soon as the key is parsed.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+/* Open a state file: locked until the key is freed. A dsig command makes one signature, and the
+ * unused rest of a reserved window is lost when it exits: so it reserves 1 index per durable write
+ * unless $DSIG_STATE_RESERVE says otherwise. */
+static int keyfile_load_state(const char *path, dsig_key **key, struct cli_fileid *id)
+{
+    dsig_state_opts opts = {.reserve = 1};
+    const char *env = getenv("DSIG_STATE_RESERVE");
+    if (env && *env) {
+        char *end;
+        unsigned long v = strtoul(env, &end, 10);
+        if (*end || v == 0 || v > 1000000) {
+            fprintf(stderr, "dsig: DSIG_STATE_RESERVE='%s': %s: expected 1..1000000\n", env,
+                    dsig_strerror(DSIG_E_ARG));
+            return -1;
+        }
+        opts.reserve = (uint32_t)v;
+    }
+    int rc = dsig_state_open(key, path, &opts);
+    if (rc != DSIG_OK) {
+        cli_err_lib(rc, "state file '%s'", path);
+        *key = NULL;
+        return -1;
+    }
+    if (id)
+        fileid_from_path(id, path, "state file");
+    return 0;
+}
 
 /* Load and parse a key file. */
 int keyfile_load(const char *path, dsig_key **key, int *is_pem, struct cli_fileid *id)
 {
     *key = NULL;
     *is_pem = 0;
+    if (!input_is_stdin(path) && dsig_state_is_state_file(path))
+        return keyfile_load_state(path, key, id);
     char *text;
     size_t len;
     if (input_read_all(path, DSIG_JWK_MAX_BYTES, "key", &text, &len, id) != 0)

@@ -18,6 +18,8 @@ int cmd_ping(int argc, char **argv); /* cmd_ping.c */
 extern const char cli_usage_ping[];
 int cmd_node(int argc, char **argv); /* cmd_node.c */
 extern const char cli_usage_node[];
+int cmd_serve(int argc, char **argv); /* cmd_serve.c */
+extern const char cli_usage_serve[];
 
 static const char usage_help[] = "Usage: dsig help [COMMAND]\n\nShow the usage of dsig or of one command.\n";
 static const char usage_version[] = "Usage: dsig version\n\nShow the versions of the tool and of libdsig.\n";
@@ -33,6 +35,7 @@ static const struct cli_command commands[] = {
     {"bench", "run the benchmarks", usage_bench, cmd_bench},
     {"ping", "ping-pong latency: none / Ed25519 / DSig", cli_usage_ping, cmd_ping},
     {"node", "run a DSig node (background plane) until SIGINT/SIGTERM", cli_usage_node, cmd_node},
+    {"serve", "run the HTTP signing service (docs/serve.md)", cli_usage_serve, cmd_serve},
     {"version", "show versions", usage_version, cmd_version},
     {"help", "show help for a command", usage_help, cmd_help},
 };

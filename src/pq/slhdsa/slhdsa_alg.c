@@ -516,7 +516,8 @@ static int sign_start(void **state, const dsig_alg *alg, const struct dsig_key *
                          "%s: deterministic signing needs the message twice (R = PRF_msg(SK.prf, "
                          "PK.seed, M) comes before H_msg): the one-pass streaming signer cannot do it; "
                          "use dsig_sign_ex on in-memory data or the two-pass API "
-                         "(dsig_sign_init_two_pass; CLI: --format raw on a regular file)", alg->name);
+                         "(dsig_sign_init_two_pass or dsig_jws_sign_opts.two_pass; CLI: a regular "
+                         "file without --one-pass)", alg->name);
     struct slh_state *st;
     int rc = new_state(&st, alg, k, opts, mode);
     if (rc)

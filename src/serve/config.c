@@ -1,0 +1,552 @@
+/*
+ * src/serve/config.c — the `dsig serve` configuration: strict JSON (jansson), every member checked
+ * and bounded, errors naming the member (docs/serve.md is the reference).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "core/internal.h"
+#include "serve_internal.h"
+
+/* Bounds of the numeric settings (docs/serve.md). */
+#define MAX_TENANTS 1024
+#define MAX_TOKENS_PER_TENANT 64
+#define MAX_KEYS_PER_TENANT 1024
+
+/* Reject members of `obj` that are not in the NULL-terminated `allowed` list. */
+static int check_members(const json_t *obj, const char *where, const char *const *allowed)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)obj, k, v) {
+        int ok = 0;
+        for (size_t i = 0; allowed[i]; i++)
+            if (strcmp(k, allowed[i]) == 0)
+                ok = 1;
+        if (!ok)
+            return dsig_fail(DSIG_E_JSON, "config: %s: unknown member \"%s\"", where, k);
+    }
+    return DSIG_OK;
+}
+
+/* Optional string member (absent: *out untouched); copies it. */
+static int get_str(const json_t *obj, const char *where, const char *name, char **out, int allow_empty)
+{
+    json_t *v = json_object_get(obj, name);
+    if (!v)
+        return DSIG_OK;
+    if (!json_is_string(v))
+        return dsig_fail(DSIG_E_JSON, "config: %s.%s: must be a string", where, name);
+    const char *s = json_string_value(v);
+    size_t n = json_string_length(v);
+    if (strlen(s) != n)
+        return dsig_fail(DSIG_E_JSON, "config: %s.%s: contains a NUL character", where, name);
+    if (!allow_empty && n == 0)
+        return dsig_fail(DSIG_E_JSON, "config: %s.%s: must not be empty", where, name);
+    if (n > 4096)
+        return dsig_fail(DSIG_E_TOO_LARGE, "config: %s.%s: longer than 4096 bytes", where, name);
+    char *c = dsig_strdup(s);
+    if (!c)
+        return dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+    dsig_xfree(*out, 0);
+    *out = c;
+    return DSIG_OK;
+}
+
+/* Optional integer member within [lo, hi] (absent: *out untouched). */
+static int get_uint(const json_t *obj, const char *where, const char *name, uint64_t lo, uint64_t hi,
+                    uint64_t *out)
+{
+    json_t *v = json_object_get(obj, name);
+    if (!v)
+        return DSIG_OK;
+    if (!json_is_integer(v))
+        return dsig_fail(DSIG_E_JSON, "config: %s.%s: must be an integer", where, name);
+    json_int_t x = json_integer_value(v);
+    if (x < 0 || (uint64_t)x < lo || (uint64_t)x > hi)
+        return dsig_fail(DSIG_E_ARG, "config: %s.%s: %lld is outside [%llu, %llu]", where, name,
+                         (long long)x, (unsigned long long)lo, (unsigned long long)hi);
+    *out = (uint64_t)x;
+    return DSIG_OK;
+}
+
+/* Optional number member (integer or real) within [lo, hi]. */
+static int get_num(const json_t *obj, const char *where, const char *name, double lo, double hi, double *out)
+{
+    json_t *v = json_object_get(obj, name);
+    if (!v)
+        return DSIG_OK;
+    if (!json_is_number(v))
+        return dsig_fail(DSIG_E_JSON, "config: %s.%s: must be a number", where, name);
+    double x = json_number_value(v);
+    if (!(x >= lo && x <= hi))
+        return dsig_fail(DSIG_E_ARG, "config: %s.%s: %g is outside [%g, %g]", where, name, x, lo, hi);
+    *out = x;
+    return DSIG_OK;
+}
+
+/* Optional object member: *out NULL when absent. */
+static int get_obj(const json_t *obj, const char *where, const char *name, json_t **out)
+{
+    json_t *v = json_object_get(obj, name);
+    *out = NULL;
+    if (!v)
+        return DSIG_OK;
+    if (!json_is_object(v))
+        return dsig_fail(DSIG_E_JSON, "config: %s.%s: must be an object", where, name);
+    *out = v;
+    return DSIG_OK;
+}
+
+/* A relative path made relative to base (NULL/"" base: unchanged). Replaces *p. */
+static int resolve_path(char **p, const char *base)
+{
+    if (!*p || (*p)[0] == '/' || !base || !base[0])
+        return DSIG_OK;
+    size_t n = strlen(base) + strlen(*p) + 2;
+    char *r = dsig_malloc(n);
+    if (!r)
+        return dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+    snprintf(r, n, "%s/%s", base, *p);
+    dsig_xfree(*p, 0);
+    *p = r;
+    return DSIG_OK;
+}
+
+/* 1 if s is a valid tenant name / key id: [A-Za-z0-9._-]{1,64}, not starting with a dot. */
+int serve_valid_name(const char *s, size_t len)
+{
+    if (len == 0 || len > SERVE_NAME_MAX || s[0] == '.')
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+              c == '_' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+/* "listen": {"address", "port"}. */
+static int parse_listen(struct dsig_serve_config *c, const json_t *root)
+{
+    static const char *const allowed[] = {"address", "port", NULL};
+    json_t *o;
+    int rc;
+    if ((rc = get_obj(root, "config", "listen", &o)) != DSIG_OK || !o)
+        return rc;
+    if ((rc = check_members(o, "listen", allowed)) != DSIG_OK ||
+        (rc = get_str(o, "listen", "address", &c->address, 0)) != DSIG_OK)
+        return rc;
+    uint64_t port = c->port;
+    if ((rc = get_uint(o, "listen", "port", 0, 65535, &port)) != DSIG_OK)
+        return rc;
+    c->port = (unsigned)port;
+    unsigned char buf[16];
+    if (inet_pton(AF_INET, c->address, buf) != 1 && inet_pton(AF_INET6, c->address, buf) != 1)
+        return dsig_fail(DSIG_E_ARG, "config: listen.address: \"%s\" is not a numeric IPv4 or IPv6 address",
+                         c->address);
+    return DSIG_OK;
+}
+
+/* "audit": {"path", "sync", "interval_ms", "payload_digest", "digest_threads"}. */
+static int parse_audit(struct dsig_serve_config *c, const json_t *root)
+{
+    static const char *const allowed[] = {"path", "sync", "interval_ms", "payload_digest", "digest_threads", NULL};
+    json_t *o;
+    int rc;
+    if ((rc = get_obj(root, "config", "audit", &o)) != DSIG_OK || !o)
+        return rc;
+    if ((rc = check_members(o, "audit", allowed)) != DSIG_OK ||
+        (rc = get_str(o, "audit", "path", &c->audit_path, 0)) != DSIG_OK)
+        return rc;
+    char *sync = NULL;
+    if ((rc = get_str(o, "audit", "sync", &sync, 0)) != DSIG_OK)
+        return rc;
+    if (sync) {
+        if (strcmp(sync, "always") == 0)
+            c->audit_sync = SERVE_SYNC_ALWAYS;
+        else if (strcmp(sync, "interval") == 0)
+            c->audit_sync = SERVE_SYNC_INTERVAL;
+        else if (strcmp(sync, "none") == 0)
+            c->audit_sync = SERVE_SYNC_NONE;
+        else
+            rc = dsig_fail(DSIG_E_ARG, "config: audit.sync: \"%s\" is not always, interval or none", sync);
+        dsig_xfree(sync, 0);
+        if (rc != DSIG_OK)
+            return rc;
+    }
+    char *dg = NULL;
+    if ((rc = get_str(o, "audit", "payload_digest", &dg, 0)) != DSIG_OK)
+        return rc;
+    if (dg) {
+        if (strcmp(dg, "sha256") == 0)
+            c->audit_digest = SERVE_DIGEST_SHA256;
+        else if (strcmp(dg, "blake3") == 0)
+            c->audit_digest = SERVE_DIGEST_BLAKE3;
+        else if (strcmp(dg, "none") == 0)
+            c->audit_digest = SERVE_DIGEST_NONE;
+        else
+            rc = dsig_fail(DSIG_E_ARG, "config: audit.payload_digest: \"%s\" is not sha256, blake3 or none", dg);
+        dsig_xfree(dg, 0);
+        if (rc != DSIG_OK)
+            return rc;
+    }
+    uint64_t ms = c->audit_interval_ms;
+    if ((rc = get_uint(o, "audit", "interval_ms", 1, 60000, &ms)) != DSIG_OK)
+        return rc;
+    c->audit_interval_ms = (unsigned)ms;
+    uint64_t dt = UINT64_MAX; /* absent: automatic (see server.c) */
+    if ((rc = get_uint(o, "audit", "digest_threads", 0, 64, &dt)) != DSIG_OK)
+        return rc;
+    c->audit_digest_threads = dt == UINT64_MAX ? -1 : (int)dt;
+    return DSIG_OK;
+}
+
+/* "limits": {...}. */
+static int parse_limits(struct dsig_serve_config *c, const json_t *root)
+{
+    static const char *const allowed[] = {"max_header_bytes", "request_timeout_s", "max_connections",
+                                          "max_body_bytes", "threads", "upload_buffer_bytes", NULL};
+    json_t *o;
+    int rc;
+    if ((rc = get_obj(root, "config", "limits", &o)) != DSIG_OK || !o)
+        return rc;
+    if ((rc = check_members(o, "limits", allowed)) != DSIG_OK)
+        return rc;
+    uint64_t hdr = c->max_header, to = c->timeout_s, conn = c->max_conn, body = c->max_body, thr = c->threads;
+    uint64_t ub = c->upload_buffer;
+    if ((rc = get_uint(o, "limits", "max_header_bytes", 1024, 1u << 20, &hdr)) != DSIG_OK ||
+        (rc = get_uint(o, "limits", "request_timeout_s", 1, 3600, &to)) != DSIG_OK ||
+        (rc = get_uint(o, "limits", "max_connections", 1, 65536, &conn)) != DSIG_OK ||
+        (rc = get_uint(o, "limits", "max_body_bytes", 0, UINT64_C(1) << 50, &body)) != DSIG_OK ||
+        (rc = get_uint(o, "limits", "threads", 1, 64, &thr)) != DSIG_OK ||
+        (rc = get_uint(o, "limits", "upload_buffer_bytes", 4096, 16u << 20, &ub)) != DSIG_OK)
+        return rc;
+    c->upload_buffer = (size_t)ub;
+    c->max_header = (size_t)hdr;
+    c->timeout_s = (unsigned)to;
+    c->max_conn = (unsigned)conn;
+    c->max_body = body;
+    c->threads = (unsigned)thr;
+    return DSIG_OK;
+}
+
+/* A string array member into a new NULL-free array of copies; each checked with `valid`. */
+static int get_names(const json_t *obj, const char *where, const char *name, size_t max, char ***out, size_t *n)
+{
+    json_t *a = json_object_get(obj, name);
+    *out = NULL;
+    *n = 0;
+    if (!a)
+        return dsig_fail(DSIG_E_JSON, "config: %s: missing member \"%s\"", where, name);
+    if (!json_is_array(a))
+        return dsig_fail(DSIG_E_JSON, "config: %s.%s: must be an array of strings", where, name);
+    size_t cnt = json_array_size(a);
+    if (cnt > max)
+        return dsig_fail(DSIG_E_TOO_LARGE, "config: %s.%s: more than %zu entries", where, name, max);
+    char **v = dsig_calloc(cnt ? cnt : 1, sizeof *v);
+    if (!v)
+        return dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+    for (size_t i = 0; i < cnt; i++) {
+        json_t *s = json_array_get(a, i);
+        if (!json_is_string(s) || strlen(json_string_value(s)) != json_string_length(s)) {
+            for (size_t j = 0; j < i; j++)
+                dsig_xfree(v[j], 0);
+            dsig_xfree(v, 0);
+            return dsig_fail(DSIG_E_JSON, "config: %s.%s[%zu]: must be a string", where, name, i);
+        }
+        if (!(v[i] = dsig_strdup(json_string_value(s)))) {
+            for (size_t j = 0; j < i; j++)
+                dsig_xfree(v[j], 0);
+            dsig_xfree(v, 0);
+            return dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+        }
+    }
+    *out = v;
+    *n = cnt;
+    return DSIG_OK;
+}
+
+/* One token object: {"sha256": hex, "rate": {"per_second", "burst"}}. */
+static int parse_token(struct serve_token *t, const json_t *o, const char *where)
+{
+    static const char *const allowed[] = {"sha256", "rate", NULL};
+    static const char *const rallowed[] = {"per_second", "burst", NULL};
+    int rc;
+    if (!json_is_object(o))
+        return dsig_fail(DSIG_E_JSON, "config: %s: must be an object", where);
+    if ((rc = check_members(o, where, allowed)) != DSIG_OK)
+        return rc;
+    json_t *h = json_object_get(o, "sha256");
+    if (!json_is_string(h))
+        return dsig_fail(DSIG_E_JSON, "config: %s.sha256: missing, or not a string", where);
+    size_t hl = 0;
+    if (json_string_length(h) != 64 ||
+        dsig_hex_decode(json_string_value(h), t->hash, sizeof t->hash, &hl) != DSIG_OK || hl != 32)
+        return dsig_fail(DSIG_E_ARG, "config: %s.sha256: not 64 hexadecimal digits (the SHA-256 of the "
+                                     "token, e.g. printf %%s TOKEN | sha256sum)", where);
+    json_t *r;
+    char rw[160];
+    snprintf(rw, sizeof rw, "%s.rate", where);
+    if ((rc = get_obj(o, where, "rate", &r)) != DSIG_OK)
+        return rc;
+    if (r) {
+        if ((rc = check_members(r, rw, rallowed)) != DSIG_OK)
+            return rc;
+        if (!json_object_get(r, "per_second"))
+            return dsig_fail(DSIG_E_JSON, "config: %s: missing member \"per_second\"", rw);
+        if ((rc = get_num(r, rw, "per_second", 0.001, 1e6, &t->rate)) != DSIG_OK)
+            return rc;
+        t->burst = t->rate < 1 ? 1 : t->rate;
+        if ((rc = get_num(r, rw, "burst", 1, 1e7, &t->burst)) != DSIG_OK)
+            return rc;
+        t->tokens = t->burst;
+    }
+    return DSIG_OK;
+}
+
+/* "tenants": [...] */
+static int parse_tenants(struct dsig_serve_config *c, const json_t *root)
+{
+    static const char *const allowed[] = {"name", "tokens", "keys", "operations", NULL};
+    json_t *a = json_object_get(root, "tenants");
+    if (!a)
+        return dsig_fail(DSIG_E_JSON, "config: missing member \"tenants\"");
+    if (!json_is_array(a))
+        return dsig_fail(DSIG_E_JSON, "config: tenants: must be an array");
+    size_t n = json_array_size(a);
+    if (n > MAX_TENANTS)
+        return dsig_fail(DSIG_E_TOO_LARGE, "config: tenants: more than %d tenants", MAX_TENANTS);
+    size_t ntok = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *tk = json_object_get(json_array_get(a, i), "tokens");
+        if (json_is_array(tk))
+            ntok += json_array_size(tk);
+    }
+    c->tenants = dsig_calloc(n ? n : 1, sizeof *c->tenants);
+    c->tokens = dsig_calloc(ntok ? ntok : 1, sizeof *c->tokens);
+    if (!c->tenants || !c->tokens)
+        return dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+    int rc;
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(a, i);
+        struct serve_tenant *t = &c->tenants[i];
+        char where[96];
+        snprintf(where, sizeof where, "tenants[%zu]", i);
+        c->ntenants = i + 1;
+        if (!json_is_object(o))
+            return dsig_fail(DSIG_E_JSON, "config: %s: must be an object", where);
+        if ((rc = check_members(o, where, allowed)) != DSIG_OK ||
+            (rc = get_str(o, where, "name", &t->name, 0)) != DSIG_OK)
+            return rc;
+        if (!t->name)
+            return dsig_fail(DSIG_E_JSON, "config: %s: missing member \"name\"", where);
+        if (!serve_valid_name(t->name, strlen(t->name)))
+            return dsig_fail(DSIG_E_ARG, "config: %s.name: \"%s\" is not [A-Za-z0-9._-]{1,64}", where, t->name);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(c->tenants[j].name, t->name) == 0)
+                return dsig_fail(DSIG_E_ARG, "config: %s.name: \"%s\" is used twice", where, t->name);
+        if ((rc = get_names(o, where, "keys", MAX_KEYS_PER_TENANT, &t->keys, &t->nkeys)) != DSIG_OK)
+            return rc;
+        for (size_t j = 0; j < t->nkeys; j++) {
+            if (strcmp(t->keys[j], "*") == 0)
+                t->all_keys = 1;
+            else if (!serve_valid_name(t->keys[j], strlen(t->keys[j])))
+                return dsig_fail(DSIG_E_ARG, "config: %s.keys[%zu]: \"%s\" is not a key id ([A-Za-z0-9._-]{1,64}) "
+                                             "or \"*\"", where, j, t->keys[j]);
+        }
+        char **ops = NULL;
+        size_t nops = 0;
+        if ((rc = get_names(o, where, "operations", 2, &ops, &nops)) != DSIG_OK)
+            return rc;
+        for (size_t j = 0; j < nops; j++) {
+            if (strcmp(ops[j], "sign") == 0)
+                t->ops |= SERVE_OP_SIGN;
+            else if (strcmp(ops[j], "verify") == 0)
+                t->ops |= SERVE_OP_VERIFY;
+            else if (rc == DSIG_OK)
+                rc = dsig_fail(DSIG_E_ARG, "config: %s.operations[%zu]: \"%s\" is not sign or verify", where, j,
+                               ops[j]);
+        }
+        for (size_t j = 0; j < nops; j++)
+            dsig_xfree(ops[j], 0);
+        dsig_xfree(ops, 0);
+        if (rc != DSIG_OK)
+            return rc;
+        json_t *tk = json_object_get(o, "tokens");
+        if (!json_is_array(tk) || json_array_size(tk) == 0)
+            return dsig_fail(DSIG_E_JSON, "config: %s.tokens: must be a non-empty array of token objects", where);
+        if (json_array_size(tk) > MAX_TOKENS_PER_TENANT)
+            return dsig_fail(DSIG_E_TOO_LARGE, "config: %s.tokens: more than %d tokens", where,
+                             MAX_TOKENS_PER_TENANT);
+        for (size_t j = 0; j < json_array_size(tk); j++) {
+            char tw[128];
+            snprintf(tw, sizeof tw, "%s.tokens[%zu]", where, j);
+            struct serve_token *tok = &c->tokens[c->ntokens];
+            pthread_mutex_init(&tok->mu, NULL);
+            c->ntokens++;
+            tok->tenant = i;
+            if ((rc = parse_token(tok, json_array_get(tk, j), tw)) != DSIG_OK)
+                return rc;
+            for (size_t k = 0; k + 1 < c->ntokens; k++)
+                if (memcmp(c->tokens[k].hash, tok->hash, 32) == 0)
+                    return dsig_fail(DSIG_E_ARG, "config: %s.sha256: the same token hash is configured twice", tw);
+        }
+    }
+    return DSIG_OK;
+}
+
+/* Set the defaults documented in docs/serve.md. */
+static int set_defaults(struct dsig_serve_config *c)
+{
+    c->address = dsig_strdup("127.0.0.1");
+    c->port = 8080;
+    c->include_kid = 1;
+    c->audit_sync = SERVE_SYNC_INTERVAL;
+    c->audit_interval_ms = 200;
+    c->audit_digest = SERVE_DIGEST_SHA256;
+    c->audit_digest_threads = -1;
+    c->max_header = 8192;
+    c->upload_buffer = 256u * 1024u;
+    c->max_body = 0;
+    c->timeout_s = 30;
+    c->max_conn = 256;
+    c->threads = 4;
+    return c->address ? DSIG_OK : dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+}
+
+/* @spec docs/serve.md "Configuration": parse and check a whole configuration. */
+int dsig_serve_config_parse(dsig_serve_config **out, const char *json, size_t len, const char *base_dir)
+{
+    static const char *const allowed[] = {"listen", "key_dir", "state_registry_dir", "include_kid", "audit",
+                                          "limits", "tenants", NULL};
+    if (!out || !json)
+        return dsig_fail(DSIG_E_ARG, "config: NULL argument");
+    *out = NULL;
+    if (len > SERVE_CONFIG_MAX)
+        return dsig_fail(DSIG_E_TOO_LARGE, "config: larger than %u bytes", SERVE_CONFIG_MAX);
+    json_error_t jerr;
+    json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root)
+        return dsig_fail(DSIG_E_JSON, "config: line %d column %d: %s", jerr.line, jerr.column, jerr.text);
+    struct dsig_serve_config *c = dsig_calloc(1, sizeof *c);
+    int rc = c ? set_defaults(c) : dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+    if (rc != DSIG_OK)
+        goto done;
+    if (!json_is_object(root)) {
+        rc = dsig_fail(DSIG_E_JSON, "config: the top level must be an object");
+        goto done;
+    }
+    json_t *kid = json_object_get(root, "include_kid");
+    if (kid && !json_is_boolean(kid)) {
+        rc = dsig_fail(DSIG_E_JSON, "config: include_kid: must be true or false");
+        goto done;
+    }
+    if (kid)
+        c->include_kid = json_is_true(kid);
+    if ((rc = check_members(root, "config", allowed)) != DSIG_OK ||
+        (rc = parse_listen(c, root)) != DSIG_OK ||
+        (rc = get_str(root, "config", "key_dir", &c->key_dir, 0)) != DSIG_OK ||
+        (rc = get_str(root, "config", "state_registry_dir", &c->state_registry, 1)) != DSIG_OK ||
+        (rc = parse_audit(c, root)) != DSIG_OK || (rc = parse_limits(c, root)) != DSIG_OK ||
+        (rc = parse_tenants(c, root)) != DSIG_OK)
+        goto done;
+    if (!c->key_dir) {
+        rc = dsig_fail(DSIG_E_JSON, "config: missing member \"key_dir\"");
+        goto done;
+    }
+    if ((rc = resolve_path(&c->key_dir, base_dir)) != DSIG_OK ||
+        (rc = resolve_path(&c->audit_path, base_dir)) != DSIG_OK ||
+        (c->state_registry && c->state_registry[0] && (rc = resolve_path(&c->state_registry, base_dir)) != DSIG_OK))
+        goto done;
+done:
+    json_decref(root);
+    if (rc != DSIG_OK) {
+        dsig_serve_config_free(c);
+        return rc;
+    }
+    *out = c;
+    return DSIG_OK;
+}
+
+/* Read the configuration file (bounded) and parse it relative to its directory. */
+int dsig_serve_config_load(dsig_serve_config **out, const char *path)
+{
+    if (!out || !path)
+        return dsig_fail(DSIG_E_ARG, "config: NULL argument");
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return dsig_fail(DSIG_E_IO, "config: cannot open \"%s\": %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return dsig_fail(DSIG_E_IO, "config: \"%s\" is not a regular file", path);
+    }
+    if ((uint64_t)st.st_size > SERVE_CONFIG_MAX) {
+        close(fd);
+        return dsig_fail(DSIG_E_TOO_LARGE, "config: \"%s\" is larger than %u bytes", path, SERVE_CONFIG_MAX);
+    }
+    size_t n = (size_t)st.st_size, got = 0;
+    char *buf = dsig_malloc(n + 1);
+    if (!buf) {
+        close(fd);
+        return dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+    }
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got != n) {
+        dsig_xfree(buf, n + 1);
+        return dsig_fail(DSIG_E_IO, "config: cannot read \"%s\"", path);
+    }
+    char *dir = dsig_strdup(path);
+    if (!dir) {
+        dsig_xfree(buf, n + 1);
+        return dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+    }
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir ? 1 : 0] = '\0';
+    int rc = dsig_serve_config_parse(out, buf, n, slash ? dir : NULL);
+    dsig_xfree(dir, 0);
+    dsig_xfree(buf, n + 1); /* token hashes are not secrets, but the habit costs nothing */
+    return rc;
+}
+
+/* Free a configuration (NULL accepted). */
+void dsig_serve_config_free(dsig_serve_config *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->ntenants; i++) {
+        for (size_t j = 0; j < c->tenants[i].nkeys; j++)
+            dsig_xfree(c->tenants[i].keys[j], 0);
+        dsig_xfree(c->tenants[i].keys, 0);
+        dsig_xfree(c->tenants[i].name, 0);
+    }
+    for (size_t i = 0; i < c->ntokens; i++)
+        pthread_mutex_destroy(&c->tokens[i].mu);
+    dsig_xfree(c->tokens, c->ntokens * sizeof *c->tokens);
+    dsig_xfree(c->tenants, 0);
+    dsig_xfree(c->address, 0);
+    dsig_xfree(c->key_dir, 0);
+    dsig_xfree(c->state_registry, 0);
+    dsig_xfree(c->audit_path, 0);
+    dsig_xfree(c, 0);
+}

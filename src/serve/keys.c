@@ -1,0 +1,267 @@
+/*
+ * src/serve/keys.c — the served keys: every *.jwk (private JWK bound to an algorithm) and *.state
+ * (stateful key, dsig/state.h) file of the key directory; the key id is the file name without its
+ * extension. A key set is immutable once loaded and reference counted, as is each key in it: a reload
+ * builds a new set and swaps the pointer, while requests in flight keep the key they hold.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+#include "serve_internal.h"
+
+#define MAX_KEYS 4096
+
+/* Take a reference. */
+void serve_key_ref(struct serve_key *k)
+{
+    atomic_fetch_add(&k->refs, 1);
+}
+
+/* Drop a reference; the last one frees (and wipes) the key. */
+void serve_key_unref(struct serve_key *k)
+{
+    if (!k || atomic_fetch_sub(&k->refs, 1) != 1)
+        return;
+    dsig_key_free(k->key);
+    dsig_key_free(k->pub);
+    dsig_free(k->jwk);
+    dsig_xfree(k, 0);
+}
+
+/* Take a reference on a set. */
+void serve_keyset_ref(struct serve_keyset *ks)
+{
+    atomic_fetch_add(&ks->refs, 1);
+}
+
+/* Drop a reference on a set; the last one drops its keys. */
+void serve_keyset_unref(struct serve_keyset *ks)
+{
+    if (!ks || atomic_fetch_sub(&ks->refs, 1) != 1)
+        return;
+    for (size_t i = 0; i < ks->n; i++)
+        serve_key_unref(ks->keys[i]);
+    dsig_xfree(ks->keys, 0);
+    dsig_xfree(ks, 0);
+}
+
+/* Binary search by key id (the set is sorted). */
+struct serve_key *serve_keyset_find(const struct serve_keyset *ks, const char *kid)
+{
+    size_t lo = 0, hi = ks ? ks->n : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(kid, ks->keys[mid]->kid);
+        if (c == 0)
+            return ks->keys[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+/* Fail with `code`, naming the file and keeping the library's detail (copied first: dsig_fail
+ * rewrites the thread's detail buffer). */
+static int fail_with_detail(int code, const char *what, const char *path)
+{
+    char detail[512];
+    snprintf(detail, sizeof detail, "%s", dsig_last_error_detail());
+    return dsig_fail(code, "%s \"%s\": %s", what, path, detail);
+}
+
+/* Read a JWK file (bounded by DSIG_JWK_MAX_BYTES) and import it. */
+static int load_jwk(const char *path, int fd, dsig_key **key)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return dsig_fail(DSIG_E_IO, "key file \"%s\": not a regular file", path);
+    if ((uint64_t)st.st_size > DSIG_JWK_MAX_BYTES)
+        return dsig_fail(DSIG_E_TOO_LARGE, "key file \"%s\": larger than %u bytes", path, DSIG_JWK_MAX_BYTES);
+    size_t n = (size_t)st.st_size, got = 0;
+    char *buf = dsig_malloc(n + 1);
+    if (!buf)
+        return dsig_fail(DSIG_E_NOMEM, "key file \"%s\": out of memory", path);
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    int rc;
+    if (got != n)
+        rc = dsig_fail(DSIG_E_IO, "key file \"%s\": cannot read it", path);
+    else if ((rc = dsig_jwk_import(key, buf, n)) != DSIG_OK)
+        rc = fail_with_detail(rc, "key file", path);
+    dsig_xfree(buf, n + 1); /* private JWK text */
+    return rc;
+}
+
+/* Build one served key from file `name` of the key directory. */
+static int load_one(const struct dsig_serve_config *cfg, const struct serve_keyset *prev, const char *name,
+                    size_t stem, int is_state, struct serve_key **out)
+{
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", cfg->key_dir, name) >= sizeof path)
+        return dsig_fail(DSIG_E_ARG, "key file \"%s\": path too long", name);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return dsig_fail(DSIG_E_IO, "key file \"%s\": %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return dsig_fail(DSIG_E_IO, "key file \"%s\": not a regular file", path);
+    char kid[SERVE_NAME_MAX + 1];
+    memcpy(kid, name, stem);
+    kid[stem] = '\0';
+    /* A state file is open and locked by the current set: share that key (a second open of the
+     * same file would be refused by the lock, and its index counter must stay one). Matched by
+     * path, not inode: the state layer replaces the file (rename) at every durable reservation. */
+    if (is_state && prev) {
+        struct serve_key *old = serve_keyset_find(prev, kid);
+        if (old && old->stateful) {
+            serve_key_ref(old);
+            *out = old;
+            return DSIG_OK;
+        }
+    }
+    struct serve_key *k = dsig_calloc(1, sizeof *k);
+    if (!k)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    atomic_init(&k->refs, 1);
+    memcpy(k->kid, kid, stem + 1);
+    k->dev = (uint64_t)st.st_dev;
+    k->ino = (uint64_t)st.st_ino;
+    int rc;
+    if (is_state) {
+        dsig_state_opts so = {0};
+        so.registry_dir = cfg->state_registry;
+        rc = dsig_state_open(&k->key, path, &so);
+        if (rc != DSIG_OK)
+            rc = fail_with_detail(rc, "state file", path);
+    } else {
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0) {
+            rc = dsig_fail(DSIG_E_IO, "key file \"%s\": %s", path, strerror(errno));
+        } else {
+            rc = load_jwk(path, fd, &k->key);
+            close(fd);
+        }
+    }
+    if (rc != DSIG_OK)
+        goto fail;
+    if (!dsig_key_has_private(k->key)) {
+        rc = dsig_fail(DSIG_E_NO_PRIVATE, "key file \"%s\": a public key cannot sign", path);
+        goto fail;
+    }
+    if (!(k->alg = dsig_key_alg(k->key))) {
+        rc = dsig_fail(DSIG_E_ARG, "key file \"%s\": the key is not bound to an algorithm (add \"alg\")", path);
+        goto fail;
+    }
+    k->stateful = (dsig_alg_flags(k->alg) & DSIG_ALG_STATEFUL) != 0;
+    if (k->stateful && !is_state) {
+        rc = dsig_fail(DSIG_E_ARG, "key file \"%s\": %s is stateful: serve it from a state file (.state)", path,
+                       dsig_alg_name(k->alg));
+        goto fail;
+    }
+    size_t jl = 0;
+    if ((rc = dsig_key_public(&k->pub, k->key)) != DSIG_OK ||
+        (rc = dsig_jwk_export(k->key, 0, &k->jwk, &jl)) != DSIG_OK ||
+        (rc = dsig_jwk_thumbprint(k->key, k->thumbprint)) != DSIG_OK) {
+        rc = fail_with_detail(rc, "key file (MAC keys have no public part and are not served)", path);
+        goto fail;
+    }
+    *out = k;
+    return DSIG_OK;
+fail:
+    serve_key_unref(k);
+    return rc;
+}
+
+/* Order of key ids. */
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp((*(struct serve_key *const *)a)->kid, (*(struct serve_key *const *)b)->kid);
+}
+
+/* Load the whole key directory (all or nothing). */
+int serve_keyset_load(const struct dsig_serve_config *cfg, const struct serve_keyset *prev,
+                      struct serve_keyset **out)
+{
+    *out = NULL;
+    DIR *d = opendir(cfg->key_dir);
+    if (!d)
+        return dsig_fail(DSIG_E_IO, "key directory \"%s\": %s", cfg->key_dir, strerror(errno));
+    struct serve_keyset *ks = dsig_calloc(1, sizeof *ks);
+    size_t cap = 16;
+    int rc = DSIG_OK;
+    if (!ks || !(ks->keys = dsig_calloc(cap, sizeof *ks->keys))) {
+        dsig_xfree(ks, 0);
+        closedir(d);
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    }
+    atomic_init(&ks->refs, 1);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *name = e->d_name;
+        size_t len = strlen(name);
+        if (name[0] == '.')
+            continue;
+        int is_state;
+        size_t stem;
+        if (len > 4 && strcmp(name + len - 4, ".jwk") == 0) {
+            is_state = 0;
+            stem = len - 4;
+        } else if (len > 6 && strcmp(name + len - 6, ".state") == 0) {
+            is_state = 1;
+            stem = len - 6;
+        } else {
+            continue; /* other files (README, *.pub) are not keys */
+        }
+        if (!serve_valid_name(name, stem)) {
+            rc = dsig_fail(DSIG_E_ARG, "key file \"%s/%s\": the name is not a key id ([A-Za-z0-9._-]{1,64})",
+                           cfg->key_dir, name);
+            break;
+        }
+        if (ks->n == MAX_KEYS) {
+            rc = dsig_fail(DSIG_E_TOO_LARGE, "key directory \"%s\": more than %d keys", cfg->key_dir, MAX_KEYS);
+            break;
+        }
+        if (ks->n == cap) {
+            struct serve_key **nk = dsig_realloc(ks->keys, 2 * cap * sizeof *nk);
+            if (!nk) {
+                rc = dsig_fail(DSIG_E_NOMEM, "out of memory");
+                break;
+            }
+            ks->keys = nk;
+            cap *= 2;
+        }
+        if ((rc = load_one(cfg, prev, name, stem, is_state, &ks->keys[ks->n])) != DSIG_OK)
+            break;
+        ks->n++;
+    }
+    closedir(d);
+    if (rc == DSIG_OK) {
+        qsort(ks->keys, ks->n, sizeof *ks->keys, cmp_key);
+        for (size_t i = 1; i < ks->n; i++)
+            if (strcmp(ks->keys[i - 1]->kid, ks->keys[i]->kid) == 0) {
+                rc = dsig_fail(DSIG_E_ARG, "key directory \"%s\": key id \"%s\" has both a .jwk and a .state file",
+                               cfg->key_dir, ks->keys[i]->kid);
+                break;
+            }
+    }
+    if (rc != DSIG_OK) {
+        serve_keyset_unref(ks);
+        return rc;
+    }
+    *out = ks;
+    return DSIG_OK;
+}

@@ -1,0 +1,200 @@
+/*
+ * src/serve/serve_internal.h — what the parts of `dsig serve` share: the parsed configuration
+ * (config.c), bearer-token authentication and rate limits (auth.c), the key set (keys.c), metrics
+ * (metrics.c), the audit log (audit.c) and the HTTP front end (server.c).
+ */
+#ifndef DSIG_SERVE_INTERNAL_H
+#define DSIG_SERVE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsig/dsig.h"
+#include "dsig/serve.h"
+
+/* Operations a tenant may be granted (bit set). */
+#define SERVE_OP_SIGN 1u
+#define SERVE_OP_VERIFY 2u
+
+#define SERVE_NAME_MAX 64          /* tenant names and key ids: [A-Za-z0-9._-]{1,64} */
+#define SERVE_TOKEN_MAX 4096       /* presented bearer tokens longer than this are refused */
+#define SERVE_CONFIG_MAX (1u << 20)/* configuration file bound */
+
+/* One bearer token: its SHA-256 and its token bucket. */
+struct serve_token {
+    uint8_t hash[32];
+    size_t tenant;             /* index into dsig_serve_config.tenants */
+    double rate;               /* requests per second refilled; 0 = unlimited */
+    double burst;              /* bucket capacity */
+    pthread_mutex_t mu;        /* guards tokens/last_ns */
+    double tokens;
+    uint64_t last_ns;
+};
+
+struct serve_tenant {
+    char *name;
+    char **keys;               /* allowed key ids */
+    size_t nkeys;
+    int all_keys;              /* "*" was listed */
+    unsigned ops;              /* SERVE_OP_* */
+};
+
+enum serve_digest_kind { SERVE_DIGEST_NONE = 0, SERVE_DIGEST_SHA256 = 1, SERVE_DIGEST_BLAKE3 = 2 };
+
+enum serve_audit_sync { SERVE_SYNC_NONE = 0, SERVE_SYNC_INTERVAL = 1, SERVE_SYNC_ALWAYS = 2 };
+
+struct dsig_serve_config {
+    char *address;             /* numeric IPv4 or IPv6 */
+    unsigned port;
+    char *key_dir;
+    char *state_registry;      /* NULL: library default; "" none */
+    int include_kid;           /* JWS header "kid" = RFC 7638 thumbprint */
+    char *audit_path;          /* NULL: no audit log */
+    enum serve_audit_sync audit_sync;
+    unsigned audit_interval_ms;
+    int audit_digest;          /* payload digest in the audit line: SERVE_DIGEST_* */
+    int audit_digest_threads;  /* digest worker threads; 0 = inline on the connection thread; -1 = auto */
+    size_t max_header;
+    size_t upload_buffer;      /* connection read buffer: the largest chunk a body streams in */
+    uint64_t max_body;         /* 0 = unlimited */
+    unsigned timeout_s;
+    unsigned max_conn;
+    unsigned threads;
+    struct serve_tenant *tenants;
+    size_t ntenants;
+    struct serve_token *tokens;
+    size_t ntokens;
+};
+
+/* ---- auth.c ----------------------------------------------------------------------------- */
+
+/* SHA-256 with the process-wide EVP_MD (fetched once). */
+int serve_sha256(const void *data, size_t len, uint8_t out[32]);
+/* The EVP_MD for SHA-256 (fetched once, thread-safe); NULL on failure. */
+const void *serve_sha256_md(void);
+
+#define SERVE_AUTH_OK 0
+#define SERVE_AUTH_MISSING (-1)    /* no Authorization header */
+#define SERVE_AUTH_MALFORMED (-2)  /* not "Bearer <token>" */
+#define SERVE_AUTH_UNKNOWN (-3)    /* no such token */
+/* Authenticate an Authorization header value (NULL = absent): hash the token and compare with every
+ * configured hash in constant time. On success *token is its index in cfg->tokens. */
+int serve_auth(const struct dsig_serve_config *cfg, const char *authz, size_t *token);
+/* 1 if the tenant may do `op` (SERVE_OP_*; 0 = any operation) on key `kid`. */
+int serve_tenant_allows(const struct serve_tenant *t, const char *kid, unsigned op);
+/* Token bucket: 1 if a request may go now (and takes a token), 0 if rate limited; *retry_s receives
+ * the whole seconds to wait. */
+int serve_rate_take(struct serve_token *tok, uint64_t now_ns, unsigned *retry_s);
+/* Monotonic clock in nanoseconds. */
+uint64_t serve_now_ns(void);
+/* 1 if s is a valid tenant name / key id. */
+int serve_valid_name(const char *s, size_t len);
+
+/* ---- keys.c ------------------------------------------------------------------------------- */
+
+/* One served key: shared by reference between key sets (reloads) and requests in flight. */
+struct serve_key {
+    atomic_uint refs;
+    char kid[SERVE_NAME_MAX + 1];
+    dsig_key *key;             /* private key (signing) */
+    dsig_key *pub;             /* its public part (verification) */
+    const dsig_alg *alg;
+    char *jwk;                 /* public JWK text */
+    char thumbprint[DSIG_THUMBPRINT_LEN];
+    int stateful;
+    uint64_t dev, ino;         /* identity of the file, to keep a state file's open key on reload */
+    int64_t mtime_ns;
+    uint64_t size;
+};
+
+struct serve_keyset {
+    atomic_uint refs;
+    struct serve_key **keys;   /* sorted by kid */
+    size_t n;
+};
+
+/* Load every key file of cfg->key_dir (*.jwk, *.state); `prev` (may be NULL) lends its state-file
+ * keys (already open and locked) when the same file is still there. All or nothing. */
+int serve_keyset_load(const struct dsig_serve_config *cfg, const struct serve_keyset *prev,
+                      struct serve_keyset **out);
+struct serve_key *serve_keyset_find(const struct serve_keyset *ks, const char *kid);
+void serve_key_ref(struct serve_key *k);
+void serve_key_unref(struct serve_key *k);
+void serve_keyset_ref(struct serve_keyset *ks);
+void serve_keyset_unref(struct serve_keyset *ks);
+
+/* ---- metrics.c ---------------------------------------------------------------------------- */
+
+enum serve_endpoint { EP_SIGN, EP_VERIFY, EP_KEY, EP_KEYS, EP_HEALTHZ, EP_METRICS, EP_OTHER, EP_COUNT };
+enum serve_error {
+    ERR_NONE = 0, ERR_UNAUTHENTICATED, ERR_FORBIDDEN, ERR_NOT_FOUND, ERR_RATE_LIMITED, ERR_BAD_REQUEST,
+    ERR_TOO_LARGE, ERR_CLIENT_ABORT, ERR_TIMEOUT, ERR_SIGN, ERR_VERIFY_INVALID, ERR_METHOD, ERR_INTERNAL,
+    ERR_COUNT
+};
+const char *serve_endpoint_name(enum serve_endpoint e);
+const char *serve_error_name(enum serve_error e);
+
+struct serve_metrics;
+struct serve_metrics *serve_metrics_new(void);
+void serve_metrics_free(struct serve_metrics *m);
+/* Count one finished request. code 0 = no HTTP response (connection closed). */
+void serve_metrics_request(struct serve_metrics *m, enum serve_endpoint e, unsigned code, uint64_t bytes,
+                           uint64_t duration_ns, enum serve_error err);
+void serve_metrics_inflight(struct serve_metrics *m, int delta);
+/* Prometheus text exposition (version 0.0.4); malloc'd. */
+char *serve_metrics_render(struct serve_metrics *m, size_t nkeys, size_t *len);
+
+/* ---- audit.c ------------------------------------------------------------------------------- */
+
+struct serve_audit;
+struct serve_audit_rec {
+    const char *tenant;        /* "-" if none */
+    const char *kid;           /* "-" if none */
+    const char *op;            /* sign, verify, key, keys, healthz, metrics, other */
+    const char *method;
+    uint64_t bytes;
+    const uint8_t *digest;     /* 32-byte payload digest, NULL if none */
+    const char *digest_name;   /* its JSON member: "sha256" or "blake3" */
+    unsigned code;             /* HTTP status, 0 = none sent */
+    const char *result;        /* ok, invalid, or the error kind */
+    uint64_t duration_ns;
+    const char *peer;
+};
+/* Open (create, O_APPEND) the audit log; path NULL: a no-op log. */
+int serve_audit_open(struct serve_audit **out, const char *path, enum serve_audit_sync sync,
+                     unsigned interval_ms);
+/* Append one line; with SERVE_SYNC_ALWAYS it is on disk (fdatasync) when this returns. */
+int serve_audit_write(struct serve_audit *a, const struct serve_audit_rec *r);
+/* Reopen the log at its path (log rotation); the old file stays in use on failure. */
+int serve_audit_reopen(struct serve_audit *a);
+void serve_audit_close(struct serve_audit *a);
+
+/* ---- digest.c ------------------------------------------------------------------------------ */
+
+/* The audit payload digest off the connection thread: a ring of slot buffers per large upload,
+ * hashed in order by a shared pool of worker threads (see digest.c). */
+struct serve_digest_opts {
+    unsigned workers;          /* worker threads (≥ 1) */
+    unsigned max_jobs;         /* rings (uploads offloaded at once); more uploads are hashed inline */
+    unsigned slots;            /* slots per ring, 2..16 */
+    size_t slot_bytes;         /* bytes per slot (≥ 1024): a ring is slots × slot_bytes */
+    uint64_t offload_min;      /* the first bytes of every request are hashed inline (small requests) */
+};
+struct serve_digest_pool;
+struct serve_digest;
+int serve_digest_pool_new(struct serve_digest_pool **out, const struct serve_digest_opts *o);
+/* Stop the workers; every digest must have been freed. NULL ok. */
+void serve_digest_pool_free(struct serve_digest_pool *p);
+/* Start a payload digest of `kind` (SERVE_DIGEST_SHA256 / _BLAKE3); pool NULL: hashed inline. The
+ * digest is used by one thread (the connection's); the pool's workers only touch its ring. */
+int serve_digest_new(struct serve_digest **out, struct serve_digest_pool *pool, int kind);
+/* Feed bytes (copied into the ring, or hashed inline); never blocks behind other uploads. */
+int serve_digest_update(struct serve_digest *d, const void *data, size_t n);
+/* Wait for the workers to finish this payload and write its 32-byte digest (once). */
+int serve_digest_final(struct serve_digest *d, uint8_t out[32]);
+/* Join, wipe the copies, free. NULL ok. */
+void serve_digest_free(struct serve_digest *d);
+
+#endif
