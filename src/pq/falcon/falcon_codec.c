@@ -400,7 +400,32 @@ static int ntt_div(uint16_t *num, const uint16_t *den, unsigned logn)
     return zero ? DSIG_E_KEY : DSIG_OK;
 }
 
-/* G = g·F/f mod q, centered into (−q/2, q/2]; must fit in int8 (spec §3.8.2 key validity). */
+/* @spec §3.8.2 (the NTRU equation): OR of the coefficients of f·G − g·F − q over Z[x]/(x^n + 1),
+ * computed exactly (schoolbook). Zero iff the equation holds. G = gF/f mod q only proves it mod q:
+ * a crafted key with f·G − g·F = k·q, k ≠ 1 (e.g. F = G = 0), passes that and the h = g/f check,
+ * and its singular or index-k basis makes signing loop forever. Fixed loops, no data-dependent
+ * branch; |coefficient| ≤ n·2·31·127 < 2^23, so int32 is exact. */
+static uint32_t ntru_equation_residue(const int8_t *f, const int8_t *g, const int8_t *F,
+                                      const int8_t *G, unsigned logn)
+{
+    size_t n = (size_t)1 << logn;
+    uint32_t bad = 0;
+    for (size_t k = 0; k < n; k++) {
+        int32_t acc = 0;
+        for (size_t i = 0; i <= k; i++)
+            acc += (int32_t)f[i] * G[k - i] - (int32_t)g[i] * F[k - i];
+        /* x^n = −1: the wrapped terms change sign. */
+        for (size_t i = k + 1; i < n; i++)
+            acc -= (int32_t)f[i] * G[n + k - i] - (int32_t)g[i] * F[n + k - i];
+        if (k == 0) /* k is public */
+            acc -= (int32_t)FALCON_Q;
+        bad |= (uint32_t)acc;
+    }
+    return bad;
+}
+
+/* G = g·F/f mod q, centered into (−q/2, q/2]; must fit in int8 and satisfy f·G − g·F = q exactly
+ * (spec §3.8.2 key validity). */
 int falcon_complete_private(int8_t *G, const int8_t *f, const int8_t *g, const int8_t *F,
                             unsigned logn)
 {
@@ -421,6 +446,7 @@ int falcon_complete_private(int8_t *G, const int8_t *f, const int8_t *g, const i
             bad |= (uint32_t)(w < -127) | (uint32_t)(w > 127);
             G[u] = (int8_t)w;
         }
+        bad |= ntru_equation_residue(f, g, F, G, logn);
     }
     dsig_memzero(a, sizeof a);
     dsig_memzero(b, sizeof b);
@@ -430,7 +456,8 @@ int falcon_complete_private(int8_t *G, const int8_t *f, const int8_t *g, const i
     if (rc != DSIG_OK)
         return dsig_fail(DSIG_E_KEY, "Falcon private key: f is not invertible mod q");
     if (bad)
-        return dsig_fail(DSIG_E_KEY, "Falcon private key: G = gF/f mod q is out of range");
+        return dsig_fail(DSIG_E_KEY, "Falcon private key: G = gF/f mod q is out of range or "
+                                     "f*G - g*F != q (not an NTRU basis)");
     return DSIG_OK;
 }
 
