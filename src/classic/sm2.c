@@ -133,7 +133,7 @@ static int sm2_za(struct rec_ctx *c, const uint8_t *id, size_t id_len, const uin
 }
 
 /*
- * @spec GB/T 32918.2 §6.1 steps A3-A7: k in [1, n-2] (given, or fresh from the OS RNG), (x1, y1) = k·G,
+ * @spec GB/T 32918.2 §6.1 steps A3-A7: k in [1, n-1] (given, or fresh from the OS RNG), (x1, y1) = k·G,
  * r = (e + x1) mod n, retry if r = 0 or r + k = n; s = (1 + d)^-1 (k - r·d) mod n, retry if s = 0.
  * (1 + d)^-1 is (1 + d)^(n-2) mod n (n is prime): libgcrypt's powm on a secure base, not invm.
  */
@@ -166,7 +166,7 @@ static int sm2_sign_digest(struct rec_ctx *c, const uint8_t d[REC_BYTES], const 
             }
             k = rec_mpi(kfix, REC_BYTES, 1);
             if (!k || gcry_mpi_cmp_ui(k, 0) == 0 || gcry_mpi_cmp(k, c->n) >= 0) {
-                rc = dsig_fail(DSIG_E_ARG, "SM2 signing: the given nonce k is not in [1, n-2]");
+                rc = dsig_fail(DSIG_E_ARG, "SM2 signing: the given nonce k is not in [1, n-1]");
                 goto out;
             }
         } else if ((rc = rec_random_scalar(c, &k))) {
@@ -202,7 +202,7 @@ out:
     return rc;
 }
 
-/* @spec GB/T 32918.2 §7.1 steps B1-B7: r, s in [1, n-2]; t = (r + s) mod n != 0; (x1, y1) = s·G + t·P;
+/* @spec GB/T 32918.2 §7.1 steps B1-B7: r, s in [1, n-1]; t = (r + s) mod n != 0; (x1, y1) = s·G + t·P;
  * valid iff (e + x1) mod n = r. Public data only. DSIG_OK or DSIG_E_VERIFY. */
 static int sm2_verify_digest(struct rec_ctx *c, const uint8_t x[REC_BYTES], const uint8_t y[REC_BYTES],
                              const uint8_t e[REC_BYTES], const uint8_t sig[SM2_SIG_BYTES])
@@ -221,7 +221,7 @@ static int sm2_verify_digest(struct rec_ctx *c, const uint8_t x[REC_BYTES], cons
     }
     if (gcry_mpi_cmp_ui(r, 0) == 0 || gcry_mpi_cmp(r, c->n) >= 0 || gcry_mpi_cmp_ui(s, 0) == 0 ||
         gcry_mpi_cmp(s, c->n) >= 0) {
-        rc = dsig_fail(DSIG_E_VERIFY, "SM2-SM3 signature: r or s is not in [1, n-2]");
+        rc = dsig_fail(DSIG_E_VERIFY, "SM2-SM3 signature: r or s is not in [1, n-1]");
         goto out;
     }
     gcry_mpi_addm(t, r, s, c->n);
