@@ -64,6 +64,8 @@ struct dsig_state_file {
     char thumb[DSIG_THUMBPRINT_LEN];
     int slot_ok[2];
     uint64_t slot_val[2];
+    struct dsig_state_file *open_next; /* list of keys open in this process (open_claim) */
+    int claimed;                       /* on that list */
 };
 
 /* The algorithm a test-only provider adds to the name lookup of dsig_state_open (tests/state). */
@@ -371,28 +373,50 @@ static int hwm_open(struct dsig_state_file *st, const dsig_state_opts *opts, uin
                  : dsig_fail(DSIG_E_IO, "high-water registry lock: %s", strerror(errno));
         goto out;
     }
-    /* A new file gets both slots (mark 0) at once, so that its size is always 0 (created, then a
-     * crash) or HWM_FILE; the new name must survive a crash before any mark is recorded in it. */
-    if (created) {
+    /* Other users must not be able to lower the mark (a restored copy would then sign again), nor
+     * swap the file: the directory and the file belong to us and only we can write them. */
+    struct stat sb, db;
+    if (fstat(dfd, &db) != 0 || db.st_uid != geteuid() || (db.st_mode & 022)) {
+        rc = dsig_fail(DSIG_E_STATE, "high-water registry directory '%s' is not owned by this user or "
+                                     "is writable by others: chmod 700 it (or choose another with "
+                                     "DSIG_STATE_REGISTRY)", dir);
+        goto out;
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        rc = dsig_fail(DSIG_E_STATE, "high-water registry '%s/%s' is not a regular file", dir, st->thumb);
+        goto out;
+    }
+    if (sb.st_uid != geteuid() || (sb.st_mode & 077)) {
+        rc = dsig_fail(DSIG_E_STATE, "high-water registry '%s/%s' is not owned by this user or is "
+                                     "accessible by others (mode %03o): chmod 600 it", dir, st->thumb,
+                       (unsigned)(sb.st_mode & 0777));
+        goto out;
+    }
+    /* A new file gets both slots (mark 0) at once, so that its size is always 0 or HWM_FILE. An
+     * empty file is one whose creation was interrupted (crash, failed write) before any mark was
+     * recorded: it is initialized the same way, or the first slot write would leave a 32-byte
+     * file that every later open refuses as damaged. */
+    if (created || sb.st_size == 0) {
         uint8_t init[HWM_FILE];
         for (int s = 0; s < 2; s++) {
             memcpy(init + s * HWM_SLOT, HWM_MAGIC, 8);
             put_u64(init + s * HWM_SLOT + 8, 0);
             hwm_check(init + s * HWM_SLOT + 16, st->thumb, 0);
         }
-        if (write_all(fd, init, HWM_FILE) != 0 || fdatasync(fd) != 0) {
+        ssize_t w;
+        do
+            w = pwrite(fd, init, HWM_FILE, 0);
+        while (w < 0 && errno == EINTR);
+        if (w != HWM_FILE || fdatasync(fd) != 0) {
             rc = dsig_fail(DSIG_E_IO, "high-water registry '%s/%s': write failed", dir, st->thumb);
             goto out;
         }
-    }
-    if (created && fsync(dfd) != 0) {
-        rc = dsig_fail(DSIG_E_IO, "high-water registry '%s': fsync: %s", dir, strerror(errno));
-        goto out;
-    }
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        rc = dsig_fail(DSIG_E_STATE, "high-water registry '%s/%s' is not a regular file", dir, st->thumb);
-        goto out;
+        /* the new name must survive a crash before any mark is recorded in it */
+        if (fsync(dfd) != 0) {
+            rc = dsig_fail(DSIG_E_IO, "high-water registry '%s': fsync: %s", dir, strerror(errno));
+            goto out;
+        }
+        sb.st_size = HWM_FILE;
     }
     if (sb.st_size != 0) {
         uint8_t buf[HWM_FILE];
@@ -457,6 +481,46 @@ static uint64_t hwm_mark(const struct dsig_state_file *st)
     return st->slot_val[0] > st->slot_val[1] ? st->slot_val[0] : st->slot_val[1];
 }
 
+/* ---- keys open in this process ------------------------------------------------------------- */
+
+/* flock alone does not stop a second open in the same process where it is emulated with POSIX
+ * record locks (NFS: a process never conflicts with itself), nor a second copy of the file when the
+ * registry is disabled: this list of open keys (by thumbprint) refuses both. */
+static pthread_mutex_t open_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct dsig_state_file *open_list;
+
+/* Record st's key as open in this process; DSIG_E_STATE if it already is. */
+static int open_claim(struct dsig_state_file *st)
+{
+    int busy = 0;
+    pthread_mutex_lock(&open_mu);
+    for (const struct dsig_state_file *o = open_list; o && !busy; o = o->open_next)
+        busy = strcmp(o->thumb, st->thumb) == 0;
+    if (!busy) {
+        st->open_next = open_list;
+        open_list = st;
+        st->claimed = 1;
+    }
+    pthread_mutex_unlock(&open_mu);
+    return busy ? dsig_fail(DSIG_E_STATE, "key %s is in use: this state file or another state file of "
+                                          "the same key is already open in this process ('%s')",
+                            st->thumb, st->path)
+                : DSIG_OK;
+}
+
+/* Remove st from the list of open keys. */
+static void open_release(struct dsig_state_file *st)
+{
+    pthread_mutex_lock(&open_mu);
+    for (struct dsig_state_file **pp = &open_list; *pp; pp = &(*pp)->open_next)
+        if (*pp == st) {
+            *pp = st->open_next;
+            break;
+        }
+    st->claimed = 0;
+    pthread_mutex_unlock(&open_mu);
+}
+
 /* ---- state file lifecycle ------------------------------------------------------------------ */
 
 /* Free a state (closing descriptors releases both locks); the private copy is wiped. */
@@ -464,6 +528,8 @@ static void state_free(struct dsig_state_file *st)
 {
     if (!st)
         return;
+    if (st->claimed)
+        open_release(st);
     if (st->fd >= 0)
         close(st->fd);
     if (st->reg_fd >= 0)
@@ -517,7 +583,18 @@ static int state_write(struct dsig_state_file *st, uint64_t counter)
     }
     snprintf(tmp, tl, "%s.tmp", st->base);
     const char *step = "create temporary file";
-    int fd = openat(st->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    /* A leftover temporary name (a crash before the rename, or planted) is removed, and the file is
+     * created anew (O_EXCL): opening an existing one would write the private key into whatever inode
+     * it is, e.g. a hard link whose other name keeps a copy. */
+    if (unlinkat(st->dirfd, tmp, 0) != 0 && errno != ENOENT) {
+        int uerr = errno;
+        dsig_xfree(img, len);
+        int rc2 = dsig_fail(DSIG_E_IO, "state file '%s': cannot remove the stale temporary file '%s': %s; "
+                                       "no index was handed out", st->path, tmp, strerror(uerr));
+        dsig_xfree(tmp, 0);
+        return rc2;
+    }
+    int fd = openat(st->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     int err = fd < 0 ? errno : 0;
     if (!err && fchmod(fd, 0600) != 0)
         err = errno, step = "chmod";
@@ -610,6 +687,8 @@ int dsig_state_create(dsig_key **key, const char *path, const dsig_alg *alg,
         rc = export_pub(k, &st->pub, &st->pub_len);
     if (!rc)
         rc = dsig_jwk_thumbprint(k, st->thumb);
+    if (!rc)
+        rc = open_claim(st);
     uint64_t mark = 0;
     if (!rc)
         rc = hwm_open(st, opts, &mark);
@@ -753,6 +832,8 @@ int dsig_state_open(dsig_key **key, const char *path, const dsig_state_opts *opt
                        (unsigned long long)f.counter);
     if (!rc)
         rc = dsig_jwk_thumbprint(k, st->thumb);
+    if (!rc)
+        rc = open_claim(st);
     uint64_t mark = 0;
     if (!rc)
         rc = hwm_open(st, opts, &mark);
