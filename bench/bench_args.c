@@ -101,6 +101,8 @@ void bench_print_stream_help(FILE *f)
           "  --chunk SIZE      bytes per update; bare numbers are bytes (default 64K)\n"
           "  --source KIND     mem | file | pipe (default mem)\n"
           "  --format KIND     jws | raw (default jws)\n"
+          "  --reserve N       stateful keys (HSS-LMS, XMSS, XMSSMT): indices reserved per durable\n"
+          "                    write of the state file (default 1024)\n"
           "  --seed N          payload and key seed, decimal or 0x-hex (default 1)\n"
           "  --rsa-bits LIST   RSA key sizes (full profile: 2048..8192 for the first RSA alg,\n"
           "                    the default size for the others; quick: default size only)\n"
@@ -121,6 +123,8 @@ void bench_print_sig_help(FILE *f)
           "  --warmup N        untimed iterations per op (default 5)\n"
           "  --measure N       at most N timed iterations per op (default 1000)\n"
           "  --max-time SEC    stop an op after SEC seconds (default 1; at least 3 samples)\n"
+          "  --reserve N       stateful keys (HSS-LMS, XMSS, XMSSMT): indices reserved per durable\n"
+          "                    write of the state file (default 1024; a sign-r1 row always uses 1)\n"
           "  --seed N          message and key seed (default 1)\n"
           "  --rsa-bits LIST   RSA key sizes (default: the algorithm's default)\n"
           "  --out DIR         also write benchmark_sig_YYYYMMDD_HHMMSS.csv there\n"
@@ -213,12 +217,25 @@ static int parse_args(int argc, char **argv, const struct arg_spec *sp, char *er
     return 0;
 }
 
-/* `stream`'s own options: --sizes, --chunk, --source, --format. */
+/* --reserve N (stateful keys: indices per durable write) into *out: 0, or -1 with err set. */
+static int parse_reserve(const char *v, uint32_t *out, char *err, size_t len)
+{
+    uint64_t r;
+    if (bench_parse_u64(v, 1, 1u << 20, &r) != 0)
+        return bench_fail(err, len, "--reserve: bad count \"%s\"; valid: 1 to 1048576 indices per "
+                              "durable write", v);
+    *out = (uint32_t)r;
+    return 0;
+}
+
+/* `stream`'s own options: --sizes, --chunk, --source, --format, --reserve. */
 static int stream_own(void *opts, const char *name, const char *v, char *err, size_t len)
 {
     bench_stream_opts *o = opts;
     if (strcmp(name, "--sizes") == 0)
         return bench_parse_list(&sizes_list, v, o->sizes, BENCH_MAX_SIZES, &o->nsizes, err, len);
+    if (strcmp(name, "--reserve") == 0)
+        return parse_reserve(v, &o->reserve, err, len);
     if (strcmp(name, "--chunk") == 0) {
         uint64_t c;
         if (parse_unit(v, 1, &c) || c > 64 * MIB)
@@ -263,19 +280,21 @@ int bench_stream_parse(int argc, char **argv, bench_stream_opts *o, char *err, s
     o->format = BENCH_FMT_JWS;
     o->out_dir = ".";
 
-    static const char *const own[] = {"--sizes", "--chunk", "--source", "--format", NULL};
+    static const char *const own[] = {"--sizes", "--chunk", "--source", "--format", "--reserve", NULL};
     const struct arg_spec sp = {
         "stream", 100000, &o->json, &o->list, &o->algs, &o->out_dir, &o->warmup, &o->measure,
         &o->seed, o->rsa_bits, &o->nrsa_bits, own, stream_own, o,
-        "--alg --sizes --warmup --measure --chunk --source --format --seed --rsa-bits --out --quick "
-        "--json --list --help"};
+        "--alg --sizes --warmup --measure --chunk --source --format --reserve --seed --rsa-bits --out "
+        "--quick --json --list --help"};
     return parse_args(argc, argv, &sp, err, len);
 }
 
-/* `sig`'s own options: --size, --max-time. */
+/* `sig`'s own options: --size, --max-time, --reserve. */
 static int sig_own(void *opts, const char *name, const char *v, char *err, size_t len)
 {
     bench_sig_opts *o = opts;
+    if (strcmp(name, "--reserve") == 0)
+        return parse_reserve(v, &o->reserve, err, len);
     if (strcmp(name, "--size") == 0) {
         uint64_t s;
         if (parse_unit(v, 1, &s) || s > 64 * MIB)
@@ -304,12 +323,12 @@ int bench_sig_parse(int argc, char **argv, bench_sig_opts *o, char *err, size_t 
     o->max_time = o->quick ? 0.2 : 1.0;
     o->seed = 1;
 
-    static const char *const own[] = {"--size", "--max-time", NULL};
+    static const char *const own[] = {"--size", "--max-time", "--reserve", NULL};
     const struct arg_spec sp = {
         "sig", 1000000, &o->json, &o->list, &o->algs, &o->out_dir, &o->warmup, &o->measure,
         &o->seed, o->rsa_bits, &o->nrsa_bits, own, sig_own, o,
-        "--alg --size --warmup --measure --max-time --seed --rsa-bits --out --quick --json --list "
-        "--help"};
+        "--alg --size --warmup --measure --max-time --reserve --seed --rsa-bits --out --quick --json "
+        "--list --help"};
     return parse_args(argc, argv, &sp, err, len);
 }
 

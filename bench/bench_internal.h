@@ -29,6 +29,7 @@ typedef struct bench_stream_opts {
     size_t chunk;
     int source;                      /* enum bench_source */
     int format;                      /* enum bench_format */
+    uint32_t reserve;                /* stateful keys: indices per durable write (0 = bench default) */
     const char *out_dir;
     const char *algs;                /* comma-separated names/globs; NULL = every algorithm */
     unsigned rsa_bits[BENCH_MAX_BITS];
@@ -42,6 +43,7 @@ typedef struct bench_sig_opts {
     unsigned warmup, measure;        /* measure = maximum number of samples per (alg, op) */
     double max_time;                 /* seconds per (alg, op) before stopping early */
     uint64_t seed;
+    uint32_t reserve;                /* stateful keys: indices per durable write (0 = bench default) */
     const char *out_dir;             /* CSV only when given */
     const char *algs;
     unsigned rsa_bits[BENCH_MAX_BITS];

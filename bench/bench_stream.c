@@ -4,6 +4,12 @@
  *
  * Timed region of one operation: init, every chunk, final (JWS detached unencoded by default). Not
  * timed: payload generation, key generation, opening the file / forking the pipe writer, memory probes.
+ *
+ * Stateful schemes (HSS-LMS, XMSS, XMSSMT): one row per parameter set of bench_state.c (the label
+ * names it), signing from one state-file key per set made by dsig_state_create in a private temporary
+ * directory (--reserve indices per durable write, default 1024) and reused across the sizes, a new key
+ * only when one is used up. Key generation is timed separately (the summary's keygen lines), never
+ * inside SIGN.
  */
 #include <errno.h>
 #include <math.h>
@@ -13,6 +19,7 @@
 
 #include "bench_feed.h"
 #include "bench_internal.h"
+#include "bench_state.h"
 
 /* One signature in flight between the sign and the verify of an iteration. */
 typedef struct op_ctx {
@@ -96,7 +103,7 @@ typedef struct base_entry {
     double ms; /* < 0: unknown baseline */
 } base_entry;
 
-/* Key generation times of stateful schemes (never folded into sign times). */
+/* Key generation times of stateful schemes (dsig_state_create; never folded into sign times). */
 typedef struct keygen_entry {
     char label[64];
     size_t n;
@@ -120,7 +127,50 @@ typedef struct run {
     keygen_entry keygens[32];
     size_t nkeygens;
     FILE *csv;
+    /* Stateful schemes: the state key of the parameter set being measured, shared by its sizes. */
+    const bench_pset *st_set;
+    dsig_key *st_sk, *st_vk;
+    uint64_t st_counter;
 } run;
+
+/* Forget the current state key (its file stays until bench_state_end). */
+static void state_drop(run *R)
+{
+    dsig_key_free(R->st_sk);
+    dsig_key_free(R->st_vk);
+    R->st_sk = R->st_vk = NULL;
+    R->st_set = NULL;
+}
+
+/* The state key of parameter set ps with a signature left: the current one, or a new one (its
+ * dsig_state_create time recorded under the set's label). */
+static int state_key_for(run *R, const dsig_alg *alg, const bench_pset *ps)
+{
+    if (R->st_set == ps && R->st_sk && bench_state_remaining(R->st_sk) > 0)
+        return DSIG_OK;
+    state_drop(R);
+    double ms = 0;
+    uint32_t reserve = R->o->reserve ? R->o->reserve : BENCH_STATE_RESERVE;
+    int rc = bench_state_key(alg, ps, R->o->seed, ++R->st_counter, reserve, &R->st_sk, &R->st_vk, &ms);
+    if (rc)
+        return rc;
+    R->st_set = ps;
+    fprintf(stderr, "bench: %s: new state key (param %s, reserve %u, %s): %.1f ms\n", ps->label,
+            ps->param, reserve, bench_state_dir(), ms);
+    keygen_entry *e = NULL;
+    for (size_t i = 0; i < R->nkeygens && !e; i++)
+        if (strcmp(R->keygens[i].label, ps->label) == 0)
+            e = &R->keygens[i];
+    if (!e && R->nkeygens < sizeof R->keygens / sizeof R->keygens[0]) {
+        e = &R->keygens[R->nkeygens++];
+        snprintf(e->label, sizeof e->label, "%s", ps->label);
+    }
+    if (e) { /* running median is not kept: a handful of keys per set; report the latest and n */
+        e->median_ms = e->n ? (e->median_ms * (double)e->n + ms) / (double)(e->n + 1) : ms;
+        e->n++;
+    }
+    return DSIG_OK;
+}
 
 /* Record a skipped row and say why on stderr. */
 static void skip_row(run *R, const char *label, uint64_t bytes, const char *why)
@@ -208,8 +258,8 @@ static int emit_row(run *R, const bench_row *row)
 }
 
 /* Measure one row. Returns 0, or a status with `why` filled (the row is then skipped). */
-static int measure_row(run *R, const dsig_alg *alg, unsigned bits, size_t size_index, bench_row *row,
-                       char *why, size_t whylen)
+static int measure_row(run *R, const dsig_alg *alg, unsigned bits, const bench_pset *ps,
+                       size_t size_index, bench_row *row, char *why, size_t whylen)
 {
     const bench_stream_opts *o = R->o;
     const int stateful = (dsig_alg_flags(alg) & DSIG_ALG_STATEFUL) != 0;
@@ -225,7 +275,14 @@ static int measure_row(run *R, const dsig_alg *alg, unsigned bits, size_t size_i
     static uint64_t key_counter; /* stateful schemes: a fresh one-time key per signature */
 
     for (unsigned it = 0; it < total && rc == 0; it++) {
-        if (!sk || stateful) {
+        if (stateful && ps) { /* a state key: many signatures per key, keygen outside the row */
+            if ((rc = state_key_for(R, alg, ps))) {
+                bench_errstr(rc, why, whylen);
+                break;
+            }
+            op.sign_key = R->st_sk;
+            op.verify_key = R->st_vk;
+        } else if (!sk || stateful) {
             if (sk != vk)
                 dsig_key_free(vk);
             dsig_key_free(sk);
@@ -310,7 +367,9 @@ static int measure_row(run *R, const dsig_alg *alg, unsigned bits, size_t size_i
     memset(row, 0, sizeof *row);
     snprintf(row->kty, sizeof row->kty, "%s", dsig_alg_kty(alg));
     snprintf(row->alg, sizeof row->alg, "%s", dsig_alg_name(alg));
-    if (bench_alg_takes_bits(alg))
+    if (ps)
+        snprintf(row->label, sizeof row->label, "%s", ps->label);
+    else if (bench_alg_takes_bits(alg))
         snprintf(row->label, sizeof row->label, "%s/%u", dsig_alg_name(alg), bits);
     else
         snprintf(row->label, sizeof row->label, "%s", dsig_alg_name(alg));
@@ -410,9 +469,10 @@ static void print_summary(run *R, FILE *f, size_t nalgs, const char *csv, const 
             R->o->chunk, R->o->format == BENCH_FMT_RAW ? "raw" : "jws",
             R->o->warmup, R->o->measure, (unsigned long long)R->o->seed);
     if (R->nkeygens) {
-        fprintf(f, "Key generation of stateful schemes (a fresh key per signature; not in SIGN):\n");
+        fprintf(f, "Key generation of stateful schemes (dsig_state_create: tree + first durable write; "
+                   "not in SIGN; reserve %u):\n", R->o->reserve ? R->o->reserve : BENCH_STATE_RESERVE);
         for (size_t i = 0; i < R->nkeygens; i++)
-            fprintf(f, "  %s: median %.3f ms over %zu keys\n", R->keygens[i].label,
+            fprintf(f, "  %s: mean %.3f ms over %zu keys\n", R->keygens[i].label,
                     R->keygens[i].median_ms, R->keygens[i].n);
     }
     fprintf(f, "Skipped: %zu\n", R->nskipped);
@@ -489,23 +549,35 @@ int bench_stream_run(const bench_stream_opts *o)
     size_t nrows_total = 0, k = 0;
     for (size_t a = 0; a < nalgs; a++) {
         unsigned bits[BENCH_MAX_BITS];
-        nrows_total += bits_for(o, algs[a], bits) * o->nsizes;
+        const bench_pset *sets;
+        if (dsig_alg_flags(algs[a]) & DSIG_ALG_STATEFUL)
+            nrows_total += bench_state_sets(algs[a], &sets) * o->nsizes;
+        else
+            nrows_total += bits_for(o, algs[a], bits) * o->nsizes;
     }
     for (size_t a = 0; a < nalgs; a++) {
         unsigned bits[BENCH_MAX_BITS];
-        size_t nb = bits_for(o, algs[a], bits);
+        const bench_pset *sets = NULL;
+        const int stateful = (dsig_alg_flags(algs[a]) & DSIG_ALG_STATEFUL) != 0;
+        size_t nb = stateful ? bench_state_sets(algs[a], &sets) : bits_for(o, algs[a], bits);
+        if (stateful && nb == 0)
+            skip_row(&R, dsig_alg_name(algs[a]), 0, "no parameter set chosen for this stateful "
+                                                    "algorithm (bench/bench_state.c)");
         for (size_t b = 0; b < nb; b++) {
             for (size_t s = 0; s < o->nsizes; s++) {
                 bench_row row;
                 char why[512] = "";
                 char label[64];
-                if (bench_alg_takes_bits(algs[a]))
+                if (stateful)
+                    snprintf(label, sizeof label, "%s", sets[b].label);
+                else if (bench_alg_takes_bits(algs[a]))
                     snprintf(label, sizeof label, "%s/%u", dsig_alg_name(algs[a]), bits[b]);
                 else
                     snprintf(label, sizeof label, "%s", dsig_alg_name(algs[a]));
                 fprintf(stderr, "bench: [%zu/%zu] %s, %llu KiB\n", ++k, nrows_total, label,
                         (unsigned long long)(o->sizes[s] / 1024));
-                if (measure_row(&R, algs[a], bits[b], s, &row, why, sizeof why) != 0) {
+                if (measure_row(&R, algs[a], stateful ? 0 : bits[b], stateful ? &sets[b] : NULL, s,
+                                &row, why, sizeof why) != 0) {
                     skip_row(&R, label, o->sizes[s], why);
                     continue;
                 }
@@ -536,6 +608,8 @@ int bench_stream_run(const bench_stream_opts *o)
     print_summary(&R, o->json ? stderr : stdout, nalgs, csv, svg);
     code = 0;
 out:
+    state_drop(&R);
+    bench_state_end(); /* state files and their registry (also on the error paths) */
     if (R.csv)
         fclose(R.csv);
     if (o->source == BENCH_SRC_FILE)
