@@ -8,9 +8,13 @@
 # the signing thread = digest_threads 0, the old behaviour; BLAKE3; none) and each algorithm (ES256,
 # Ed25519, ML-DSA-65), RUNS runs of `dsig sign FILE` and RUNS uploads of the same file with
 # `curl -T FILE` to POST /v1/keys/{kid}/sign on loopback, alternated (tool, service, tool, ...) so that
-# both see the same machine load. Wall clock, client included: MiB/s as median (min–max); the ratio is
-# service median / tool median (target ≥ 0.80). CPU columns: CPU seconds per GiB of the tool process,
-# and of the whole server process (every thread: MHD + digest worker) from /proc/PID/stat.
+# both see the same machine load. Wall clock, client included: MiB/s as median (min–max); "ratio" is
+# service median / tool median (target ≥ 0.80), "paired" the median of the per-pair ratios (each tool
+# run against the service run right after it: robust to the load drifting on a shared machine).
+# CPU columns (seconds per GiB): the tool process; the whole server process (every thread: MHD and
+# digest worker) and its busiest thread per upload (/proc/PID/task/*/stat) — the busiest is the critical
+# path that bounds the service's wall clock when a core is free for each thread.
+# Environment: UPLOAD_BUFFER=BYTES sets limits.upload_buffer_bytes (default: the service's, 256 KiB).
 # Request table: wrk -t2 on 1 KiB sign requests, 2 and 16 connections: requests/s, p50, p99.
 # Temporary files live in a private directory removed at the end.
 set -euo pipefail
@@ -36,7 +40,7 @@ start_server() { # start_server DIGEST(sha256|blake3|none) [DIGEST_THREADS]
     cat >"$T/serve.json" <<EOF
 {"listen": {"address": "127.0.0.1", "port": 0}, "key_dir": "$T/keys",
  "audit": {"path": "$T/audit.log", "sync": "interval", "payload_digest": "$1"$dt},
- "limits": {"threads": 2, "max_connections": 64},
+ "limits": {"threads": 2, "max_connections": 64${UPLOAD_BUFFER:+, \"upload_buffer_bytes\": $UPLOAD_BUFFER}},
  "tenants": [{"name": "bench", "tokens": [{"sha256": "$H"}], "keys": ["*"], "operations": ["sign", "verify"]}]}
 EOF
     : >"$T/serve.log" # before the start: never read the previous server's port
@@ -53,20 +57,26 @@ EOF
 stop_server() { kill $SP; wait $SP || true; SP=""; }
 now() { date +%s%N; }
 TCK=$(getconf CLK_TCK)
-srv_cpu() { awk -v t=$TCK '{ printf "%d", ($14 + $15) * 1e9 / t }' /proc/$SP/stat; } # server CPU, ns
 # stats FILE: "median min max" of the numbers in FILE (one per line).
 stats() { sort -g "$1" | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
                                                  printf "%.0f %.0f %.0f\n", m, v[1], v[NR] }'; }
+# task_cpu: "tid ticks" for every thread of the server.
+task_cpu() { for f in /proc/$SP/task/*/stat; do awk '{ print $1, $14 + $15 }' "$f" 2>/dev/null || true; done; }
+# busiest BEFORE AFTER: "largest per-thread CPU increase, sum of the increases" in ns.
+busiest() { awk -v t=$TCK 'NR == FNR { b[$1] = $2; next } { d = $2 - b[$1]; s += d; if (d > m) m = d }
+                           END { printf "%d %d\n", m * 1e9 / t, s * 1e9 / t }' "$1" "$2"; }
 mibs() { awk -v m=$MIB -v ns=$1 'BEGIN { printf "%.1f", m / (ns / 1e9) }'; }       # MiB/s from ns
 spg() { awk -v n=$1 -v m=$MIB -v r=$RUNS 'BEGIN { printf "%.2f", n / r / 1e9 * 1024 / m }'; } # CPU s/GiB
 
 echo "payload: $MIB MiB (random, page cache), loopback; $RUNS runs each, tool and service alternated;"
-echo "MiB/s = wall clock (client included), median (min–max); ratio = service median / tool median."
-echo "CPU s/GiB: the tool process; the whole server process (all threads), from /proc/PID/stat."
+echo "MiB/s = wall clock (client included), median (min–max); ratio = service median / tool median;"
+echo "paired = median of the ratios of adjacent (tool, service) runs."
+echo "CPU s/GiB: the tool process; the whole server process (all threads); the server's busiest thread."
+echo "limits.upload_buffer_bytes: ${UPLOAD_BUFFER:-default (262144)}"
 echo "Machine: $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg) at start; $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
-echo "| algorithm | audit digest | dsig sign MiB/s | serve MiB/s (curl) | ratio | dsig sign CPU s/GiB | serve CPU s/GiB |"
-echo "|---|---|---:|---:|---:|---:|---:|"
+echo "| algorithm | audit digest | dsig sign MiB/s | serve MiB/s (curl) | ratio | paired | tool CPU | serve CPU | busiest thread |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 for setting in "sha256 worker" "sha256 inline" "blake3 worker" "none -"; do
     set -- $setting
     digest=$1 where=$2
@@ -76,27 +86,33 @@ for setting in "sha256 worker" "sha256 inline" "blake3 worker" "none -"; do
         *) start_server $digest; label="none" ;;
     esac
     for alg in ES256 Ed25519 ML-DSA-65; do
-        : >"$T/tool.ns"; : >"$T/srv.ns"
-        tcpu=0 scpu=0
+        : >"$T/tool.ns"; : >"$T/srv.ns"; : >"$T/pair"
+        tcpu=0 scpu=0 bcpu=0
         for _ in $(seq $RUNS); do
             t0=$(now)
             /usr/bin/time -f '%U %S' -o "$T/time" "$D" sign -q -k "$T/keys/$alg.jwk" "$T/payload" >/dev/null
             t1=$(now)
             echo $((t1 - t0)) >>"$T/tool.ns"
+            tns=$((t1 - t0))
             tcpu=$((tcpu + $(awk '{ printf "%d", ($1 + $2) * 1e9 }' "$T/time")))
-            c0=$(srv_cpu)
+            task_cpu >"$T/task0"
             t0=$(now)
             curl -sS -f -o /dev/null -X POST -H "Authorization: Bearer $TOKEN" -T "$T/payload" \
                 "http://127.0.0.1:$PORT/v1/keys/$alg/sign"
             t1=$(now)
             echo $((t1 - t0)) >>"$T/srv.ns"
-            scpu=$((scpu + $(srv_cpu) - c0))
+            task_cpu >"$T/task1"
+            read -r bns sns < <(busiest "$T/task0" "$T/task1")
+            bcpu=$((bcpu + bns)) scpu=$((scpu + sns))
+            awk -v a=$tns -v b=$((t1 - t0)) 'BEGIN { printf "%.6f\n", a / b }' >>"$T/pair"
         done
         read -r tmed tmin tmax < <(stats "$T/tool.ns")
         read -r smed smin smax < <(stats "$T/srv.ns")
         # min time = max MiB/s and vice versa
         echo "| $alg | $label | $(mibs $tmed) ($(mibs $tmax)–$(mibs $tmin)) | $(mibs $smed) ($(mibs $smax)–$(mibs $smin)) |" \
-             "$(awk -v a=$tmed -v b=$smed 'BEGIN { printf "%.2f", a / b }') | $(spg $tcpu) | $(spg $scpu) |"
+             "$(awk -v a=$tmed -v b=$smed 'BEGIN { printf "%.2f", a / b }') |" \
+             "$(sort -g "$T/pair" | awk '{ v[NR] = $1 } END { printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }') |" \
+             "$(spg $tcpu) | $(spg $scpu) | $(spg $bcpu) |"
     done
     stop_server
 done

@@ -324,10 +324,11 @@ static int check_body(struct dsig_server *s, struct MHD_Connection *c, struct re
     return 1;
 }
 
-/* Start the audit digest of the payload (audit.payload_digest: SHA-256, BLAKE3 or none). */
+/* Start the audit digest of the payload (audit.payload_digest: SHA-256, BLAKE3 or none; nothing
+ * without an audit log, the digest's only reader). */
 static int digest_init(struct dsig_server *s, struct req *r)
 {
-    if (s->cfg->audit_digest == SERVE_DIGEST_NONE)
+    if (s->cfg->audit_digest == SERVE_DIGEST_NONE || !s->cfg->audit_path)
         return 1;
     return serve_digest_new(&r->dg, s->digests, s->cfg->audit_digest) == DSIG_OK;
 }
@@ -697,7 +698,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
 static int start_digests(struct dsig_server *s)
 {
     const struct dsig_serve_config *cfg = s->cfg;
-    if (cfg->audit_digest == SERVE_DIGEST_NONE)
+    if (cfg->audit_digest == SERVE_DIGEST_NONE || !cfg->audit_path)
         return DSIG_OK;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned workers = cfg->audit_digest_threads >= 0 ? (unsigned)cfg->audit_digest_threads
@@ -709,7 +710,8 @@ static int start_digests(struct dsig_server *s)
     struct serve_digest_opts o = {0};
     o.workers = workers;
     o.max_jobs = 2 * workers + 2;    /* rings: uploads offloaded at once; further ones hash inline */
-    o.slots = 4;                     /* a ring of 4 × 256 KiB = 1 MiB per offloaded upload */
+    o.slots = 8;                     /* a ring of 8 × 256 KiB = 2 MiB per offloaded upload: slack for a
+                                      * worker the scheduler preempts while the signer runs on */
     o.slot_bytes = 256u * 1024u;
     o.offload_min = 256u * 1024u;    /* smaller requests are hashed inline: no hand-over latency */
     return serve_digest_pool_new(&s->digests, &o);
