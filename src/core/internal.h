@@ -138,6 +138,10 @@ struct dsig_stateful_ops {
     int (*load_private)(struct dsig_key *key, const uint8_t *in, size_t len, uint64_t next);
     /* How many signatures the key can make in total (2^h, or the product over HSS/MT levels). */
     uint64_t (*capacity)(const struct dsig_key *key);
+    /* Optional: cheap consistency check of saved material against the stored public key, run before
+     * load_private rebuilds any tree (a parameter code edited in the file would otherwise make the
+     * load rebuild a tree of up to 2^25 leaves before the public-key comparison refuses it). */
+    int (*check_private)(const uint8_t *priv, size_t priv_len, const uint8_t *pub, size_t pub_len);
 };
 
 /* For providers' sign_init: the next unused index of a key opened from a state file. The index is

@@ -322,7 +322,33 @@ static int hwm_dir(const dsig_state_opts *opts, char **dir)
     return *dir ? DSIG_OK : dsig_fail(DSIG_E_NOMEM, "out of memory");
 }
 
-/* mkdir -p with mode 0700 for the components that do not exist. */
+/* fsync the directory holding the just-created directory dir[0..end): without it a crash can lose the
+ * new entry, and with it the registry files later written below it (review follow-up). */
+static int fsync_parent(char *dir, char *end)
+{
+    char *slash = end;
+    while (slash > dir && *--slash != '/')
+        ;
+    const char *parent = ".";
+    if (*slash == '/')
+        parent = slash == dir ? "/" : dir;
+    char saved = *slash;
+    if (parent == dir)
+        *slash = '\0';
+    int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int ok = fd >= 0 && fsync(fd) == 0;
+    int err = errno;
+    if (fd >= 0)
+        close(fd);
+    int rc = ok ? DSIG_OK
+                : dsig_fail(DSIG_E_IO, "high-water registry directory '%s': fsync of the parent "
+                                       "directory: %s", parent, strerror(err));
+    *slash = saved;
+    return rc;
+}
+
+/* mkdir -p with mode 0700 for the components that do not exist; each new directory's parent is
+ * fsync'ed so that the creation is durable before anything is stored in it. */
 static int mkdir_p(char *dir)
 {
     for (char *p = dir + 1;; p++) {
@@ -334,6 +360,11 @@ static int mkdir_p(char *dir)
             *p = c;
             if (r != 0 && err != EEXIST)
                 return dsig_fail(DSIG_E_IO, "high-water registry directory '%s': %s", dir, strerror(err));
+            if (r == 0) {
+                int rc = fsync_parent(dir, p);
+                if (rc)
+                    return rc;
+            }
             if (!c)
                 return DSIG_OK;
         }
@@ -643,7 +674,10 @@ static int key_from_private(struct dsig_key **out, const dsig_alg *alg, const ui
     struct dsig_key *k = dsig_key_new(alg->keytype);
     if (!k)
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    int rc = alg->keytype->stateful->load_private(k, priv, priv_len, next);
+    const struct dsig_stateful_ops *so = alg->keytype->stateful;
+    int rc = so->check_private ? so->check_private(priv, priv_len, pub, pub_len) : DSIG_OK;
+    if (!rc)
+        rc = so->load_private(k, priv, priv_len, next);
     uint8_t *kp = NULL;
     size_t kl = 0;
     if (!rc)

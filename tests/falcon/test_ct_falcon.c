@@ -5,6 +5,11 @@
  * secret is reported by memcheck, except the leaks the specification allows, which the library
  * declassifies explicitly (rejection decisions of SamplerZ/BerExp, the norm check, the released s2).
  * Key generation is not covered: it is documented as not constant time (docs/falcon.md).
+ *
+ * The JWK import path is covered from the base64url text of "priv" on: decoding (dsig_b64url_decode),
+ * the key type's import hook (sk decoding, the quality checks on (f, g), G completion and the NTRU
+ * equation, h2 = g/f and its comparison with "pub", expansion), then a signature through the public
+ * API. Only the JSON parsing in front of it (jansson, which scans the string it is given) is left out.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +75,53 @@ static void run(unsigned logn)
     free(sk);
 }
 
+/* The real JWK import: "priv" as base64url text, marked secret, decoded and handed to the AKP key
+ * type's import hook with "pub"; the key then signs through dsig_sign. */
+static void run_jwk(unsigned logn)
+{
+    uint8_t *pk, *sk;
+    size_t pk_len, sk_len;
+    load(logn, &pk, &pk_len, &sk, &sk_len);
+    const char *name = logn == 9 ? "FALCON512" : "FALCON1024";
+    const struct dsig_keytype *t = dsig_keytype_find_jwk("AKP", NULL, name);
+    assert_non_null(t);
+    char *text = dsig_b64url_encode_alloc(sk, sk_len);
+    size_t text_len = strlen(text);
+    DSIG_CT_SECRET(text, text_len);
+    dsig_jwk_member m[2] = {{.name = "pub", .data = pk, .len = pk_len}, {.name = "priv"}};
+    assert_int_equal(dsig_b64url_decode_alloc(text, text_len, &m[1].data, &m[1].len), DSIG_OK);
+    /* The header byte names the parameter set: public (the test marked the whole text secret). */
+    DSIG_CT_DECLASSIFY(m[1].data, 1);
+    dsig_key *key = dsig_key_new(t);
+    assert_non_null(key);
+    assert_int_equal(t->import_jwk(key, m, 2), DSIG_OK);
+    dsig_xfree(m[1].data, m[1].len);
+    key->has_private = 1;
+    const dsig_alg *alg = dsig_alg_by_name(name);
+    uint8_t msg[33], sig[1400];
+    size_t len = 0;
+    tu_fill(msg, sizeof msg, 4);
+    assert_int_equal(dsig_sign(alg, key, msg, sizeof msg, sig, sizeof sig, &len), DSIG_OK);
+    DSIG_CT_DECLASSIFY(sig, len); /* released */
+    assert_int_equal(dsig_verify(alg, key, msg, sizeof msg, sig, len), DSIG_OK);
+    dsig_key_free(key);
+    dsig_xfree(text, text_len);
+    free(pk);
+    free(sk);
+}
+
+static void test_ct_falcon512_jwk(void **state)
+{
+    (void)state;
+    run_jwk(9);
+}
+
+static void test_ct_falcon1024_jwk(void **state)
+{
+    (void)state;
+    run_jwk(10);
+}
+
 static void test_ct_falcon512(void **state)
 {
     (void)state;
@@ -87,6 +139,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ct_falcon512),
         cmocka_unit_test(test_ct_falcon1024),
+        cmocka_unit_test(test_ct_falcon512_jwk),
+        cmocka_unit_test(test_ct_falcon1024_jwk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,7 +127,7 @@ static uint64_t toy_capacity(const struct dsig_key *key)
     return ((const struct toy_key *)key->impl)->cap;
 }
 
-static const struct dsig_stateful_ops toy_stateful = {toy_save, toy_load, toy_capacity};
+static const struct dsig_stateful_ops toy_stateful = {toy_save, toy_load, toy_capacity, NULL};
 static const char *const toy_pub_members[] = {"pub", NULL};
 static const char *const toy_priv_members[] = {NULL};
 

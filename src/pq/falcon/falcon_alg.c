@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "core/ct.h"
 #include "core/internal.h"
 #include "pq/falcon/falcon.h"
 
@@ -187,6 +188,41 @@ static int akp_generate(struct dsig_key *key, unsigned bits, dsig_rng *rng)
     return DSIG_OK;
 }
 
+/*
+ * @spec §3.8.2 Algorithm 5 NTRUGen steps 6–9 (the quality conditions on f, g), applied to an imported
+ * key: ‖(f, g)‖² < 16823 (the integer form of ‖(g, −f)‖ ≤ 1.17·√q, 1.17²·q = 16822.41) and the
+ * Gram–Schmidt norm ‖(q·f̄/(f·f̄ + g·ḡ), q·ḡ/(f·f̄ + g·ḡ))‖² ≤ 1.17²·q (falcon_keygen_gs_ok). Key
+ * generation never emits a key failing them; an imported one that does has leaves of its LDL tree
+ * below the bound that keeps every sampler deviation ≥ σ_min, which weakens the signatures. Both are
+ * functions of (f, g) only: a basis with a poorly reduced (F, G) = (F + k·f, G + k·g) has the same
+ * Gram–Schmidt norms, hence the same tree leaves and sampler deviations, and passes (as it should:
+ * it spans the same lattice; its size is bounded by the int8 encoding of F and G anyway).
+ * Computed without secret-dependent branches; only the two verdict bits are made public.
+ */
+static int check_basis_quality(const int8_t *f, const int8_t *g, unsigned logn)
+{
+    size_t n = (size_t)1 << logn;
+    uint32_t sqn = 0;
+    for (size_t u = 0; u < n; u++)
+        sqn += (uint32_t)((int32_t)f[u] * f[u] + (int32_t)g[u] * g[u]);
+    /* sqn ≤ 2·1024·127² < 2^31: the borrow bit of sqn − 16823 is exactly "sqn < 16823". */
+    uint32_t norm_ok = (sqn - 16823u) >> 31;
+    uint32_t gs_ok = (uint32_t)falcon_keygen_gs_ok(f, g, logn);
+    /* Key validity is public (a refused key is simply not used); only these yes/no verdicts leave
+     * the constant-time computation, not the norms themselves. */
+    DSIG_CT_DECLASSIFY(&norm_ok, sizeof norm_ok);
+    DSIG_CT_DECLASSIFY(&gs_ok, sizeof gs_ok);
+    if (!norm_ok)
+        return dsig_fail(DSIG_E_KEY, "FALCON%u JWK: \"priv\" fails key generation's norm check "
+                                     "(||(f,g)||^2 must be below 16823): refused, it would weaken "
+                                     "signatures", 1u << logn);
+    if (!gs_ok)
+        return dsig_fail(DSIG_E_KEY, "FALCON%u JWK: \"priv\" fails key generation's Gram-Schmidt "
+                                     "norm check (must be at most 1.17*sqrt(q)): refused, it would "
+                                     "weaken signatures", 1u << logn);
+    return DSIG_OK;
+}
+
 /* Key type hook: "pub" (required) and "priv" (optional; must match "pub"). */
 static int akp_import_jwk(struct dsig_key *key, const dsig_jwk_member *m, size_t n)
 {
@@ -207,13 +243,21 @@ static int akp_import_jwk(struct dsig_key *key, const dsig_jwk_member *m, size_t
         int8_t f[FALCON_MAX_N], g[FALCON_MAX_N], F[FALCON_MAX_N], G[FALCON_MAX_N];
         rc = falcon_sk_decode(f, g, F, m[1].data, m[1].len, logn);
         if (rc == DSIG_OK)
+            rc = check_basis_quality(f, g, logn);
+        if (rc == DSIG_OK)
             rc = falcon_complete_private(G, f, g, F, logn);
         if (rc == DSIG_OK)
             rc = falcon_compute_public(h2, f, g, logn);
-        /* h is public: a plain comparison leaks nothing about the private key. */
-        if (rc == DSIG_OK && memcmp(h, h2, ((size_t)1 << logn) * sizeof *h) != 0)
-            rc = dsig_fail(DSIG_E_KEY, "FALCON%u JWK: \"pub\" does not match the public key "
-                                       "derived from \"priv\"", 1u << logn);
+        if (rc == DSIG_OK) {
+            /* h2 = g/f is computed from the secret: compared in constant time, and only the verdict
+             * is made public (it must equal the public h for any key that is accepted). */
+            int same = dsig_ct_equal(h, h2, ((size_t)1 << logn) * sizeof *h);
+            DSIG_CT_DECLASSIFY(&same, sizeof same);
+            if (!same)
+                rc = dsig_fail(DSIG_E_KEY, "FALCON%u JWK: \"pub\" does not match the public key "
+                                           "derived from \"priv\"", 1u << logn);
+        }
+        dsig_memzero(h2, sizeof h2);
         if (rc == DSIG_OK)
             rc = set_private(k, f, g, F, G);
         dsig_memzero(f, sizeof f);

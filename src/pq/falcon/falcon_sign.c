@@ -566,14 +566,16 @@ static int ber_exp(fprng *p, double x, double ccs)
     uint64_t z = ((approx_exp(r, ccs) << 1) - 1) >> sw;
     /* Lazy byte-wise comparison of a uniform 64-bit value with z (spec: "w < 0"). */
     int i = 64;
-    uint32_t w;
+    uint32_t w, differ;
     do {
         i -= 8;
         w = fprng_u8(p) - ((uint32_t)(z >> i) & 0xFF);
-        /* The spec's lazy comparison: stopping at the first differing byte leaks only that a
-         * uniform byte equalled a byte of z (probability 2^-8 per step). */
-        DSIG_CT_DECLASSIFY(&w, sizeof w);
-    } while (!w && i > 0);
+        /* The spec's lazy comparison stops at the first differing byte: only that one bit per step
+         * is made public ("a uniform byte equalled the byte of z", probability 2^-8), not w nor
+         * the sign that decides acceptance (the caller declassifies the accept bit alone). */
+        differ = (w | (0u - w)) >> 31;
+        DSIG_CT_DECLASSIFY(&differ, sizeof differ);
+    } while (!differ && i > 0);
     return (int)(w >> 31);
 }
 

@@ -55,11 +55,13 @@ static void hss_destroy(struct dsig_key *key);
 static int hss_save_private(const struct dsig_key *key, uint8_t **out, size_t *len);
 static int hss_load_private(struct dsig_key *key, const uint8_t *in, size_t len, uint64_t next);
 static uint64_t hss_capacity(const struct dsig_key *key);
+static int hss_check_private(const uint8_t *priv, size_t priv_len, const uint8_t *pub, size_t pub_len);
 
 static const struct dsig_stateful_ops hss_stateful = {
     .save_private = hss_save_private,
     .load_private = hss_load_private,
     .capacity = hss_capacity,
+    .check_private = hss_check_private,
 };
 
 const struct dsig_keytype dsig_keytype_hss_lms = {
@@ -212,8 +214,10 @@ static int hss_save_private(const struct dsig_key *key, uint8_t **out, size_t *l
     return DSIG_OK;
 }
 
-/* Stateful hook: rebuild the trees for index `next` (the top tree and the child trees on the path
- * to `next`; an exhausted key gets its top tree only, for the public key). */
+/* Stateful hook: rebuild the trees for index `next` (the top tree, the child trees on the path to
+ * `next`, and the part of each level's next child tree that signing up to `next` would have built, so
+ * the signatures after a reload keep their bounded per-signature work; loading may cost one more tree
+ * per level. An exhausted key gets its top tree only, for the public key). */
 static int hss_load_private(struct dsig_key *key, const uint8_t *in, size_t len, uint64_t next)
 {
     if (!in || len < 4)
@@ -238,6 +242,24 @@ static int hss_load_private(struct dsig_key *key, const uint8_t *in, size_t len,
         return rc == DSIG_E_ARG ? dsig_fail(DSIG_E_KEY, "HSS-LMS private material: invalid "
                                                         "parameter sets") : rc;
     return install(key, priv, NULL, 0);
+}
+
+/* Stateful hook: before any tree is built, the saved L, top-level typecodes and I must be those of
+ * the stored public key (u32 L ‖ u32 LMS type ‖ u32 LM-OTS type ‖ I ‖ T[1]); all of them are public.
+ * The lower levels' typecodes are not in the public key and cannot be checked here: a change there
+ * gives other child trees, whose signatures still verify (HSS signatures carry each level's types). */
+static int hss_check_private(const uint8_t *priv, size_t priv_len, const uint8_t *pub, size_t pub_len)
+{
+    if (priv_len < 4 + 8 + DSIG_LMS_I_LEN || pub_len < 12 + DSIG_LMS_I_LEN)
+        return dsig_fail(DSIG_E_KEY, "HSS-LMS state: private part or public key too short");
+    if (get32(priv) != get32(pub) || get32(priv + 4) != get32(pub + 4) ||
+        get32(priv + 8) != get32(pub + 8))
+        return dsig_fail(DSIG_E_KEY, "HSS-LMS state: the private part's levels or top-level typecodes "
+                                     "differ from the public key's");
+    if (memcmp(priv + priv_len - DSIG_LMS_I_LEN, pub + 12, DSIG_LMS_I_LEN) != 0)
+        return dsig_fail(DSIG_E_KEY, "HSS-LMS state: the private part's identifier I differs from the "
+                                     "public key's");
+    return DSIG_OK;
 }
 
 /* Stateful hook: 2^(sum of the level heights); 0 for a public key. */

@@ -124,11 +124,13 @@ static unsigned xk_bits(const struct dsig_key *key);
 static int xk_save_private(const struct dsig_key *key, uint8_t **out, size_t *len);
 static int xk_load_private(struct dsig_key *key, const uint8_t *in, size_t len, uint64_t next);
 static uint64_t xk_capacity(const struct dsig_key *key);
+static int xk_check_private(const uint8_t *priv, size_t priv_len, const uint8_t *pub, size_t pub_len);
 
 static const struct dsig_stateful_ops xk_stateful = {
     .save_private = xk_save_private,
     .load_private = xk_load_private,
     .capacity = xk_capacity,
+    .check_private = xk_check_private,
 };
 
 #define XMSS_KEYTYPE(name)                                                                          \
@@ -405,6 +407,24 @@ static int xk_load_private(struct dsig_key *key, const uint8_t *in, size_t len, 
                          need + top_len);
     return impl_from_seeds(key, p, s, s + p->n, s + 2 * p->n, s + 3 * p->n, next,
                            top_len ? tl + 4 : NULL, top_len);
+}
+
+/* Before any tree is rebuilt: the saved OID, PUB_SEED and root must be the stored public key's
+ * (OID ‖ root ‖ PUB_SEED; all public). SK_SEED is checked by load_private (the rebuilt root must match);
+ * SK_PRF cannot be checked at all: no public value depends on it (docs/xmss.md). */
+static int xk_check_private(const uint8_t *priv, size_t priv_len, const uint8_t *pub, size_t pub_len)
+{
+    if (priv_len < SAVE_HDR || pub_len < 4 || memcmp(priv + 6, pub, 4) != 0)
+        return dsig_fail(DSIG_E_KEY, "XMSS state: the private part's parameter set differs from the "
+                                     "public key's");
+    size_t n = (pub_len - 4) / 2;
+    if (pub_len != 4 + 2 * n || priv_len < SAVE_HDR + 4 * n)
+        return DSIG_OK; /* malformed: load_private names the problem */
+    const uint8_t *s = priv + SAVE_HDR;
+    if (memcmp(s + 2 * n, pub + 4 + n, n) != 0 || memcmp(s + 3 * n, pub + 4, n) != 0)
+        return dsig_fail(DSIG_E_KEY, "XMSS state: the private part's PUB_SEED or root differs from the "
+                                     "public key's");
+    return DSIG_OK;
 }
 
 /* 2^h signatures per key. */
