@@ -274,12 +274,16 @@ static void chain_full_wide(unsigned lanes, unsigned n, unsigned w, const uint8_
 }
 #endif
 
+_Thread_local uint64_t dsig_lms_test_leaves;
+_Thread_local uint64_t dsig_lms_test_child_signs;
+
 /* @spec RFC 8554 §4.3 Algorithm 1 with Appendix A x_q[i]: the public key K of leaf q. The p chains
  * are independent: SHAKE runs them 4 at a time on the 4-way Keccak, SHA-256 2 (SHA-NI) or 8 (AVX2). */
 static void lmots_pub_K(const dsig_lmots_params *op, const uint8_t *I, uint32_t q, const uint8_t *seed,
                         uint8_t *K)
 {
     const unsigned n = op->n, top = (1u << op->w) - 1;
+    dsig_lms_test_leaves++;
     uint8_t pre[22], y[8][DSIG_LMS_N_MAX];
     dsig_lms_hash h;
     memcpy(pre, I, 16);
@@ -418,43 +422,99 @@ static void build_subtree(const dsig_lms_key *k, unsigned c, uint32_t s, uint8_t
  * levels are recomputed per subtree of 2^(h - 20) leaves. */
 #define FULL_TREE_MAX_H 20
 
-int dsig_lms_key_build(dsig_lms_key *k, const dsig_lms_params *lp, const dsig_lmots_params *op,
-                       const uint8_t *I, const uint8_t *seed)
+/* Start building the key of (SEED, I) leaf by leaf: parameters, secrets and the public key's fixed
+ * part set, no leaf computed yet. The node buffers are reused when k already holds a tree of the
+ * same set (the next HSS child tree recycles the retired one: no allocation while signing); k must be
+ * zeroed or a previous key. */
+static int key_begin(dsig_lms_key *k, const dsig_lms_params *lp, const dsig_lmots_params *op,
+                     const uint8_t *I, const uint8_t *seed)
 {
-    memset(k, 0, sizeof *k);
-    if (!dsig_lms_pair_ok(lp, op))
+    if (!dsig_lms_pair_ok(lp, op)) {
+        dsig_lms_key_clear(k);
         return dsig_fail(DSIG_E_ARG, "LMS: %s cannot be paired with %s (SP 800-208 needs the same "
                                      "hash and output length)", lp ? lp->name : "?", op ? op->name : "?");
+    }
+    if (k->nodes && k->lp != lp)
+        dsig_lms_key_clear(k);
     k->lp = lp;
     k->op = op;
     memcpy(k->I, I, DSIG_LMS_I_LEN);
     memcpy(k->seed, seed, lp->m);
     k->cut = lp->h > FULL_TREE_MAX_H ? lp->h - FULL_TREE_MAX_H : 0;
     k->sub_idx = -1;
+    k->done = 0;
     const unsigned m = lp->m, top = lp->h - k->cut;
-    k->nodes = dsig_malloc(((size_t)2 << top) * m);
-    if (k->cut)
+    if (!k->nodes)
+        k->nodes = dsig_malloc(((size_t)2 << top) * m);
+    if (k->cut && !k->sub)
         k->sub = dsig_malloc(((size_t)2 << k->cut) * m);
     if (!k->nodes || (k->cut && !k->sub)) {
         dsig_lms_key_clear(k);
         return dsig_fail(DSIG_E_NOMEM, "LMS: out of memory for the %s tree", lp->name);
     }
-    if (!k->cut) {
-        build_subtree(k, lp->h, 0, k->nodes);
-    } else {
-        for (uint32_t s = 0; s < (1u << top); s++) {
-            build_subtree(k, k->cut, s, k->sub);
-            memcpy(k->nodes + (size_t)((1u << top) + s) * m, k->sub + m, m);
-        }
-        k->sub_idx = (int64_t)(1u << top) - 1;
-        for (uint32_t r = (1u << top) - 1; r >= 1; r--)
-            inner_node(lp, k->I, r, k->nodes + (size_t)2 * r * m, k->nodes + (size_t)(2 * r + 1) * m,
-                       k->nodes + (size_t)r * m);
-    }
+    memset(k->pub, 0, sizeof k->pub);
     put32(k->pub, lp->type);
     put32(k->pub + 4, op->type);
     memcpy(k->pub + 8, I, DSIG_LMS_I_LEN);
-    memcpy(k->pub + 24, k->nodes + m, m);
+    return DSIG_OK;
+}
+
+/*
+ * @spec RFC 8554 §5.3 (tree-hash order): compute leaf k->done and every interior node it completes
+ * (a node is complete when its right child is), so 2^h calls build the tree — the same node values as
+ * any other order. Below `cut` the leaves go into the subtree buffer (local heap order, as
+ * build_subtree); a completed subtree root is copied into the stored top levels. The last call
+ * writes T[1] into the public key.
+ */
+static void key_step(dsig_lms_key *k)
+{
+    const dsig_lms_params *lp = k->lp;
+    const unsigned h = lp->h, m = lp->m, cut = k->cut, c = cut ? cut : h;
+    const uint32_t q = k->done++;
+    const uint32_t s = cut ? q >> cut : 0, lq = q & ((1u << c) - 1);
+    uint8_t *buf = cut ? k->sub : k->nodes, K[DSIG_LMS_N_MAX];
+    if (cut && lq == 0)
+        k->sub_idx = -1; /* the buffer is being refilled */
+    lmots_pub_K(k->op, k->I, q, k->seed, K);
+    uint32_t l = (1u << c) + lq;
+    leaf_node(lp, k->I, (1u << h) + q, K, buf + (size_t)l * m);
+    while (l > 1 && (l & 1)) {
+        l >>= 1;
+        unsigned d = 31 - (unsigned)__builtin_clz(l); /* depth in the subtree */
+        unsigned kh = c - d;                           /* height in the whole tree */
+        uint32_t r = (1u << (h - kh)) + (s << (c - kh)) + (l - (1u << d));
+        inner_node(lp, k->I, r, buf + (size_t)2 * l * m, buf + (size_t)(2 * l + 1) * m,
+                   buf + (size_t)l * m);
+    }
+    if (cut && l == 1) {
+        uint32_t r = (1u << (h - cut)) + s;
+        memcpy(k->nodes + (size_t)r * m, k->sub + m, m);
+        k->sub_idx = s;
+        while (r > 1 && (r & 1)) {
+            r >>= 1;
+            inner_node(lp, k->I, r, k->nodes + (size_t)2 * r * m, k->nodes + (size_t)(2 * r + 1) * m,
+                       k->nodes + (size_t)r * m);
+        }
+    }
+    if (k->done == 1u << h)
+        memcpy(k->pub + 24, k->nodes + m, m);
+}
+
+/* 1 once every leaf of k is computed (the tree and public key usable). */
+static inline int key_complete(const dsig_lms_key *k)
+{
+    return k->nodes && k->done == 1u << k->lp->h;
+}
+
+int dsig_lms_key_build(dsig_lms_key *k, const dsig_lms_params *lp, const dsig_lmots_params *op,
+                       const uint8_t *I, const uint8_t *seed)
+{
+    memset(k, 0, sizeof *k);
+    int rc = key_begin(k, lp, op, I, seed);
+    if (rc)
+        return rc;
+    while (!key_complete(k))
+        key_step(k);
     return DSIG_OK;
 }
 
@@ -751,6 +811,13 @@ struct dsig_hss_priv {
     uint64_t prefix[DSIG_HSS_L_MAX]; /* level i >= 1: index >> shift[i-1] it was built for */
     uint8_t *psig[DSIG_HSS_L_MAX];   /* level i >= 1: LMS signature of lv[i].pub by level i-1 */
     size_t psig_len[DSIG_HSS_L_MAX];
+    /* Level i >= 1: the NEXT child tree (prefix nx_prefix[i] = prefix[i] + 1), built a slice per
+     * signature while lv[i] is in use; nx_psig[i] is its parent's signature once nx_signed[i]. At the
+     * roll-over the two swap (buffers recycled). */
+    dsig_lms_key nx[DSIG_HSS_L_MAX];
+    int nx_on[DSIG_HSS_L_MAX], nx_signed[DSIG_HSS_L_MAX];
+    uint64_t nx_prefix[DSIG_HSS_L_MAX];
+    uint8_t *nx_psig[DSIG_HSS_L_MAX];
 };
 
 /* The child (SEED, I) that leaf q of `parent` signs: cisco/hash-sigs "Secret Method 2". */
@@ -766,39 +833,133 @@ static void child_seed_I(const dsig_lms_key *parent, uint32_t q, uint8_t *seed, 
     dsig_memzero(t, sizeof t);
 }
 
-/* @spec RFC 8554 §6.2 (key replacement): make levels 1..L-1 those of global `index`; a level whose
- * parent leaf changed is rebuilt and signed by that leaf (derived C: the same bytes every time). */
+/* @spec RFC 8554 §6.2 (signing a child public key): the LMS signature by leaf pq of `parent` of
+ * child->pub into *psig (allocated on first use), randomizer derived (0xfffd) so that signing it
+ * again after a restart yields the identical one-time signature. */
+static int sign_child(const dsig_hss_priv *k, unsigned i, dsig_lms_key *parent, uint32_t pq,
+                      const dsig_lms_key *child, uint8_t **psig)
+{
+    uint8_t c[DSIG_LMS_N_MAX];
+    if (!*psig) {
+        *psig = dsig_malloc(dsig_lms_sig_len(k->lp[i - 1], k->op[i - 1]));
+        if (!*psig)
+            return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    }
+    dsig_lms_test_child_signs++;
+    dsig_lms_derive_c(parent, pq, c);
+    return dsig_lms_sign(parent, pq, c, child->pub, dsig_lms_key_pub_len(child), *psig);
+}
+
+/* Leaf of the level-(i-1) tree that signs the level-i tree of prefix pre. */
+static inline uint32_t parent_leaf(const dsig_hss_priv *k, unsigned i, uint64_t pre)
+{
+    return (uint32_t)(pre & ((1u << k->lp[i - 1]->h) - 1));
+}
+
+/* Make nx[i] the current level i (its tree complete, signed by lv[i-1], which is already current):
+ * swap the structures so the retired tree's buffers are reused by the next one; wipe its seed. */
+static int promote_next(dsig_hss_priv *k, unsigned i)
+{
+    while (!key_complete(&k->nx[i])) /* only after a jump: the slices normally finished it */
+        key_step(&k->nx[i]);
+    if (!k->nx_signed[i]) {
+        int rc = sign_child(k, i, &k->lv[i - 1], parent_leaf(k, i, k->nx_prefix[i]), &k->nx[i],
+                            &k->nx_psig[i]);
+        if (rc)
+            return rc;
+    }
+    dsig_lms_key t = k->lv[i];
+    k->lv[i] = k->nx[i];
+    k->nx[i] = t;
+    dsig_memzero(k->nx[i].seed, sizeof k->nx[i].seed);
+    uint8_t *p = k->psig[i];
+    k->psig[i] = k->nx_psig[i];
+    k->nx_psig[i] = p;
+    k->psig_len[i] = dsig_lms_sig_len(k->lp[i - 1], k->op[i - 1]);
+    k->prefix[i] = k->nx_prefix[i];
+    k->built[i] = 1;
+    k->nx_on[i] = k->nx_signed[i] = 0;
+    return DSIG_OK;
+}
+
+/* @spec RFC 8554 §6.2 (key replacement): make levels 1..L-1 those of global `index`, top down. A
+ * level that rolls over to its next tree takes the precomputed one; after a jump (or at load) the
+ * child tree is built here and signed by its parent leaf (derived C: the same bytes every time). */
 static int prepare(dsig_hss_priv *k, uint64_t index)
 {
     for (unsigned i = 1; i < k->L; i++) {
         uint64_t pre = index >> k->shift[i - 1];
         if (k->built[i] && k->prefix[i] == pre)
             continue;
-        uint32_t pq = (uint32_t)(pre & ((1u << k->lp[i - 1]->h) - 1));
-        uint8_t seed[DSIG_LMS_N_MAX], I[DSIG_LMS_I_LEN], c[DSIG_LMS_N_MAX];
+        if (k->nx_on[i] && k->nx_prefix[i] == pre) {
+            int rc = promote_next(k, i);
+            if (rc)
+                return rc;
+            continue;
+        }
+        uint32_t pq = parent_leaf(k, i, pre);
+        uint8_t seed[DSIG_LMS_N_MAX], I[DSIG_LMS_I_LEN];
         k->built[i] = 0;
-        dsig_lms_key_clear(&k->lv[i]);
         child_seed_I(&k->lv[i - 1], pq, seed, I);
-        int rc = dsig_lms_key_build(&k->lv[i], k->lp[i], k->op[i], I, seed);
+        int rc = key_begin(&k->lv[i], k->lp[i], k->op[i], I, seed);
         dsig_memzero(seed, sizeof seed);
         if (rc)
             return rc;
-        size_t sl = dsig_lms_sig_len(k->lp[i - 1], k->op[i - 1]);
-        if (!k->psig[i]) {
-            k->psig[i] = dsig_malloc(sl);
-            if (!k->psig[i])
-                return dsig_fail(DSIG_E_NOMEM, "out of memory");
-        }
-        k->psig_len[i] = sl;
-        dsig_lms_derive_c(&k->lv[i - 1], pq, c);
-        rc = dsig_lms_sign(&k->lv[i - 1], pq, c, k->lv[i].pub, dsig_lms_key_pub_len(&k->lv[i]),
-                           k->psig[i]);
+        while (!key_complete(&k->lv[i]))
+            key_step(&k->lv[i]);
+        rc = sign_child(k, i, &k->lv[i - 1], pq, &k->lv[i], &k->psig[i]);
         if (rc)
             return rc;
+        k->psig_len[i] = dsig_lms_sig_len(k->lp[i - 1], k->op[i - 1]);
         k->prefix[i] = pre;
         k->built[i] = 1;
     }
     return DSIG_OK;
+}
+
+/*
+ * After prepare(index): advance every level's next child tree by the slice that `index` owes, top
+ * down. Level i's next tree has 2^h_i leaves to compute while the current one serves 2^shift[i-1]
+ * signatures, so position pos in that lifetime owes (pos >> shift[i]) + 1 leaves: the bottom level one
+ * leaf per signature, level i one leaf per 2^shift[i] signatures — never more than one leaf per level
+ * per signature in sequence (a jump ahead catches up here). A complete next tree is signed by its
+ * parent: the current parent tree, or, when the parent rolls over at the same time, the parent's next
+ * tree (complete before it, being one level up). Failures are not fatal to the signature being made:
+ * the next tree is dropped and the roll-over rebuilds it (prepare) as before.
+ */
+static void advance(dsig_hss_priv *k, uint64_t index)
+{
+    for (unsigned i = 1; i < k->L; i++) {
+        const uint64_t pre = index >> k->shift[i - 1], npre = pre + 1;
+        if (npre >> (k->htot - k->shift[i - 1])) /* the last tree of this level: none follows */
+            continue;
+        const unsigned hp = k->lp[i - 1]->h;
+        const int same_parent = (npre >> hp) == (pre >> hp);
+        dsig_lms_key *parent = same_parent ? &k->lv[i - 1] : &k->nx[i - 1];
+        if (!same_parent && !(k->nx_on[i - 1] && k->nx_prefix[i - 1] == (npre >> hp)))
+            continue; /* not reachable in sequence (i - 1 >= 1 and advanced just above) */
+        const uint32_t pq = parent_leaf(k, i, npre);
+        if (!(k->nx_on[i] && k->nx_prefix[i] == npre)) {
+            uint8_t seed[DSIG_LMS_N_MAX], I[DSIG_LMS_I_LEN];
+            child_seed_I(parent, pq, seed, I);
+            int rc = key_begin(&k->nx[i], k->lp[i], k->op[i], I, seed);
+            dsig_memzero(seed, sizeof seed);
+            k->nx_on[i] = rc == DSIG_OK;
+            k->nx_signed[i] = 0;
+            k->nx_prefix[i] = npre;
+            if (rc)
+                continue;
+        }
+        const uint64_t pos = index & (((uint64_t)1 << k->shift[i - 1]) - 1);
+        const uint64_t full = (uint64_t)1 << k->lp[i]->h;
+        uint64_t owed = (pos >> k->shift[i]) + 1;
+        if (owed > full)
+            owed = full;
+        while (k->nx[i].done < owed)
+            key_step(&k->nx[i]);
+        if (key_complete(&k->nx[i]) && !k->nx_signed[i] && key_complete(parent))
+            k->nx_signed[i] = sign_child(k, i, parent, pq, &k->nx[i], &k->nx_psig[i]) == DSIG_OK;
+    }
 }
 
 int dsig_hss_priv_new(dsig_hss_priv **out, unsigned L, const uint32_t *lms_types,
@@ -834,8 +995,13 @@ int dsig_hss_priv_new(dsig_hss_priv **out, unsigned L, const uint32_t *lms_types
         k->shift[i] = below;
     }
     int rc = dsig_lms_key_build(&k->lv[0], k->lp[0], k->op[0], I, seed);
-    if (rc == DSIG_OK && next < dsig_hss_priv_capacity(k))
+    if (rc == DSIG_OK && next < dsig_hss_priv_capacity(k)) {
         rc = prepare(k, next);
+        /* The next trees as signing `next` leaves them (loading may cost a tree per level): the
+         * signatures from `next` on then do only their own slices. */
+        if (rc == DSIG_OK)
+            advance(k, next);
+    }
     if (rc) {
         dsig_hss_priv_free(k);
         return rc;
@@ -850,7 +1016,9 @@ void dsig_hss_priv_free(dsig_hss_priv *k)
         return;
     for (unsigned i = 0; i < DSIG_HSS_L_MAX; i++) {
         dsig_lms_key_clear(&k->lv[i]);
+        dsig_lms_key_clear(&k->nx[i]);
         dsig_xfree(k->psig[i], 0);
+        dsig_xfree(k->nx_psig[i], 0);
     }
     pthread_mutex_destroy(&k->mu);
     dsig_xfree(k, sizeof *k);
@@ -939,6 +1107,8 @@ int dsig_hss_sign_init(dsig_hss_sign_ctx *c, dsig_hss_priv *k, uint64_t index, c
     c->op = b->op;
     memcpy(c->I, b->I, DSIG_LMS_I_LEN);
     memcpy(c->seed, b->seed, b->op->n);
+    /* This signature's slice of the next child trees (issue 8: no whole tree inside one signature). */
+    advance(k, index);
     pthread_mutex_unlock(&k->mu);
     mesg_init(&c->h, c->op->shake, c->I, c->q, C, c->op->n);
     return DSIG_OK;

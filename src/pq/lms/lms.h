@@ -123,6 +123,8 @@ typedef struct dsig_lms_key {
     uint8_t *nodes;                 /* T[r] for r < 2^(h-cut+1), heap order, m bytes each */
     uint8_t *sub;                   /* cut > 0: the cached subtree, local heap order */
     int64_t sub_idx;                /* which subtree is cached (-1: none) */
+    uint32_t done;                  /* leaves computed so far; 2^h once built (incremental builds
+                                       of the next HSS child tree stop in between) */
     uint8_t pub[DSIG_LMS_PUB_MAX];
 } dsig_lms_key;
 
@@ -135,6 +137,11 @@ static inline size_t dsig_lms_key_pub_len(const dsig_lms_key *k) { return 24 + k
 /* Public key only (ACVP keyGen): u32 type ‖ u32 otstype ‖ I ‖ T[1]. */
 int dsig_lms_keygen_pub(const dsig_lms_params *lp, const dsig_lmots_params *op, const uint8_t *I,
                         const uint8_t *seed, uint8_t *pub);
+/* Test hooks (per thread, never reset by the library): LM-OTS public keys computed (tree leaves, at
+ * key generation, reloading, incremental child builds and H25 subtree recomputation) and LMS
+ * signatures of child public keys made. tests/lms/test_lms_incr.c bounds their growth per signature. */
+extern _Thread_local uint64_t dsig_lms_test_leaves;
+extern _Thread_local uint64_t dsig_lms_test_child_signs;
 /* Randomizer C derived as in cisco/hash-sigs (H(I ‖ u32 q ‖ u16 0xfffd ‖ 0xff ‖ SEED)). */
 void dsig_lms_derive_c(const dsig_lms_key *k, uint32_t q, uint8_t *c);
 /* @spec RFC 8554 §5.4.1: LMS signature of msg at leaf q with randomizer c (n bytes). sig must have
@@ -153,7 +160,9 @@ void dsig_lmots_sign_q(const dsig_lmots_params *op, const uint8_t *I, uint32_t q
 typedef struct dsig_hss_priv dsig_hss_priv;
 
 /* A private key of L levels from the top-level SEED (n bytes) and I; builds the top tree and the
- * child trees for index `next`. All levels must use the same hash and n. */
+ * child trees for index `next`, and the part of every level's NEXT child tree (and its signature by
+ * the parent) that the signatures before `next` would have computed, so signing from `next` on keeps
+ * a bounded amount of tree work per signature. All levels must use the same hash and n. */
 int dsig_hss_priv_new(dsig_hss_priv **out, unsigned L, const uint32_t *lms_types,
                       const uint32_t *ots_types, const uint8_t *seed, const uint8_t *I, uint64_t next);
 void dsig_hss_priv_free(dsig_hss_priv *k);
@@ -177,8 +186,10 @@ typedef struct dsig_hss_sign_ctx {
     size_t sig_len, y_off;
 } dsig_hss_sign_ctx;
 
-/* Prepare the levels for `index` (rebuilding child trees whose parent leaf changed), write the
- * signature frame and start the message hash. c: the n-byte randomizer of the message signature
+/* Prepare the levels for `index` (switching to the precomputed next child tree when a level rolls
+ * over; rebuilding a child tree only after a jump), advance every level's next child tree by its
+ * bounded slice (one leaf per level at most, plus the nodes it completes and, once complete, the
+ * parent's signature of its public key), write the signature frame and start the message hash. c: the n-byte randomizer of the message signature
  * (NULL: derived, as cisco/hash-sigs does: reproducible test signatures). Thread-safe per key. */
 int dsig_hss_sign_init(dsig_hss_sign_ctx *c, dsig_hss_priv *k, uint64_t index, const uint8_t *rand_c);
 void dsig_hss_sign_update(dsig_hss_sign_ctx *c, const uint8_t *in, size_t len);
