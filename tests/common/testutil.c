@@ -1,5 +1,7 @@
 #include "testutil.h"
 
+#include "core/internal.h" /* dsig_b64url_encode_alloc */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,4 +116,66 @@ int tu_verify_chunked(const dsig_alg *alg, const dsig_key *key, const uint8_t *m
         }
     }
     return dsig_verify_final(c);
+}
+
+/* Sampling switches of slow tests: set, and starting with '1'. */
+int tu_env_flag(const char *name)
+{
+    const char *s = getenv(name);
+    return s != NULL && s[0] == '1';
+}
+
+/* JWK text of an AKP key, built by hand so tests can also feed it inconsistent members. */
+char *tu_akp_jwk(const char *alg, const uint8_t *pub, size_t pub_len, const uint8_t *priv,
+                 size_t priv_len)
+{
+    char *pub64 = dsig_b64url_encode_alloc(pub, pub_len);
+    char *priv64 = priv ? dsig_b64url_encode_alloc(priv, priv_len) : NULL;
+    assert_non_null(pub64);
+    size_t n = strlen(alg) + strlen(pub64) + (priv64 ? strlen(priv64) : 0) + 128;
+    char *j = malloc(n);
+    assert_non_null(j);
+    if (priv64)
+        snprintf(j, n, "{\"kty\":\"AKP\",\"alg\":\"%s\",\"pub\":\"%s\",\"priv\":\"%s\"}", alg, pub64,
+                 priv64);
+    else
+        snprintf(j, n, "{\"kty\":\"AKP\",\"alg\":\"%s\",\"pub\":\"%s\"}", alg, pub64);
+    dsig_free(pub64);
+    dsig_free(priv64);
+    return j;
+}
+
+/* dsig_jwk_import of a C string. */
+int tu_jwk_import(const char *jwk, dsig_key **key)
+{
+    return dsig_jwk_import(key, jwk, strlen(jwk));
+}
+
+/* Linear scan of one group's tests: ACVP files are small enough. */
+const json_t *tu_acvp_test(const json_t *group, json_int_t tc)
+{
+    const json_t *t;
+    size_t i;
+    json_array_foreach(json_object_get(group, "tests"), i, t)
+    {
+        if (json_integer_value(json_object_get(t, "tcId")) == tc)
+            return t;
+    }
+    fail_msg("no ACVP test tcId %lld in group %lld", (long long)tc,
+             (long long)json_integer_value(json_object_get(group, "tgId")));
+    return NULL;
+}
+
+/* The group by tgId, then the test by tcId. */
+const json_t *tu_acvp_find(const json_t *doc, json_int_t tg, json_int_t tc)
+{
+    const json_t *g;
+    size_t i;
+    json_array_foreach(json_object_get(doc, "testGroups"), i, g)
+    {
+        if (json_integer_value(json_object_get(g, "tgId")) == tg)
+            return tu_acvp_test(g, tc);
+    }
+    fail_msg("no ACVP group tgId %lld (looking for tcId %lld)", (long long)tg, (long long)tc);
+    return NULL;
 }

@@ -40,4 +40,23 @@ int tu_sign_chunked(const dsig_alg *alg, const dsig_key *key, const uint8_t *msg
 int tu_verify_chunked(const dsig_alg *alg, const dsig_key *key, const uint8_t *msg, size_t len,
                       size_t chunk, const uint8_t *sig, size_t sig_len);
 
+/* 1 when environment variable `name` is set to a value starting with '1' (e.g. DSIG_SLH_SAMPLE=1,
+ * which sanitizer runs set to sample the slow known-answer loops). */
+int tu_env_flag(const char *name);
+
+/* An AKP JWK text (RFC 9964: kty "AKP", "alg", base64url "pub" and, when priv is non-NULL, "priv").
+ * Free with free(). */
+char *tu_akp_jwk(const char *alg, const uint8_t *pub, size_t pub_len, const uint8_t *priv,
+                 size_t priv_len);
+
+/* Import a NUL-terminated JWK text; returns the library code (dsig_jwk_import). */
+int tu_jwk_import(const char *jwk, dsig_key **key);
+
+/* ACVP: the test with tcId `tc` in group `group` ("tests" array); fails the test if absent. */
+const json_t *tu_acvp_test(const json_t *group, json_int_t tc);
+
+/* ACVP: the test tgId `tg` / tcId `tc` of a whole document (e.g. expectedResults.json); fails the
+ * test if absent. */
+const json_t *tu_acvp_find(const json_t *doc, json_int_t tg, json_int_t tc);
+
 #endif

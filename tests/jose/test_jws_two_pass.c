@@ -23,8 +23,7 @@
 /* 1 when the run is sampled (sanitizers). */
 static int sample_mode(void)
 {
-    const char *s = getenv("DSIG_SLH_SAMPLE");
-    return s != NULL && s[0] == '1';
+    return tu_env_flag("DSIG_SLH_SAMPLE");
 }
 
 /* Feed `m` in `chunk`-byte updates (0 = one update). */
@@ -82,14 +81,7 @@ static void test_acvp_raw_two_pass(void **state)
             size_t lsk, lm, lr = 0, le;
             uint8_t *sk = tu_hex(tu_str(t, "sk"), &lsk), *m = tu_hex(tu_str(t, "message"), &lm);
             uint8_t *rnd = det ? NULL : tu_hex(tu_str(t, "additionalRandomness"), &lr);
-            json_t *e = NULL, *x;
-            size_t k;
-            json_array_foreach(json_object_get(eg, "tests"), k, x) {
-                if (json_integer_value(json_object_get(x, "tcId")) ==
-                    json_integer_value(json_object_get(t, "tcId")))
-                    e = x;
-            }
-            assert_non_null(e);
+            const json_t *e = tu_acvp_test(eg, json_integer_value(json_object_get(t, "tcId")));
             uint8_t *want = tu_hex(tu_str(e, "signature"), &le);
             dsig_key *key = NULL;
             assert_int_equal(dsig_slhdsa_key_from_sk(&key, alg, sk, lsk), DSIG_OK);

@@ -31,50 +31,6 @@ static const char *prehash_name(const char *acvp)
     return NULL;
 }
 
-/* The test case of `expected` with tgId/tcId. */
-static const json_t *find_expected(const json_t *expected, json_int_t tg, json_int_t tc)
-{
-    const json_t *g, *t;
-    size_t i, j;
-    json_array_foreach(json_object_get(expected, "testGroups"), i, g)
-    {
-        if (json_integer_value(json_object_get(g, "tgId")) != tg)
-            continue;
-        json_array_foreach(json_object_get(g, "tests"), j, t)
-        {
-            if (json_integer_value(json_object_get(t, "tcId")) == tc)
-                return t;
-        }
-    }
-    fail_msg("no expected result for tg %lld tc %lld", (long long)tg, (long long)tc);
-    return NULL;
-}
-
-/* A JWK text for an ML-DSA key: pub (and priv when given). Free with free(). */
-static char *akp_jwk(const char *alg, const uint8_t *pk, size_t pk_len, const uint8_t *seed,
-                     size_t seed_len)
-{
-    char *pub = dsig_b64url_encode_alloc(pk, pk_len);
-    char *priv = seed ? dsig_b64url_encode_alloc(seed, seed_len) : NULL;
-    assert_non_null(pub);
-    size_t n = strlen(pub) + (priv ? strlen(priv) : 0) + 128;
-    char *j = malloc(n);
-    assert_non_null(j);
-    if (priv)
-        snprintf(j, n, "{\"kty\":\"AKP\",\"alg\":\"%s\",\"pub\":\"%s\",\"priv\":\"%s\"}", alg, pub, priv);
-    else
-        snprintf(j, n, "{\"kty\":\"AKP\",\"alg\":\"%s\",\"pub\":\"%s\"}", alg, pub);
-    dsig_free(pub);
-    dsig_free(priv);
-    return j;
-}
-
-/* Import a JWK text; returns the library code. */
-static int import(const char *jwk, dsig_key **key)
-{
-    return dsig_jwk_import(key, jwk, strlen(jwk));
-}
-
 /* ---- ACVP ----------------------------------------------------------------------------------- */
 
 /* sigGen external (pure and preHash, deterministic and hedged) byte-exact through dsig_sign_ex from
@@ -103,7 +59,7 @@ static void test_acvp_siggen(void **state)
             json_int_t tc = json_integer_value(json_object_get(t, "tcId"));
             size_t sk_len, want_len, rnd_len = 0;
             uint8_t *sk = tu_hex(tu_str(t, "sk"), &sk_len);
-            uint8_t *want = tu_hex(tu_str(find_expected(expected, tg, tc), "signature"), &want_len);
+            uint8_t *want = tu_hex(tu_str(tu_acvp_find(expected, tg, tc), "signature"), &want_len);
             uint8_t *rnd = det ? NULL : tu_hex(tu_str(t, "rnd"), &rnd_len);
             dsig_key *key = NULL;
             assert_int_equal(dsig_mldsa_key_from_expanded(&key, alg, sk, sk_len, NULL, 0), DSIG_OK);
@@ -178,13 +134,13 @@ static void test_acvp_sigver(void **state)
         json_array_foreach(json_object_get(g, "tests"), j, t)
         {
             json_int_t tc = json_integer_value(json_object_get(t, "tcId"));
-            int want = json_is_true(json_object_get(find_expected(expected, tg, tc), "testPassed"));
+            int want = json_is_true(json_object_get(tu_acvp_find(expected, tg, tc), "testPassed"));
             size_t pk_len, sig_len;
             uint8_t *pk = tu_hex(tu_str(t, "pk"), &pk_len);
             uint8_t *sig = tu_hex(tu_str(t, "signature"), &sig_len);
-            char *jwk = akp_jwk(set, pk, pk_len, NULL, 0);
+            char *jwk = tu_akp_jwk(set, pk, pk_len, NULL, 0);
             dsig_key *key = NULL;
-            assert_int_equal(import(jwk, &key), DSIG_OK);
+            assert_int_equal(tu_jwk_import(jwk, &key), DSIG_OK);
             int rc;
             if (ext_mu) {
                 size_t mu_len;
@@ -308,8 +264,8 @@ static void wp_sign_file(const char *set, const char *kind)
         dsig_key *key = NULL;
         int krc;
         if (seeded) {
-            char *jwk = akp_jwk(set, pk ? pk : (const uint8_t *)"", pk_len, sk, sk_len);
-            krc = import(jwk, &key);
+            char *jwk = tu_akp_jwk(set, pk ? pk : (const uint8_t *)"", pk_len, sk, sk_len);
+            krc = tu_jwk_import(jwk, &key);
             free(jwk);
         } else {
             krc = dsig_mldsa_key_from_expanded(&key, alg, sk, sk_len, pk, pk_len);
@@ -340,9 +296,9 @@ static void wp_verify_file(const char *set)
     {
         size_t pk_len;
         uint8_t *pk = opt_hex(g, "publicKey", &pk_len);
-        char *jwk = akp_jwk(set, pk, pk_len, NULL, 0);
+        char *jwk = tu_akp_jwk(set, pk, pk_len, NULL, 0);
         dsig_key *key = NULL;
-        int krc = import(jwk, &key);
+        int krc = tu_jwk_import(jwk, &key);
         json_array_foreach(json_object_get(g, "tests"), j, t)
         {
             size_t msg_len, ctx_len, sig_len;
@@ -415,7 +371,7 @@ static void test_jwk_roundtrip_thumbprint(void **state)
         char alg_member[32];
         snprintf(alg_member, sizeof alg_member, "\"alg\":\"%s\"", sets[s]);
         assert_non_null(strstr(j1, alg_member));
-        assert_int_equal(import(j1, &back), DSIG_OK);
+        assert_int_equal(tu_jwk_import(j1, &back), DSIG_OK);
         assert_true(dsig_key_has_private(back));
         assert_ptr_equal(dsig_key_alg(back), dsig_alg_by_name(sets[s]));
         assert_int_equal(dsig_jwk_export(back, 1, &j3, NULL), DSIG_OK);
@@ -465,37 +421,37 @@ static void test_jwk_rejects(void **state)
     dsig_key *k = NULL;
     char *j;
 
-    j = akp_jwk("ML-DSA-44", pk, 1311, NULL, 0); /* short pub */
-    assert_int_equal(import(j, &k), DSIG_E_KEY);
+    j = tu_akp_jwk("ML-DSA-44", pk, 1311, NULL, 0); /* short pub */
+    assert_int_equal(tu_jwk_import(j, &k), DSIG_E_KEY);
     assert_non_null(strstr(dsig_last_error_detail(), "1312"));
     assert_non_null(strstr(dsig_last_error_detail(), "1311"));
     free(j);
-    j = akp_jwk("ML-DSA-65", pk, 1312, NULL, 0); /* a 44 key claimed as 65 */
-    assert_int_equal(import(j, &k), DSIG_E_KEY);
+    j = tu_akp_jwk("ML-DSA-65", pk, 1312, NULL, 0); /* a 44 key claimed as 65 */
+    assert_int_equal(tu_jwk_import(j, &k), DSIG_E_KEY);
     free(j);
-    j = akp_jwk("ML-DSA-44", pk2, 1312, seed, 32); /* pub of another seed */
-    assert_int_equal(import(j, &k), DSIG_E_KEY);
+    j = tu_akp_jwk("ML-DSA-44", pk2, 1312, seed, 32); /* pub of another seed */
+    assert_int_equal(tu_jwk_import(j, &k), DSIG_E_KEY);
     assert_non_null(strstr(dsig_last_error_detail(), "does not match"));
     free(j);
-    j = akp_jwk("ML-DSA-44", pk, 1312, seed, 31); /* short seed */
-    assert_int_equal(import(j, &k), DSIG_E_KEY);
+    j = tu_akp_jwk("ML-DSA-44", pk, 1312, seed, 31); /* short seed */
+    assert_int_equal(tu_jwk_import(j, &k), DSIG_E_KEY);
     free(j);
-    j = akp_jwk("ML-DSA-99", pk, 1312, NULL, 0);
-    assert_int_equal(import(j, &k), DSIG_E_UNSUPPORTED);
+    j = tu_akp_jwk("ML-DSA-99", pk, 1312, NULL, 0);
+    assert_int_equal(tu_jwk_import(j, &k), DSIG_E_UNSUPPORTED);
     free(j);
-    j = akp_jwk("ES256", pk, 1312, NULL, 0);
-    assert_int_equal(import(j, &k), DSIG_E_UNSUPPORTED);
+    j = tu_akp_jwk("ES256", pk, 1312, NULL, 0);
+    assert_int_equal(tu_jwk_import(j, &k), DSIG_E_UNSUPPORTED);
     free(j);
     const char *no_alg = "{\"kty\":\"AKP\",\"pub\":\"AAAA\"}";
-    assert_int_equal(import(no_alg, &k), DSIG_E_KEY);
+    assert_int_equal(tu_jwk_import(no_alg, &k), DSIG_E_KEY);
     assert_non_null(strstr(dsig_last_error_detail(), "\"alg\""));
     const char *no_pub = "{\"kty\":\"AKP\",\"alg\":\"ML-DSA-44\",\"priv\":\"AAAA\"}";
-    assert_int_equal(import(no_pub, &k), DSIG_E_KEY);
+    assert_int_equal(tu_jwk_import(no_pub, &k), DSIG_E_KEY);
     assert_null(k);
 
     /* The good one imports. */
-    j = akp_jwk("ML-DSA-44", pk, 1312, seed, 32);
-    assert_int_equal(import(j, &k), DSIG_OK);
+    j = tu_akp_jwk("ML-DSA-44", pk, 1312, seed, 32);
+    assert_int_equal(tu_jwk_import(j, &k), DSIG_OK);
     dsig_key_free(k);
     free(j);
 }
@@ -649,9 +605,9 @@ static void test_chunking(void **state)
         dsig_keccak_squeeze(&h, mu, 64);
         assert_int_equal(dsig_mldsa_sign_mu(p, want, sk, mu, zero), DSIG_OK);
 
-        char *jwk = akp_jwk(sets[s], pk, p->pk_bytes, xi, 32);
+        char *jwk = tu_akp_jwk(sets[s], pk, p->pk_bytes, xi, 32);
         dsig_key *k = NULL;
-        assert_int_equal(import(jwk, &k), DSIG_OK);
+        assert_int_equal(tu_jwk_import(jwk, &k), DSIG_OK);
         uint8_t got_mu[64];
         assert_int_equal(dsig_mldsa_mu(k, ctxs, sizeof ctxs - 1, msg, sizeof msg, got_mu), DSIG_OK);
         assert_memory_equal(got_mu, mu, 64);

@@ -26,33 +26,7 @@
 /* 1 when the run is sampled (sanitizers). */
 static int sample_mode(void)
 {
-    const char *s = getenv("DSIG_SLH_SAMPLE");
-    return s != NULL && s[0] == '1';
-}
-
-/* A JWK text for an SLH-DSA key: pub (and priv when given). Free with free(). */
-static char *akp_jwk(const char *alg, const uint8_t *pk, size_t pk_len, const uint8_t *sk,
-                     size_t sk_len)
-{
-    char *pub = dsig_b64url_encode_alloc(pk, pk_len);
-    char *priv = sk ? dsig_b64url_encode_alloc(sk, sk_len) : NULL;
-    assert_non_null(pub);
-    size_t n = strlen(pub) + (priv ? strlen(priv) : 0) + 128;
-    char *j = malloc(n);
-    assert_non_null(j);
-    if (priv)
-        snprintf(j, n, "{\"kty\":\"AKP\",\"alg\":\"%s\",\"pub\":\"%s\",\"priv\":\"%s\"}", alg, pub, priv);
-    else
-        snprintf(j, n, "{\"kty\":\"AKP\",\"alg\":\"%s\",\"pub\":\"%s\"}", alg, pub);
-    dsig_free(pub);
-    dsig_free(priv);
-    return j;
-}
-
-/* Import a JWK text; returns the library code. */
-static int import(const char *jwk, dsig_key **key)
-{
-    return dsig_jwk_import(key, jwk, strlen(jwk));
+    return tu_env_flag("DSIG_SLH_SAMPLE");
 }
 
 /* Two-pass streaming signature with `chunk`-byte updates (0 = one update per pass); returns rc. */
@@ -173,14 +147,7 @@ static void test_acvp_siggen(void **state)
             size_t lsk, lm, lr = 0, le;
             uint8_t *sk = tu_hex(tu_str(t, "sk"), &lsk), *m = tu_hex(tu_str(t, "message"), &lm);
             uint8_t *rnd = det ? NULL : tu_hex(tu_str(t, "additionalRandomness"), &lr);
-            json_t *e = NULL, *x;
-            size_t k;
-            json_array_foreach(json_object_get(eg, "tests"), k, x) {
-                if (json_integer_value(json_object_get(x, "tcId")) ==
-                    json_integer_value(json_object_get(t, "tcId")))
-                    e = x;
-            }
-            assert_non_null(e);
+            const json_t *e = tu_acvp_test(eg, json_integer_value(json_object_get(t, "tcId")));
             uint8_t *want = tu_hex(tu_str(e, "signature"), &le);
             int chunked = ti == 0 && (!sample_mode() || fast);
             kat_sign(alg, sk, lsk, m, lm, rnd, want, le, chunked);
@@ -260,9 +227,9 @@ static void test_acvp_sigver(void **state)
             int want = json_is_true(json_object_get(json_array_get(etests, ti), "testPassed"));
             assert_int_equal(json_integer_value(json_object_get(json_array_get(etests, ti), "tcId")),
                              json_integer_value(json_object_get(t, "tcId")));
-            char *jwk = akp_jwk(set, pk, lpk, NULL, 0);
+            char *jwk = tu_akp_jwk(set, pk, lpk, NULL, 0);
             dsig_key *key = NULL;
-            assert_int_equal(import(jwk, &key), DSIG_OK);
+            assert_int_equal(tu_jwk_import(jwk, &key), DSIG_OK);
             assert_int_equal(dsig_slhdsa_key_set_test_interface(key, DSIG_SLHDSA_TEST_INTERNAL), DSIG_OK);
             int rc = dsig_verify(alg, key, m, lm, sig, ls);
             if (want ? rc != DSIG_OK : rc != DSIG_E_VERIFY)
@@ -310,9 +277,9 @@ static void test_boringssl_prehash(void **state)
         size_t lp, lm, lc, ls;
         uint8_t *pk = tu_hex(f[0], &lp), *m = tu_hex(f[2], &lm), *ctx = tu_hex(f[3], &lc);
         uint8_t *sig = tu_hex(f[4], &ls);
-        char *jwk = akp_jwk("SLH-DSA-SHA2-128s", pk, lp, NULL, 0);
+        char *jwk = tu_akp_jwk("SLH-DSA-SHA2-128s", pk, lp, NULL, 0);
         dsig_key *key = NULL;
-        assert_int_equal(import(jwk, &key), DSIG_OK);
+        assert_int_equal(tu_jwk_import(jwk, &key), DSIG_OK);
         assert_int_equal(dsig_slhdsa_key_set_test_interface(key, DSIG_SLHDSA_TEST_PREHASHED), DSIG_OK);
         dsig_sign_opts o = {.context = ctx, .context_len = lc, .prehash = f[1]};
         assert_int_equal(dsig_verify_ex(alg, key, m, lm, sig, ls, &o), DSIG_OK);
@@ -506,7 +473,7 @@ static void test_jwk_roundtrip(void **state)
         snprintf(alg_member, sizeof alg_member, "\"alg\":\"%s\"", some[s]);
         assert_non_null(strstr(j1, alg_member));
         assert_non_null(strstr(j1, "\"kty\":\"AKP\""));
-        assert_int_equal(import(j1, &back), DSIG_OK);
+        assert_int_equal(tu_jwk_import(j1, &back), DSIG_OK);
         assert_true(dsig_key_has_private(back));
         assert_ptr_equal(dsig_key_alg(back), alg);
         assert_int_equal(dsig_jwk_export(back, 1, &j3, NULL), DSIG_OK);
@@ -562,49 +529,49 @@ static void test_jwk_rejects(void **state)
         json_t *t = json_array_get(json_object_get(g, "tests"), 0);
         size_t lsk, lpk;
         uint8_t *sk = tu_hex(tu_str(t, "sk"), &lsk), *pk = tu_hex(tu_str(t, "pk"), &lpk);
-        char *j = akp_jwk(set, pk, lpk, sk, lsk);
+        char *j = tu_akp_jwk(set, pk, lpk, sk, lsk);
         dsig_key *k = NULL;
-        assert_int_equal(import(j, &k), DSIG_OK);
+        assert_int_equal(tu_jwk_import(j, &k), DSIG_OK);
         dsig_key_free(k);
         free(j);
         n++;
         if (strcmp(set, "SLH-DSA-SHA2-128f") == 0) {
             const size_t nb = 16;
-            j = akp_jwk(set, pk, lpk - 1, NULL, 0); /* short pub */
-            assert_int_equal(import(j, &k), DSIG_E_KEY);
+            j = tu_akp_jwk(set, pk, lpk - 1, NULL, 0); /* short pub */
+            assert_int_equal(tu_jwk_import(j, &k), DSIG_E_KEY);
             assert_non_null(strstr(dsig_last_error_detail(), "32 bytes, got 31"));
             free(j);
-            j = akp_jwk(set, pk, lpk, sk, lsk - 1); /* short priv */
-            assert_int_equal(import(j, &k), DSIG_E_KEY);
+            j = tu_akp_jwk(set, pk, lpk, sk, lsk - 1); /* short priv */
+            assert_int_equal(tu_jwk_import(j, &k), DSIG_E_KEY);
             assert_non_null(strstr(dsig_last_error_detail(), "64 bytes, got 63"));
             free(j);
-            j = akp_jwk("SLH-DSA-SHA2-192f", pk, lpk, NULL, 0); /* a 128 key claimed as 192 */
-            assert_int_equal(import(j, &k), DSIG_E_KEY);
+            j = tu_akp_jwk("SLH-DSA-SHA2-192f", pk, lpk, NULL, 0); /* a 128 key claimed as 192 */
+            assert_int_equal(tu_jwk_import(j, &k), DSIG_E_KEY);
             free(j);
             uint8_t pk2[32], sk2[64];
             memcpy(pk2, pk, 32);
             pk2[31] ^= 1; /* pub differs from priv's public half */
-            j = akp_jwk(set, pk2, 32, sk, lsk);
-            assert_int_equal(import(j, &k), DSIG_E_KEY);
+            j = tu_akp_jwk(set, pk2, 32, sk, lsk);
+            assert_int_equal(tu_jwk_import(j, &k), DSIG_E_KEY);
             assert_non_null(strstr(dsig_last_error_detail(), "does not match"));
             free(j);
             memcpy(sk2, sk, 64);
             sk2[63] ^= 1; /* consistent pub/priv halves, but a PK.root that SK.seed does not give */
-            j = akp_jwk(set, pk2, 32, sk2, 64);
-            assert_int_equal(import(j, &k), DSIG_E_KEY);
+            j = tu_akp_jwk(set, pk2, 32, sk2, 64);
+            assert_int_equal(tu_jwk_import(j, &k), DSIG_E_KEY);
             assert_non_null(strstr(dsig_last_error_detail(), "PK.root"));
             free(j);
             memcpy(sk2, sk, 64);
             sk2[0] ^= 1; /* another SK.seed: the recomputed root differs */
-            j = akp_jwk(set, pk, 32, sk2, 64);
-            assert_int_equal(import(j, &k), DSIG_E_KEY);
+            j = tu_akp_jwk(set, pk, 32, sk2, 64);
+            assert_int_equal(tu_jwk_import(j, &k), DSIG_E_KEY);
             free(j);
             (void)nb;
-            j = akp_jwk("SLH-DSA-SHA2-128X", pk, lpk, NULL, 0);
-            assert_int_equal(import(j, &k), DSIG_E_UNSUPPORTED);
+            j = tu_akp_jwk("SLH-DSA-SHA2-128X", pk, lpk, NULL, 0);
+            assert_int_equal(tu_jwk_import(j, &k), DSIG_E_UNSUPPORTED);
             free(j);
             const char *no_pub = "{\"kty\":\"AKP\",\"alg\":\"SLH-DSA-SHA2-128f\",\"priv\":\"AAAA\"}";
-            assert_int_equal(import(no_pub, &k), DSIG_E_KEY);
+            assert_int_equal(tu_jwk_import(no_pub, &k), DSIG_E_KEY);
             assert_null(k);
         }
         free(sk), free(pk);

@@ -172,6 +172,35 @@ static inline void rt_roundtrip(const dsig_alg *alg, const dsig_key *priv, const
     assert_int_not_equal(dsig_sign(alg, pub, msg, 10, sig, sizeof sig, &sl), DSIG_OK);
 }
 
+/* A key pair of alg from a fixed 32-byte seed: an "EC" key on curve crv and its public key, put
+ * through rt_roundtrip. Free both with dsig_key_free. */
+static inline void rt_seeded_pair(const dsig_alg *alg, const char *crv, const uint8_t seed[32],
+                                  dsig_key **priv, dsig_key **pub)
+{
+    dsig_keygen_params kp = {.seed = seed, .seed_len = 32};
+    *priv = *pub = NULL;
+    assert_int_equal(dsig_key_generate(priv, alg, &kp), DSIG_OK);
+    assert_string_equal(dsig_key_kty(*priv), "EC");
+    assert_string_equal(dsig_key_curve(*priv), crv);
+    assert_int_equal(dsig_key_public(pub, *priv), DSIG_OK);
+    rt_roundtrip(alg, *priv, *pub);
+}
+
+/* sig = a signature (64 bytes, r ‖ s) of msg = 100 test bytes, then every rt_tamper_all variant and
+ * the all-zero and all-ones (r, s) must fail to verify. msg and sig stay usable for more checks. */
+static inline void rt_sign_tamper(const dsig_alg *alg, const dsig_key *priv, const dsig_key *pub,
+                                  uint8_t msg[100], uint8_t sig[64], size_t *sl)
+{
+    tu_fill(msg, 100, 5);
+    assert_int_equal(dsig_sign(alg, priv, msg, 100, sig, 64, sl), DSIG_OK);
+    rt_tamper_all(alg, pub, msg, 100, sig, *sl, NULL);
+    uint8_t bad[64]; /* r = 0, s = 0; then r = s = 2^256 - 1 (both >= n) */
+    memset(bad, 0, 64);
+    assert_int_equal(dsig_verify(alg, pub, msg, 100, bad, 64), DSIG_E_VERIFY);
+    memset(bad, 0xff, 64);
+    assert_int_equal(dsig_verify(alg, pub, msg, 100, bad, 64), DSIG_E_VERIFY);
+}
+
 /* JWK export/import round trip (public and private) and thumbprint stability. */
 static inline void rt_jwk_roundtrip(const dsig_key *priv)
 {

@@ -18,6 +18,7 @@
 
 #include "core/ct.h"
 #include "core/internal.h"
+#include "pq/akp.h"
 #include "pq/falcon/falcon.h"
 
 /* Key impl (immutable once built; freed when the last reference goes). */
@@ -41,28 +42,11 @@ struct falcon_state {
 
 /* ---- descriptors ------------------------------------------------------------------------------ */
 
-static const char *const akp_pub_members[] = {"pub", NULL};
-static const char *const akp_priv_members[] = {"priv", NULL};
+DSIG_AKP_DECLARE_HOOKS;
 
-static int akp_generate(struct dsig_key *key, unsigned bits, dsig_rng *rng);
-static int akp_import_jwk(struct dsig_key *key, const dsig_jwk_member *m, size_t n);
-static int akp_export_jwk(const struct dsig_key *key, int include_private, dsig_jwk_member *m,
-                          size_t *n);
-static int akp_public_copy(struct dsig_key *dst, const struct dsig_key *src);
-static void akp_destroy(struct dsig_key *key);
-
-/* One AKP key type per parameter set; no PEM (OpenSSL 3.0 has no Falcon). */
-#define FALCON_KEYTYPE(set)                                                                          \
-    {                                                                                                \
-        .kty = "AKP", .crv = NULL, .pub_members = akp_pub_members,                                   \
-        .priv_members = akp_priv_members, .has_public = 1, .generate = akp_generate,                 \
-        .import_jwk = akp_import_jwk, .export_jwk = akp_export_jwk, .to_pkey = NULL,                 \
-        .from_pkey = NULL, .public_copy = akp_public_copy, .destroy = akp_destroy, .bits = NULL,     \
-        .alg = set,                                                                                  \
-    }
-
-const struct dsig_keytype dsig_keytype_falcon512 = FALCON_KEYTYPE("FALCON512");
-const struct dsig_keytype dsig_keytype_falcon1024 = FALCON_KEYTYPE("FALCON1024");
+/* One AKP key type per parameter set (src/pq/akp.h), selected by the JWK "alg". */
+const struct dsig_keytype dsig_keytype_falcon512 = DSIG_AKP_KEYTYPE("FALCON512");
+const struct dsig_keytype dsig_keytype_falcon1024 = DSIG_AKP_KEYTYPE("FALCON1024");
 
 static const struct dsig_alg_ops falcon_ops;
 static const unsigned logn9 = 9, logn10 = 10;
@@ -120,10 +104,7 @@ static struct falcon_key *key_alloc(unsigned logn)
 /* Install a finished impl in key (replacing any previous one). */
 static void install(struct dsig_key *key, struct falcon_key *k)
 {
-    if (key->impl)
-        akp_destroy(key);
-    key->impl = k;
-    key->has_private = k->has_private;
+    dsig_akp_install(key, k, k->has_private);
 }
 
 /* Public part from h (encodes pk, keeps h in NTT form for verification). */
@@ -153,15 +134,16 @@ static int akp_generate(struct dsig_key *key, unsigned bits, dsig_rng *rng)
     unsigned logn = logn_of(key->type);
     if (!logn)
         return DSIG_E_KEY_MISMATCH;
-    if (bits)
-        return dsig_fail(DSIG_E_ARG, "FALCON%u keys have no size parameter (got %u bits); omit it",
-                         1u << logn, bits);
+    /* The key type's "alg" is the set's name, FALCON512 or FALCON1024 (= FALCON<1 << logn>). */
+    int rc = dsig_akp_check_no_bits(key->type->alg, bits);
+    if (rc)
+        return rc;
     uint8_t seed[48];
     int8_t f[FALCON_MAX_N], g[FALCON_MAX_N], F[FALCON_MAX_N], G[FALCON_MAX_N];
     uint16_t h[FALCON_MAX_N];
     dsig_keccak xof;
     struct falcon_key *k = NULL;
-    int rc = dsig_rng_bytes(rng, seed, sizeof seed);
+    rc = dsig_rng_bytes(rng, seed, sizeof seed);
     if (rc == DSIG_OK) {
         dsig_shake256_init(&xof);
         dsig_keccak_absorb(&xof, seed, sizeof seed);
@@ -229,17 +211,18 @@ static int akp_import_jwk(struct dsig_key *key, const dsig_jwk_member *m, size_t
     unsigned logn = logn_of(key->type);
     if (!logn)
         return DSIG_E_KEY_MISMATCH;
-    if (n < 1 || !m[0].data)
-        return dsig_fail(DSIG_E_KEY, "FALCON%u JWK: member \"pub\" is missing", 1u << logn);
+    int rc = dsig_akp_check_pub(m, n, key->type->alg, 0); /* length: falcon_pk_decode */
+    if (rc)
+        return rc;
     uint16_t h[FALCON_MAX_N], h2[FALCON_MAX_N];
-    int rc = falcon_pk_decode(h, m[0].data, m[0].len, logn);
+    rc = falcon_pk_decode(h, m[0].data, m[0].len, logn);
     if (rc != DSIG_OK)
         return rc;
     struct falcon_key *k = key_alloc(logn);
     if (!k)
         return DSIG_E_NOMEM;
     set_public_h(k, h);
-    if (n >= 2 && m[1].data) {
+    if (dsig_akp_has_priv(m, n)) {
         int8_t f[FALCON_MAX_N], g[FALCON_MAX_N], F[FALCON_MAX_N], G[FALCON_MAX_N];
         rc = falcon_sk_decode(f, g, F, m[1].data, m[1].len, logn);
         if (rc == DSIG_OK)
@@ -273,18 +256,6 @@ static int akp_import_jwk(struct dsig_key *key, const dsig_jwk_member *m, size_t
     return DSIG_OK;
 }
 
-/* An allocated copy of n bytes into a member. */
-static int member_copy(dsig_jwk_member *m, const char *name, const uint8_t *src, size_t n)
-{
-    m->name = name;
-    m->len = n;
-    m->data = dsig_malloc(n);
-    if (!m->data)
-        return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    memcpy(m->data, src, n);
-    return DSIG_OK;
-}
-
 /* Key type hook: "pub", then "priv" when asked. */
 static int akp_export_jwk(const struct dsig_key *key, int include_private, dsig_jwk_member *m,
                           size_t *n)
@@ -292,16 +263,8 @@ static int akp_export_jwk(const struct dsig_key *key, int include_private, dsig_
     const struct falcon_key *k = key->impl;
     if (include_private && !k->has_private)
         return dsig_fail(DSIG_E_NO_PRIVATE, "FALCON%u key has no private part", 1u << k->logn);
-    int rc = member_copy(&m[0], "pub", k->pk, FALCON_PK_LEN(k->logn));
-    if (rc == DSIG_OK && include_private &&
-        (rc = member_copy(&m[1], "priv", k->sk, FALCON_SK_LEN(k->logn)))) {
-        dsig_xfree(m[0].data, m[0].len);
-        m[0].data = NULL;
-    }
-    if (rc)
-        return rc;
-    *n = include_private ? 2 : 1;
-    return DSIG_OK;
+    return dsig_akp_export(m, n, include_private, k->pk, FALCON_PK_LEN(k->logn), k->sk,
+                           FALCON_SK_LEN(k->logn));
 }
 
 /* Key type hook: a public-only copy. */

@@ -18,6 +18,7 @@
 #include "core/internal.h"
 #include "dsig/mldsa.h"
 #include "hash/keccak.h"
+#include "pq/akp.h"
 #include "pq/mldsa/mldsa.h"
 #include "pq/mldsa/mldsa_key.h"
 #include "pq/mldsa/prehash.h"
@@ -61,30 +62,12 @@ struct mldsa_state {
 
 /* ---- descriptors ---------------------------------------------------------------------------- */
 
-static const char *const akp_pub_members[] = {"pub", NULL};
-static const char *const akp_priv_members[] = {"priv", NULL};
+DSIG_AKP_DECLARE_HOOKS;
 
-static int akp_generate(struct dsig_key *key, unsigned bits, dsig_rng *rng);
-static int akp_import_jwk(struct dsig_key *key, const dsig_jwk_member *m, size_t n);
-static int akp_export_jwk(const struct dsig_key *key, int include_private, dsig_jwk_member *m,
-                          size_t *n);
-static int akp_public_copy(struct dsig_key *dst, const struct dsig_key *src);
-static void akp_destroy(struct dsig_key *key);
-
-/* One AKP key type per parameter set: the JWK "alg" selects it (RFC 9964 §5). No PEM: OpenSSL 3.0
- * has no ML-DSA, so to_pkey/from_pkey are NULL and PEM import/export fail with a clear error. */
-#define AKP_KEYTYPE(set)                                                                             \
-    {                                                                                                \
-        .kty = "AKP", .crv = NULL, .pub_members = akp_pub_members,                                   \
-        .priv_members = akp_priv_members, .has_public = 1, .generate = akp_generate,                 \
-        .import_jwk = akp_import_jwk, .export_jwk = akp_export_jwk, .to_pkey = NULL,                 \
-        .from_pkey = NULL, .public_copy = akp_public_copy, .destroy = akp_destroy, .bits = NULL,     \
-        .alg = set,                                                                                  \
-    }
-
-const struct dsig_keytype dsig_keytype_mldsa44 = AKP_KEYTYPE("ML-DSA-44");
-const struct dsig_keytype dsig_keytype_mldsa65 = AKP_KEYTYPE("ML-DSA-65");
-const struct dsig_keytype dsig_keytype_mldsa87 = AKP_KEYTYPE("ML-DSA-87");
+/* One AKP key type per parameter set (src/pq/akp.h): the JWK "alg" selects it (RFC 9964 §5). */
+const struct dsig_keytype dsig_keytype_mldsa44 = DSIG_AKP_KEYTYPE("ML-DSA-44");
+const struct dsig_keytype dsig_keytype_mldsa65 = DSIG_AKP_KEYTYPE("ML-DSA-65");
+const struct dsig_keytype dsig_keytype_mldsa87 = DSIG_AKP_KEYTYPE("ML-DSA-87");
 
 static const struct dsig_alg_ops mldsa_ops;
 
@@ -109,21 +92,14 @@ const dsig_alg *const dsig_mldsa_algs[] = {&alg44, &alg65, &alg87, NULL};
 /* The algorithm whose key type is `t` (each set has its own), or NULL. */
 static const dsig_alg *alg_of_type(const struct dsig_keytype *t)
 {
-    for (const dsig_alg *const *a = dsig_mldsa_algs; *a; a++)
-        if ((*a)->keytype == t)
-            return *a;
-    return NULL;
+    return dsig_akp_find_alg(dsig_mldsa_algs, t);
 }
 
 /* Parameters of an ML-DSA key type; NULL (error recorded) for any other key type. */
 static const dsig_mldsa_params *params_of(const struct dsig_keytype *t)
 {
-    const dsig_alg *a = alg_of_type(t);
-    if (!a) {
-        dsig_fail(DSIG_E_KEY_MISMATCH, "not an ML-DSA key (kty %s)", t ? t->kty : "?");
-        return NULL;
-    }
-    return a->params;
+    const dsig_alg *a = dsig_akp_alg_of(dsig_mldsa_algs, t, "an ML-DSA key");
+    return a ? a->params : NULL;
 }
 
 /* ---- key material --------------------------------------------------------------------------- */
@@ -138,10 +114,7 @@ static void free_impl(struct mldsa_key *k)
 /* Install a finished impl in key (replacing any previous one). */
 static void install(struct dsig_key *key, struct mldsa_key *k)
 {
-    if (key->impl)
-        akp_destroy(key);
-    key->impl = k;
-    key->has_private = k->has_sk;
+    dsig_akp_install(key, k, k->has_sk);
 }
 
 /* @spec FIPS 204 Algorithm 6 ML-DSA.KeyGen_internal(ξ): a private key from its seed; when pk is
@@ -192,11 +165,11 @@ static int akp_generate(struct dsig_key *key, unsigned bits, dsig_rng *rng)
     const dsig_mldsa_params *p = params_of(key->type);
     if (!p)
         return DSIG_E_KEY_MISMATCH;
-    if (bits)
-        return dsig_fail(DSIG_E_ARG, "%s keys have no size parameter (got %u bits); omit it", p->name,
-                         bits);
+    int rc = dsig_akp_check_no_bits(p->name, bits);
+    if (rc)
+        return rc;
     uint8_t xi[DSIG_MLDSA_SEEDBYTES];
-    int rc = dsig_rng_bytes(rng, xi, sizeof xi);
+    rc = dsig_rng_bytes(rng, xi, sizeof xi);
     if (rc == DSIG_OK)
         rc = set_from_seed(key, p, xi, NULL);
     dsig_memzero(xi, sizeof xi);
@@ -209,30 +182,16 @@ static int akp_import_jwk(struct dsig_key *key, const dsig_jwk_member *m, size_t
     const dsig_mldsa_params *p = params_of(key->type);
     if (!p)
         return DSIG_E_KEY_MISMATCH;
-    if (n < 1 || !m[0].data)
-        return dsig_fail(DSIG_E_KEY, "%s JWK: member \"pub\" is missing", p->name);
-    if (m[0].len != p->pk_bytes)
-        return dsig_fail(DSIG_E_KEY, "%s JWK: member \"pub\" must be %zu bytes, got %zu", p->name,
-                         p->pk_bytes, m[0].len);
-    if (n >= 2 && m[1].data) {
+    int rc = dsig_akp_check_pub(m, n, p->name, p->pk_bytes);
+    if (rc)
+        return rc;
+    if (dsig_akp_has_priv(m, n)) {
         if (m[1].len != DSIG_MLDSA_SEEDBYTES)
             return dsig_fail(DSIG_E_KEY, "%s JWK: member \"priv\" (the seed) must be %d bytes, got %zu",
                              p->name, DSIG_MLDSA_SEEDBYTES, m[1].len);
         return set_from_seed(key, p, m[1].data, m[0].data);
     }
     return set_public(key, p, m[0].data);
-}
-
-/* An allocated copy of n bytes into a member; DSIG_E_NOMEM on failure. */
-static int member_copy(dsig_jwk_member *m, const char *name, const uint8_t *src, size_t n)
-{
-    m->name = name;
-    m->len = n;
-    m->data = dsig_malloc(n);
-    if (!m->data)
-        return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    memcpy(m->data, src, n);
-    return DSIG_OK;
 }
 
 /* Key type hook: "pub", then "priv" (ξ) when asked. A key built from an expanded sk has no seed. */
@@ -245,15 +204,7 @@ static int akp_export_jwk(const struct dsig_key *key, int include_private, dsig_
     if (include_private && !k->has_seed)
         return dsig_fail(DSIG_E_NO_PRIVATE, "%s key has no seed: only keys holding their 32-byte seed "
                                             "can be exported (JWK \"priv\")", k->p->name);
-    int rc = member_copy(&m[0], "pub", k->pk, k->p->pk_bytes);
-    if (rc == DSIG_OK && include_private && (rc = member_copy(&m[1], "priv", k->xi, sizeof k->xi))) {
-        dsig_xfree(m[0].data, m[0].len);
-        m[0].data = NULL;
-    }
-    if (rc)
-        return rc;
-    *n = include_private ? 2 : 1;
-    return DSIG_OK;
+    return dsig_akp_export(m, n, include_private, k->pk, k->p->pk_bytes, k->xi, sizeof k->xi);
 }
 
 /* Key type hook: a key holding only pk and tr. */

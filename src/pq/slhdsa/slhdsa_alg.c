@@ -24,6 +24,7 @@
 #include "core/ct.h"
 #include "core/internal.h"
 #include "dsig/mem.h"
+#include "pq/akp.h"
 #include "pq/slhdsa/slhdsa.h"
 #include "pq/slhdsa/slhdsa_key.h"
 
@@ -65,38 +66,21 @@ struct slh_state {
 
 /* ---- descriptors ---------------------------------------------------------------------------- */
 
-static const char *const akp_pub_members[] = {"pub", NULL};
-static const char *const akp_priv_members[] = {"priv", NULL};
+DSIG_AKP_DECLARE_HOOKS;
 
-static int akp_generate(struct dsig_key *key, unsigned bits, dsig_rng *rng);
-static int akp_import_jwk(struct dsig_key *key, const dsig_jwk_member *m, size_t n);
-static int akp_export_jwk(const struct dsig_key *key, int include_private, dsig_jwk_member *m,
-                          size_t *n);
-static int akp_public_copy(struct dsig_key *dst, const struct dsig_key *src);
-static void akp_destroy(struct dsig_key *key);
-
-/* One AKP key type per parameter set, selected by the JWK "alg". No PEM: OpenSSL 3.0 has no SLH-DSA. */
-#define AKP_KEYTYPE(set)                                                                             \
-    {                                                                                                \
-        .kty = "AKP", .crv = NULL, .pub_members = akp_pub_members,                                   \
-        .priv_members = akp_priv_members, .has_public = 1, .generate = akp_generate,                 \
-        .import_jwk = akp_import_jwk, .export_jwk = akp_export_jwk, .to_pkey = NULL,                 \
-        .from_pkey = NULL, .public_copy = akp_public_copy, .destroy = akp_destroy, .bits = NULL,     \
-        .alg = set,                                                                                  \
-    }
-
-const struct dsig_keytype dsig_keytype_slhdsa_sha2_128s = AKP_KEYTYPE("SLH-DSA-SHA2-128s");
-const struct dsig_keytype dsig_keytype_slhdsa_sha2_128f = AKP_KEYTYPE("SLH-DSA-SHA2-128f");
-const struct dsig_keytype dsig_keytype_slhdsa_sha2_192s = AKP_KEYTYPE("SLH-DSA-SHA2-192s");
-const struct dsig_keytype dsig_keytype_slhdsa_sha2_192f = AKP_KEYTYPE("SLH-DSA-SHA2-192f");
-const struct dsig_keytype dsig_keytype_slhdsa_sha2_256s = AKP_KEYTYPE("SLH-DSA-SHA2-256s");
-const struct dsig_keytype dsig_keytype_slhdsa_sha2_256f = AKP_KEYTYPE("SLH-DSA-SHA2-256f");
-const struct dsig_keytype dsig_keytype_slhdsa_shake_128s = AKP_KEYTYPE("SLH-DSA-SHAKE-128s");
-const struct dsig_keytype dsig_keytype_slhdsa_shake_128f = AKP_KEYTYPE("SLH-DSA-SHAKE-128f");
-const struct dsig_keytype dsig_keytype_slhdsa_shake_192s = AKP_KEYTYPE("SLH-DSA-SHAKE-192s");
-const struct dsig_keytype dsig_keytype_slhdsa_shake_192f = AKP_KEYTYPE("SLH-DSA-SHAKE-192f");
-const struct dsig_keytype dsig_keytype_slhdsa_shake_256s = AKP_KEYTYPE("SLH-DSA-SHAKE-256s");
-const struct dsig_keytype dsig_keytype_slhdsa_shake_256f = AKP_KEYTYPE("SLH-DSA-SHAKE-256f");
+/* One AKP key type per parameter set (src/pq/akp.h), selected by the JWK "alg". */
+const struct dsig_keytype dsig_keytype_slhdsa_sha2_128s = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-128s");
+const struct dsig_keytype dsig_keytype_slhdsa_sha2_128f = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-128f");
+const struct dsig_keytype dsig_keytype_slhdsa_sha2_192s = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-192s");
+const struct dsig_keytype dsig_keytype_slhdsa_sha2_192f = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-192f");
+const struct dsig_keytype dsig_keytype_slhdsa_sha2_256s = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-256s");
+const struct dsig_keytype dsig_keytype_slhdsa_sha2_256f = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-256f");
+const struct dsig_keytype dsig_keytype_slhdsa_shake_128s = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-128s");
+const struct dsig_keytype dsig_keytype_slhdsa_shake_128f = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-128f");
+const struct dsig_keytype dsig_keytype_slhdsa_shake_192s = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-192s");
+const struct dsig_keytype dsig_keytype_slhdsa_shake_192f = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-192f");
+const struct dsig_keytype dsig_keytype_slhdsa_shake_256s = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-256s");
+const struct dsig_keytype dsig_keytype_slhdsa_shake_256f = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-256f");
 
 static const struct dsig_alg_ops slh_ops;
 
@@ -148,21 +132,14 @@ const dsig_alg *const dsig_slhdsa_algs[] = {
 /* The algorithm whose key type is `t` (each set has its own), or NULL. */
 static const dsig_alg *alg_of_type(const struct dsig_keytype *t)
 {
-    for (const dsig_alg *const *a = dsig_slhdsa_algs; *a; a++)
-        if ((*a)->keytype == t)
-            return *a;
-    return NULL;
+    return dsig_akp_find_alg(dsig_slhdsa_algs, t);
 }
 
 /* Parameters of an SLH-DSA key type; NULL (error recorded) for any other key type. */
 static const dsig_slhdsa_params *params_of(const struct dsig_keytype *t)
 {
-    const dsig_alg *a = alg_of_type(t);
-    if (!a) {
-        dsig_fail(DSIG_E_KEY_MISMATCH, "not an SLH-DSA key (kty %s)", t ? t->kty : "?");
-        return NULL;
-    }
-    return a->params;
+    const dsig_alg *a = dsig_akp_alg_of(dsig_slhdsa_algs, t, "an SLH-DSA key");
+    return a ? a->params : NULL;
 }
 
 /* ---- key material --------------------------------------------------------------------------- */
@@ -190,10 +167,7 @@ static struct slh_key *new_impl(const dsig_slhdsa_params *p)
 /* Install a finished impl in key (replacing any previous one). */
 static void install(struct dsig_key *key, struct slh_key *k)
 {
-    if (key->impl)
-        akp_destroy(key);
-    key->impl = k;
-    key->has_private = k->has_sk;
+    dsig_akp_install(key, k, k->has_sk);
 }
 
 /* @spec FIPS 205 Algorithm 18 slh_keygen_internal from the three n-byte seeds (SK.seed, SK.prf,
@@ -247,11 +221,11 @@ static int akp_generate(struct dsig_key *key, unsigned bits, dsig_rng *rng)
     const dsig_slhdsa_params *p = params_of(key->type);
     if (!p)
         return DSIG_E_KEY_MISMATCH;
-    if (bits)
-        return dsig_fail(DSIG_E_ARG, "%s keys have no size parameter (got %u bits); omit it", p->name,
-                         bits);
+    int rc = dsig_akp_check_no_bits(p->name, bits);
+    if (rc)
+        return rc;
     uint8_t seeds[3 * N_MAX];
-    int rc = dsig_rng_bytes(rng, seeds, 3 * p->n);
+    rc = dsig_rng_bytes(rng, seeds, 3 * p->n);
     if (rc == DSIG_OK)
         rc = set_from_seeds(key, p, seeds, NULL, NULL);
     dsig_memzero(seeds, sizeof seeds);
@@ -265,12 +239,10 @@ static int akp_import_jwk(struct dsig_key *key, const dsig_jwk_member *m, size_t
     const dsig_slhdsa_params *p = params_of(key->type);
     if (!p)
         return DSIG_E_KEY_MISMATCH;
-    if (n < 1 || !m[0].data)
-        return dsig_fail(DSIG_E_KEY, "%s JWK: member \"pub\" is missing", p->name);
-    if (m[0].len != p->pk_bytes)
-        return dsig_fail(DSIG_E_KEY, "%s JWK: member \"pub\" must be %zu bytes, got %zu", p->name,
-                         p->pk_bytes, m[0].len);
-    if (n >= 2 && m[1].data) {
+    int rc = dsig_akp_check_pub(m, n, p->name, p->pk_bytes);
+    if (rc)
+        return rc;
+    if (dsig_akp_has_priv(m, n)) {
         if (m[1].len != p->sk_bytes)
             return dsig_fail(DSIG_E_KEY, "%s JWK: member \"priv\" (SK.seed ‖ SK.prf ‖ PK.seed ‖ PK.root) "
                                          "must be %zu bytes, got %zu", p->name, p->sk_bytes, m[1].len);
@@ -282,18 +254,6 @@ static int akp_import_jwk(struct dsig_key *key, const dsig_jwk_member *m, size_t
     return set_public(key, p, m[0].data);
 }
 
-/* An allocated copy of n bytes into a member; DSIG_E_NOMEM on failure. */
-static int member_copy(dsig_jwk_member *m, const char *name, const uint8_t *src, size_t n)
-{
-    m->name = name;
-    m->len = n;
-    m->data = dsig_malloc(n);
-    if (!m->data)
-        return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    memcpy(m->data, src, n);
-    return DSIG_OK;
-}
-
 /* Key type hook: "pub", then "priv" (the 4n-byte sk) when asked. */
 static int akp_export_jwk(const struct dsig_key *key, int include_private, dsig_jwk_member *m,
                           size_t *n)
@@ -301,15 +261,7 @@ static int akp_export_jwk(const struct dsig_key *key, int include_private, dsig_
     const struct slh_key *k = key->impl;
     if (include_private && !k->has_sk)
         return dsig_fail(DSIG_E_NO_PRIVATE, "%s key has no private part to export", k->p->name);
-    int rc = member_copy(&m[0], "pub", k->pk, k->p->pk_bytes);
-    if (rc == DSIG_OK && include_private && (rc = member_copy(&m[1], "priv", k->sk, k->p->sk_bytes))) {
-        dsig_xfree(m[0].data, m[0].len);
-        m[0].data = NULL;
-    }
-    if (rc)
-        return rc;
-    *n = include_private ? 2 : 1;
-    return DSIG_OK;
+    return dsig_akp_export(m, n, include_private, k->pk, k->p->pk_bytes, k->sk, k->p->sk_bytes);
 }
 
 /* Key type hook: a key holding only pk. */
