@@ -172,14 +172,16 @@ static int parse_audit(struct dsig_serve_config *c, const json_t *root)
     if ((rc = get_str(o, "audit", "sync", &sync, 0)) != DSIG_OK)
         return rc;
     if (sync) {
-        if (strcmp(sync, "always") == 0)
+        if (strcmp(sync, "group") == 0)
+            c->audit_sync = SERVE_SYNC_GROUP;
+        else if (strcmp(sync, "always") == 0)
             c->audit_sync = SERVE_SYNC_ALWAYS;
         else if (strcmp(sync, "interval") == 0)
             c->audit_sync = SERVE_SYNC_INTERVAL;
         else if (strcmp(sync, "none") == 0)
             c->audit_sync = SERVE_SYNC_NONE;
         else
-            rc = dsig_fail(DSIG_E_ARG, "config: audit.sync: \"%s\" is not always, interval or none", sync);
+            rc = dsig_fail(DSIG_E_ARG, "config: audit.sync: \"%s\" is not group, always, interval or none", sync);
         dsig_xfree(sync, 0);
         if (rc != DSIG_OK)
             return rc;
@@ -411,7 +413,7 @@ static int set_defaults(struct dsig_serve_config *c)
     c->address = dsig_strdup("127.0.0.1");
     c->port = 8080;
     c->include_kid = 1;
-    c->audit_sync = SERVE_SYNC_INTERVAL;
+    c->audit_sync = SERVE_SYNC_GROUP;
     c->audit_interval_ms = 200;
     c->audit_digest = SERVE_DIGEST_SHA256;
     c->audit_digest_threads = -1;

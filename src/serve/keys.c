@@ -17,6 +17,7 @@
 #include "serve_internal.h"
 
 #define MAX_KEYS 4096
+#define LOAD_SKIPPED 1 /* load_one: the entry is not loaded (a symbolic link), not an error */
 
 /* Take a reference. */
 void serve_key_ref(struct serve_key *k)
@@ -109,14 +110,24 @@ static int load_jwk(const char *path, int fd, dsig_key **key)
 
 /* Build one served key from file `name` of the key directory. */
 static int load_one(const struct dsig_serve_config *cfg, const struct serve_keyset *prev, const char *name,
-                    size_t stem, int is_state, struct serve_key **out)
+                    size_t stem, int is_state, serve_warn_fn warn, void *warn_arg, struct serve_key **out)
 {
     char path[4096];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", cfg->key_dir, name) >= sizeof path)
         return dsig_fail(DSIG_E_ARG, "key file \"%s\": path too long", name);
+    /* lstat, like the O_NOFOLLOW opens below (here and in dsig_state_open): a symbolic link is never
+     * followed. It is skipped with a warning rather than failing the whole (re)load. */
     struct stat st;
-    if (stat(path, &st) != 0)
+    if (lstat(path, &st) != 0)
         return dsig_fail(DSIG_E_IO, "key file \"%s\": %s", path, strerror(errno));
+    if (S_ISLNK(st.st_mode)) {
+        if (warn) {
+            char msg[4200];
+            snprintf(msg, sizeof msg, "key file \"%s\": a symbolic link, skipped (links are not followed)", path);
+            warn(warn_arg, msg);
+        }
+        return LOAD_SKIPPED;
+    }
     if (!S_ISREG(st.st_mode))
         return dsig_fail(DSIG_E_IO, "key file \"%s\": not a regular file", path);
     char kid[SERVE_NAME_MAX + 1];
@@ -149,8 +160,13 @@ static int load_one(const struct dsig_serve_config *cfg, const struct serve_keys
             rc = fail_with_detail(rc, "state file", path);
     } else {
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        struct stat fst;
         if (fd < 0) {
             rc = dsig_fail(DSIG_E_IO, "key file \"%s\": %s", path, strerror(errno));
+        } else if (fstat(fd, &fst) != 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino) {
+            /* the entry was replaced between lstat and open: the identity kept would be wrong */
+            rc = dsig_fail(DSIG_E_IO, "key file \"%s\": replaced while being loaded (retry the reload)", path);
+            close(fd);
         } else {
             rc = load_jwk(path, fd, &k->key);
             close(fd);
@@ -192,9 +208,9 @@ static int cmp_key(const void *a, const void *b)
     return strcmp((*(struct serve_key *const *)a)->kid, (*(struct serve_key *const *)b)->kid);
 }
 
-/* Load the whole key directory (all or nothing). */
+/* Load the whole key directory (all or nothing; symbolic links are skipped with a warning). */
 int serve_keyset_load(const struct dsig_serve_config *cfg, const struct serve_keyset *prev,
-                      struct serve_keyset **out)
+                      serve_warn_fn warn, void *warn_arg, struct serve_keyset **out)
 {
     *out = NULL;
     DIR *d = opendir(cfg->key_dir);
@@ -244,7 +260,12 @@ int serve_keyset_load(const struct dsig_serve_config *cfg, const struct serve_ke
             ks->keys = nk;
             cap *= 2;
         }
-        if ((rc = load_one(cfg, prev, name, stem, is_state, &ks->keys[ks->n])) != DSIG_OK)
+        rc = load_one(cfg, prev, name, stem, is_state, warn, warn_arg, &ks->keys[ks->n]);
+        if (rc == LOAD_SKIPPED) {
+            rc = DSIG_OK;
+            continue;
+        }
+        if (rc != DSIG_OK)
             break;
         ks->n++;
     }

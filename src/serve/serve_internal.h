@@ -43,7 +43,8 @@ struct serve_tenant {
 
 enum serve_digest_kind { SERVE_DIGEST_NONE = 0, SERVE_DIGEST_SHA256 = 1, SERVE_DIGEST_BLAKE3 = 2 };
 
-enum serve_audit_sync { SERVE_SYNC_NONE = 0, SERVE_SYNC_INTERVAL = 1, SERVE_SYNC_ALWAYS = 2 };
+/* GROUP (the default): a line is synced by a shared fdatasync before serve_audit_write returns. */
+enum serve_audit_sync { SERVE_SYNC_NONE = 0, SERVE_SYNC_INTERVAL = 1, SERVE_SYNC_ALWAYS = 2, SERVE_SYNC_GROUP = 3 };
 
 struct dsig_serve_config {
     char *address;             /* numeric IPv4 or IPv6 */
@@ -115,10 +116,13 @@ struct serve_keyset {
     size_t n;
 };
 
+/* A warning sink (the server's log); may be NULL. */
+typedef void (*serve_warn_fn)(void *arg, const char *msg);
 /* Load every key file of cfg->key_dir (*.jwk, *.state); `prev` (may be NULL) lends its state-file
- * keys (already open and locked) when the same file is still there. All or nothing. */
+ * keys (already open and locked) when the same file is still there. All or nothing, except that a
+ * symbolic link is skipped with a warning (never followed). */
 int serve_keyset_load(const struct dsig_serve_config *cfg, const struct serve_keyset *prev,
-                      struct serve_keyset **out);
+                      serve_warn_fn warn, void *warn_arg, struct serve_keyset **out);
 struct serve_key *serve_keyset_find(const struct serve_keyset *ks, const char *kid);
 void serve_key_ref(struct serve_key *k);
 void serve_key_unref(struct serve_key *k);
@@ -161,15 +165,20 @@ struct serve_audit_rec {
     const char *result;        /* ok, invalid, or the error kind */
     uint64_t duration_ns;
     const char *peer;
+    int release;               /* a signature is released after this line: "group" waits for its sync */
 };
 /* Open (create, O_APPEND) the audit log; path NULL: a no-op log. */
 int serve_audit_open(struct serve_audit **out, const char *path, enum serve_audit_sync sync,
                      unsigned interval_ms);
-/* Append one line; with SERVE_SYNC_ALWAYS it is on disk (fdatasync) when this returns. */
+/* Append one line; with SERVE_SYNC_ALWAYS, or SERVE_SYNC_GROUP and r->release, it is on disk (an
+ * fdatasync started after the write has completed) when this returns DSIG_OK. SERVE_SYNC_GROUP lines
+ * without release are synced by the next batch but not waited for. */
 int serve_audit_write(struct serve_audit *a, const struct serve_audit_rec *r);
 /* Reopen the log at its path (log rotation); the old file stays in use on failure. */
 int serve_audit_reopen(struct serve_audit *a);
 void serve_audit_close(struct serve_audit *a);
+/* Counters: lines written and lines known synced (group mode), fdatasyncs made by the syncer thread. */
+void serve_audit_stats(struct serve_audit *a, uint64_t *written, uint64_t *synced, uint64_t *syncs);
 
 /* ---- digest.c ------------------------------------------------------------------------------ */
 

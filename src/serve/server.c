@@ -78,6 +78,12 @@ static void slog(struct dsig_server *s, const char *fmt, ...)
     s->log(s->log_arg, buf);
 }
 
+/* Key directory warnings (a skipped symbolic link) go to the log. */
+static void key_warn(void *arg, const char *msg)
+{
+    slog(arg, "%s", msg);
+}
+
 /* MHD's own messages (listener errors, refused connections) go to the log callback. */
 static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
@@ -546,8 +552,8 @@ static int digest_final(struct req *r)
     return 1;
 }
 
-/* Write the request's audit line (once). */
-static int audit(struct dsig_server *s, struct req *r, const char *result)
+/* Write the request's audit line (once); `release`: a signature leaves after it (durable first). */
+static int audit(struct dsig_server *s, struct req *r, const char *result, int release)
 {
     if (r->audited)
         return DSIG_OK;
@@ -564,6 +570,7 @@ static int audit(struct dsig_server *s, struct req *r, const char *result)
     a.result = result;
     a.duration_ns = serve_now_ns() - r->t0;
     a.peer = r->peer;
+    a.release = release;
     int rc = serve_audit_write(s->audit, &a);
     if (rc != DSIG_OK)
         slog(s, "audit log: %s", dsig_last_error_detail());
@@ -585,9 +592,10 @@ static enum MHD_Result finish(struct dsig_server *s, struct MHD_Connection *c, s
             snprintf(msg, sizeof msg, "cannot sign: %s: %s", dsig_strerror(rc), dsig_last_error_detail());
             return respond_error(c, r, rc == DSIG_E_EXHAUSTED ? 503 : 500, ERR_SIGN, msg, NULL, NULL);
         }
-        /* The signature leaves only once the audit line is written (and, with sync "always", on disk). */
+        /* The signature leaves only once the audit line is written (and, with sync "group" or "always",
+         * on disk). */
         r->code = 200;
-        if (audit(s, r, "ok") != DSIG_OK) {
+        if (audit(s, r, "ok", 1) != DSIG_OK) {
             dsig_free(sig);
             r->code = 500;
             return respond_error(c, r, 500, ERR_INTERNAL, "audit log write failed: no signature released", NULL,
@@ -685,7 +693,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     (void)digest_final(r); /* of the part received, also after a disconnect; "-" if it failed */
     if (!r->done)
         r->code = 0;
-    audit(s, r, r->err == ERR_NONE ? "ok" : serve_error_name(r->err));
+    audit(s, r, r->err == ERR_NONE ? "ok" : serve_error_name(r->err), 0);
     serve_metrics_request(s->metrics, r->ep, r->code, r->bytes, serve_now_ns() - r->t0, r->err);
     serve_metrics_inflight(s->metrics, -1);
     serve_key_unref(r->key);
@@ -744,7 +752,7 @@ int dsig_server_start(dsig_server **out, dsig_serve_config *cfg, dsig_serve_log_
         rc = dsig_fail(DSIG_E_NOMEM, "serve: out of memory");
         goto fail;
     }
-    if ((rc = serve_keyset_load(cfg, NULL, &s->ks)) != DSIG_OK ||
+    if ((rc = serve_keyset_load(cfg, NULL, key_warn, s, &s->ks)) != DSIG_OK ||
         (rc = serve_audit_open(&s->audit, cfg->audit_path, cfg->audit_sync, cfg->audit_interval_ms)) != DSIG_OK ||
         (rc = start_digests(s)) != DSIG_OK)
         goto fail;
@@ -805,7 +813,7 @@ int dsig_server_reload(dsig_server *s, size_t *nkeys)
         return dsig_fail(DSIG_E_ARG, "serve: NULL server");
     pthread_mutex_lock(&s->reload_mu);
     struct serve_keyset *old = current_keys(s), *fresh = NULL;
-    int rc = serve_keyset_load(s->cfg, old, &fresh);
+    int rc = serve_keyset_load(s->cfg, old, key_warn, s, &fresh);
     if (rc == DSIG_OK) {
         pthread_mutex_lock(&s->ks_mu);
         struct serve_keyset *prev = s->ks;

@@ -49,7 +49,7 @@ cat >"$T/serve.json" <<EOF
   "listen": {"address": "127.0.0.1", "port": 0},
   "key_dir": "keys",
   "state_registry_dir": "hwm",
-  "audit": {"path": "log/audit.log", "sync": "interval", "interval_ms": 50},
+  "audit": {"path": "log/audit.log"},
   "limits": {"max_header_bytes": 8192, "request_timeout_s": 3, "max_connections": 300, "threads": 4},
   "tenants": [
     {"name": "signer", "tokens": [{"sha256": "$(h tokS)"}], "keys": ["*"], "operations": ["sign", "verify"]},
@@ -60,6 +60,12 @@ cat >"$T/serve.json" <<EOF
   ]
 }
 EOF
+
+# Review findings: a symbolic link in the key directory is skipped with a warning (not followed, and
+# the server still starts); an existing audit log with a wider mode is tightened to 0600.
+ln -s es.jwk "$T/keys/alias.jwk"
+: >"$T/log/audit.log"
+chmod 644 "$T/log/audit.log"
 
 # Start the server from an empty working directory with its own TMPDIR (both watched for files).
 : >"$T/serve.log"
@@ -74,6 +80,8 @@ for _ in $(seq 100); do
 done
 [ -n "$PORT" ] || die "server did not start"
 U=http://127.0.0.1:$PORT
+grep -q 'alias.jwk.*symbolic link, skipped' "$T/serve.log" || die "no warning for the symlinked key"
+[ "$(stat -c %a "$T/log/audit.log")" = 600 ] || die "existing audit log not tightened to 0600"
 # code TOKEN METHOD PATH [curl args...]: the HTTP status ("000" when no response).
 code() {
     local tok=$1 m=$2 p=$3

@@ -115,7 +115,7 @@ static void test_config_defaults(void **state)
     assert_int_equal(c->port, 8080);
     assert_string_equal(c->key_dir, "/k");
     assert_null(c->audit_path);
-    assert_int_equal(c->audit_sync, SERVE_SYNC_INTERVAL);
+    assert_int_equal(c->audit_sync, SERVE_SYNC_GROUP);
     assert_int_equal(c->audit_digest, SERVE_DIGEST_SHA256);
     assert_int_equal(c->audit_digest_threads, -1); /* automatic */
     assert_int_equal(c->max_header, 8192);
@@ -275,6 +275,13 @@ static void put(const char *dir, const char *name, const char *text)
     fclose(f);
 }
 
+/* Warning sink of the key loader: counts the warnings (each must name a file). */
+static void count_warn(void *arg, const char *msg)
+{
+    assert_non_null(strstr(msg, "symbolic link"));
+    ++*(int *)arg;
+}
+
 /* Remove every file of a directory, then the directory. */
 static void rmdir_all(const char *dir)
 {
@@ -311,7 +318,7 @@ static void test_keyset(void **state)
     dsig_serve_config *c = NULL;
     assert_int_equal(parse(cfgtext, &c), DSIG_OK);
     struct serve_keyset *ks = NULL;
-    assert_int_equal(serve_keyset_load(c, NULL, &ks), DSIG_OK);
+    assert_int_equal(serve_keyset_load(c, NULL, NULL, NULL, &ks), DSIG_OK);
     assert_int_equal(ks->n, 2);
     assert_string_equal(ks->keys[0]->kid, "es"); /* sorted */
     struct serve_key *r = serve_keyset_find(ks, "rfc8037");
@@ -330,15 +337,32 @@ static void test_keyset(void **state)
     /* A reload keeps nothing of the old set but state-file keys; the old set stays valid. */
     serve_key_ref(r);
     struct serve_keyset *ks2 = NULL;
-    assert_int_equal(serve_keyset_load(c, ks, &ks2), DSIG_OK);
+    assert_int_equal(serve_keyset_load(c, ks, NULL, NULL, &ks2), DSIG_OK);
     serve_keyset_unref(ks);
     assert_string_equal(r->kid, "rfc8037"); /* still held by "a request in flight" */
     serve_key_unref(r);
     serve_keyset_unref(ks2);
 
+    /* A symbolic link (.jwk to a key, dangling .state) is skipped with a warning, never followed, and
+     * does not fail the (re)load. */
+    char lp[512];
+    snprintf(lp, sizeof lp, "%s/link.jwk", dir);
+    assert_int_equal(symlink("es.jwk", lp), 0);
+    snprintf(lp, sizeof lp, "%s/dangling.state", dir);
+    assert_int_equal(symlink("/nonexistent/x.state", lp), 0);
+    int warnings = 0;
+    assert_int_equal(serve_keyset_load(c, NULL, count_warn, &warnings, &ks), DSIG_OK);
+    assert_int_equal(ks->n, 2);
+    assert_int_equal(warnings, 2);
+    assert_null(serve_keyset_find(ks, "link"));
+    serve_keyset_unref(ks);
+    unlink(lp);
+    snprintf(lp, sizeof lp, "%s/link.jwk", dir);
+    unlink(lp);
+
     /* All or nothing: a public-only key, a key without "alg", a bad name. */
     put(dir, "pub.jwk", "{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"x\":\"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo\",\"alg\":\"Ed25519\"}");
-    assert_int_not_equal(serve_keyset_load(c, NULL, &ks), DSIG_OK);
+    assert_int_not_equal(serve_keyset_load(c, NULL, NULL, NULL, &ks), DSIG_OK);
     assert_non_null(strstr(dsig_last_error_detail(), "pub.jwk"));
     char p[512];
     snprintf(p, sizeof p, "%s/pub.jwk", dir);
@@ -346,12 +370,12 @@ static void test_keyset(void **state)
     text = json_dumps(json_object_get(v, "private_jwk"), JSON_COMPACT);
     put(dir, "unbound.jwk", text);
     free(text);
-    assert_int_not_equal(serve_keyset_load(c, NULL, &ks), DSIG_OK);
+    assert_int_not_equal(serve_keyset_load(c, NULL, NULL, NULL, &ks), DSIG_OK);
     assert_non_null(strstr(dsig_last_error_detail(), "not bound"));
     snprintf(p, sizeof p, "%s/unbound.jwk", dir);
     unlink(p);
     put(dir, "bad name.jwk", "{}");
-    assert_int_not_equal(serve_keyset_load(c, NULL, &ks), DSIG_OK);
+    assert_int_not_equal(serve_keyset_load(c, NULL, NULL, NULL, &ks), DSIG_OK);
     assert_non_null(strstr(dsig_last_error_detail(), "bad name.jwk"));
 
     dsig_serve_config_free(c);
