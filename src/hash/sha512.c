@@ -16,7 +16,7 @@ const uint64_t dsig_sha512_iv[8] = {
 };
 
 /* @spec FIPS 180-4 §4.2.3: K0..K79 (cube roots of the first 80 primes). */
-static const uint64_t K512[80] = {
+const uint64_t dsig_sha512_k[80] = {
     0x428a2f98d728ae22ULL, 0x7137449123ef65cdULL, 0xb5c0fbcfec4d3b2fULL, 0xe9b5dba58189dbbcULL,
     0x3956c25bf348b538ULL, 0x59f111f1b605d019ULL, 0x923f82a4af194f9bULL, 0xab1c5ed5da6d8118ULL,
     0xd807aa98a3030242ULL, 0x12835b0145706fbeULL, 0x243185be4ee4b28cULL, 0x550c7dc3d5ffb4e2ULL,
@@ -76,7 +76,7 @@ static inline void store_be64(uint8_t *p, uint64_t v)
  * Σ1(e) + Ch(e,f,g) (and Σ0(a) + Maj(a,b,c)) wait for the new e (a). */
 #define RND(a, b, c, d, e, f, g, h, i)                                                             \
     do {                                                                                           \
-        uint64_t t1 = (h + K512[t + (i)] + w[i]) + CH(e, f, g) + S1(e);                            \
+        uint64_t t1 = (h + dsig_sha512_k[t + (i)] + w[i]) + CH(e, f, g) + S1(e);                            \
         d += t1;                                                                                   \
         h = t1 + (S0(a) + MAJ(a, b, c));                                                           \
     } while (0)

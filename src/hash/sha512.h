@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 extern const uint64_t dsig_sha512_iv[8];
+/* FIPS 180-4 §4.2.3 K0..K79, shared by the portable and the AVX2 compressions. */
+extern const uint64_t dsig_sha512_k[80];
 
 /* state = compress(state, block) for each of the n 128-byte blocks. */
 void dsig_sha512_compress(uint64_t state[8], const uint8_t *blocks, size_t n);

@@ -88,3 +88,10 @@ void dsig_akp_install(struct dsig_key *key, void *impl, int has_private)
     key->impl = impl;
     key->has_private = has_private;
 }
+
+int dsig_akp_check_sig_len(const char *name, size_t expected, size_t sig_len)
+{
+    if (sig_len != expected)
+        return dsig_fail(DSIG_E_VERIFY, "%s signature must be %zu bytes, got %zu", name, expected, sig_len);
+    return DSIG_OK;
+}

@@ -56,6 +56,8 @@ int dsig_akp_check_no_bits(const char *name, unsigned bits);
 /* import hook guard: member "pub" (m[0]) must be present and, when pub_len is nonzero, exactly
  * pub_len bytes (pub_len 0: the family's decoder checks the length). */
 int dsig_akp_check_pub(const dsig_jwk_member *m, size_t n, const char *name, size_t pub_len);
+/* A fixed-length signature of `name` must be `expected` bytes: DSIG_E_VERIFY naming both lengths. */
+int dsig_akp_check_sig_len(const char *name, size_t expected, size_t sig_len);
 
 /* Whether the imported JWK carries the private member "priv" (m[1]). */
 int dsig_akp_has_priv(const dsig_jwk_member *m, size_t n);

@@ -464,22 +464,13 @@ static int mldsa_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_l
     return rc;
 }
 
-/* A signature of the wrong length fails verification at init, as for every other algorithm. */
-static int check_sig_len(const dsig_mldsa_params *p, size_t sig_len)
-{
-    if (sig_len != p->sig_bytes)
-        return dsig_fail(DSIG_E_VERIFY, "%s signature must be %zu bytes, got %zu", p->name, p->sig_bytes,
-                         sig_len);
-    return DSIG_OK;
-}
-
 /* Common verify init: length, public key, state with copies of pk and the signature. */
 static int verify_start(void **state, const dsig_alg *alg, const struct dsig_key *key,
                         const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts)
 {
     const dsig_mldsa_params *p = alg->params;
     const struct mldsa_key *k = key->impl;
-    int rc = check_sig_len(p, sig_len);
+    int rc = dsig_akp_check_sig_len(p->name, p->sig_bytes, sig_len);
     if (rc)
         return rc;
     if (!k || !k->has_pk)
@@ -605,7 +596,7 @@ int dsig_mldsa_verify_external_mu(const dsig_key *key, const uint8_t mu[DSIG_MLD
         return dsig_fail(DSIG_E_ARG, "dsig_mldsa_verify_external_mu: NULL argument");
     if (!k->has_pk)
         return dsig_fail(DSIG_E_KEY, "%s verification needs the public key", k->p->name);
-    if ((rc = check_sig_len(k->p, sig_len)))
+    if ((rc = dsig_akp_check_sig_len(k->p->name, k->p->sig_bytes, sig_len)))
         return rc;
     return dsig_mldsa_verify_mu(k->p, k->pk, mu, sig, sig_len);
 }

@@ -574,15 +574,6 @@ static int slh_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len
     return rc;
 }
 
-/* A signature of the wrong length fails verification at init, as for every other algorithm. */
-static int check_sig_len(const dsig_slhdsa_params *p, size_t sig_len)
-{
-    if (sig_len != p->sig_bytes)
-        return dsig_fail(DSIG_E_VERIFY, "%s signature must be %zu bytes, got %zu", p->name, p->sig_bytes,
-                         sig_len);
-    return DSIG_OK;
-}
-
 /* @spec FIPS 205 Algorithm 24/25 lines 1-4 and Algorithm 20 lines 1-8: length check, then H_msg
  * started with R = SIG[0..n) and the M' prefix (pure), or the PH context (HashSLH-DSA). */
 static int verify_start(void **state, const dsig_alg *alg, const struct dsig_key *key,
@@ -590,7 +581,7 @@ static int verify_start(void **state, const dsig_alg *alg, const struct dsig_key
 {
     const dsig_slhdsa_params *p = alg->params;
     const struct slh_key *k = key->impl;
-    int rc = check_sig_len(p, sig_len);
+    int rc = dsig_akp_check_sig_len(p->name, p->sig_bytes, sig_len);
     if (rc)
         return rc;
     if (!k)
