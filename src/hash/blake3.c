@@ -2,7 +2,7 @@
  * src/hash/blake3.c — BLAKE3 written from the specification (O'Connor, Aumasson, Neves, Wilcox-O'Hearn,
  * "BLAKE3: one function, fast everywhere", 2020): the portable compression function, the incremental
  * hasher (chunks, the chaining-value stack, XOF), the one-block fast path and the back-end dispatch.
- * SIMD back-ends live in blake3_sse41.c and blake3_avx2.c; all share blake3_impl.h.
+ * SIMD back-ends live in blake3_sse41.c, blake3_avx2.c and blake3_avx512.c; all share blake3_impl.h.
  */
 #include "hash/blake3_impl.h"
 
@@ -150,36 +150,59 @@ void dsig_b3_portable_xof_many(DSIG_B3_XOF_MANY_ARGS)
  * Back-end dispatch
  * ------------------------------------------------------------------------------------------------- */
 
-static const dsig_b3_backend be_portable = {"portable",
-                                            dsig_b3_portable_compress_cv,
-                                            dsig_b3_portable_compress_xof,
-                                            dsig_b3_portable_hash_many,
-                                            dsig_b3_portable_hash_lanes,
-                                            dsig_b3_portable_xof_many};
+static const dsig_b3_backend be_portable = {.name = "portable",
+                                            .compress_cv = dsig_b3_portable_compress_cv,
+                                            .compress_xof = dsig_b3_portable_compress_xof,
+                                            .hash_many = dsig_b3_portable_hash_many,
+                                            .hash_lanes = dsig_b3_portable_hash_lanes,
+                                            .xof_many = dsig_b3_portable_xof_many,
+                                            .degree = 1};
 #ifdef DSIG_B3_X86
-static const dsig_b3_backend be_sse41 = {"sse41",
-                                         dsig_b3_sse41_compress_cv,
-                                         dsig_b3_sse41_compress_xof,
-                                         dsig_b3_sse41_hash_many,
-                                         dsig_b3_sse41_hash_lanes,
-                                         dsig_b3_sse41_xof_many};
+static const dsig_b3_backend be_sse41 = {.name = "sse41",
+                                         .compress_cv = dsig_b3_sse41_compress_cv,
+                                         .compress_xof = dsig_b3_sse41_compress_xof,
+                                         .hash_many = dsig_b3_sse41_hash_many,
+                                         .hash_lanes = dsig_b3_sse41_hash_lanes,
+                                         .xof_many = dsig_b3_sse41_xof_many,
+                                         .degree = 4};
 /* AVX2 widens hash_many / hash_lanes / xof_many; a single block is fastest in 4 xmm rows (SSE4.1). */
-static const dsig_b3_backend be_avx2 = {"avx2",
-                                        dsig_b3_sse41_compress_cv,
-                                        dsig_b3_sse41_compress_xof,
-                                        dsig_b3_avx2_hash_many,
-                                        dsig_b3_avx2_hash_lanes,
-                                        dsig_b3_avx2_xof_many};
+static const dsig_b3_backend be_avx2 = {.name = "avx2",
+                                        .compress_cv = dsig_b3_sse41_compress_cv,
+                                        .compress_xof = dsig_b3_sse41_compress_xof,
+                                        .hash_many = dsig_b3_avx2_hash_many,
+                                        .hash_lanes = dsig_b3_avx2_hash_lanes,
+                                        .xof_many = dsig_b3_avx2_xof_many,
+                                        .degree = 8};
+/* AVX-512 doubles the width again; the one-block compression keeps 4 xmm rows but rotates natively. */
+static const dsig_b3_backend be_avx512 = {.name = "avx512",
+                                          .compress_cv = dsig_b3_avx512_compress_cv,
+                                          .compress_xof = dsig_b3_avx512_compress_xof,
+                                          .hash_many = dsig_b3_avx512_hash_many,
+                                          .hash_lanes = dsig_b3_avx512_hash_lanes,
+                                          .xof_many = dsig_b3_avx512_xof_many,
+                                          .degree = 16};
 #endif
 
 /* Chosen back-end; NULL until first use. Racing first uses all store the same pointer. */
 static const dsig_b3_backend *b3_chosen;
 
-/* The best back-end the CPU supports (AVX2 also needs SSE4.1: its remainder and single blocks use it). */
+/* Whether the AVX-512 back-end may run: it hands remainders to AVX2 (which uses SSE4.1 for single
+ * inputs), so it needs all three. */
+#ifdef DSIG_B3_X86
+static int b3_avx512_ok(unsigned f)
+{
+    return (f & DSIG_CPU_AVX512) && (f & DSIG_CPU_AVX2) && (f & DSIG_CPU_SSE41);
+}
+#endif
+
+/* The best back-end the CPU supports, avx512 > avx2 > sse41 > portable (AVX2 also needs SSE4.1: its
+ * remainder and single blocks use it). */
 static const dsig_b3_backend *b3_detect(void)
 {
 #ifdef DSIG_B3_X86
     unsigned f = dsig_cpu_features();
+    if (b3_avx512_ok(f))
+        return &be_avx512;
     if ((f & DSIG_CPU_AVX2) && (f & DSIG_CPU_SSE41))
         return &be_avx2;
     if (f & DSIG_CPU_SSE41)
@@ -211,6 +234,8 @@ int dsig_blake3_force_impl(const char *name)
         be = &be_sse41;
     if (strcmp(name, "avx2") == 0 && (f & DSIG_CPU_AVX2) && (f & DSIG_CPU_SSE41))
         be = &be_avx2;
+    if (strcmp(name, "avx512") == 0 && b3_avx512_ok(f))
+        be = &be_avx512;
 #endif
     if (!be)
         return -1;
@@ -228,8 +253,12 @@ const char *dsig_blake3_impl(void)
  * Incremental hasher
  * ------------------------------------------------------------------------------------------------- */
 
-/* Chunks hashed in one go by update(): up to 64 (64 KiB); 2 KiB + 1 KiB of CVs on the stack. */
+/* Chunks hashed in one go by update(): up to 64 (64 KiB); 2 KiB + 1 KiB of CVs on the stack. The back-end's
+ * hash_lanes splits them into groups of its `degree` (4, 8 or 16 chunks per SIMD pass), so a full batch
+ * is a whole number of passes for every back-end. 128 or 256 gained only ~1% with AVX-512 (fewer tiny
+ * parent layers) for twice or four times the stack. */
 #define B3_WIDE_CHUNKS 64
+_Static_assert(B3_WIDE_CHUNKS % DSIG_B3_MAX_DEGREE == 0, "a full update batch must fill every SIMD group");
 
 /* Common initialisation: key words (IV or key) and the mode flag. */
 static void hasher_init(dsig_blake3_hasher *h, const uint32_t key[8], uint8_t flags)
@@ -366,10 +395,10 @@ static void push_chunk_cvs(dsig_blake3_hasher *h, const dsig_b3_backend *be, uin
 }
 
 /* @spec BLAKE3 spec §5.1.2: incremental update. Runs of whole chunks that are certainly not the last one
- * are hashed up to 64 at a time with the SIMD hash_lanes — including the current chunk when it holds only
- * buffered bytes (at most one block, nothing compressed yet) that this input completes, so small first
- * updates (a key, a length, a nonce) do not push the rest of a long message off the SIMD path. The
- * remainder goes through the chunk state. */
+ * are hashed up to 64 at a time with the SIMD hash_lanes (be->degree chunks per pass, 16 with AVX-512) —
+ * including the current chunk when it holds only buffered bytes (at most one block, nothing compressed
+ * yet) that this input completes, so small first updates (a key, a length, a nonce) do not push the rest
+ * of a long message off the SIMD path. The remainder goes through the chunk state. */
 void dsig_blake3_update(dsig_blake3_hasher *h, const void *in_v, size_t len)
 {
     const dsig_b3_backend *be = dsig_b3_backend_get();
@@ -455,44 +484,48 @@ static void root_node(const dsig_blake3_hasher *h, const dsig_b3_backend *be, st
     }
 }
 
-/* Most output blocks computed per xof_many call straight into the caller's buffer (a multiple of 8, the
- * widest back-end); only bounds the loop granularity. */
+/* Most output blocks computed per xof_many call straight into the caller's buffer (a multiple of every
+ * back-end's degree); only bounds the loop granularity. */
 #define B3_XOF_BATCH 32
+_Static_assert(B3_XOF_BATCH % DSIG_B3_MAX_DEGREE == 0, "XOF batch must be a multiple of every degree");
 
 /* @spec BLAKE3 spec §2.6: extendable output from byte offset `seek`: output block i is the root
- * compression with counter i, all 16 words. Runs of 8+ whole blocks are computed SIMD-parallel
- * (xof_many) directly into `out`; the rest (a partial first or last block, a short run) as one
- * xof_many batch of up to 8 blocks through a local buffer, or one compression if a single block. */
+ * compression with counter i, all 16 words. Runs of at least `degree` (the back-end's SIMD width) whole
+ * blocks are computed SIMD-parallel (xof_many) directly into `out`; the rest (a partial first or last
+ * block, a short run) as one xof_many batch of up to `degree` blocks through a local buffer, or one
+ * compression if a single block. */
 void dsig_blake3_finalize_seek(const dsig_blake3_hasher *h, uint64_t seek, uint8_t *out, size_t out_len)
 {
     if (out_len == 0)
         return;
     const dsig_b3_backend *be = dsig_b3_backend_get();
     struct b3_node n;
-    uint8_t blk[8 * 64];
+    uint8_t blk[DSIG_B3_MAX_DEGREE * 64];
+    const size_t deg = be->degree < 2 ? 2 : be->degree; /* portable: 2, as any small batch is serial */
     root_node(h, be, &n);
     uint64_t ctr = seek / 64;
     size_t skip = (size_t)(seek % 64);
     const uint8_t rf = n.flags | B3_ROOT;
-    int used_blk = 0;
+    size_t used_blk = 0; /* bytes of blk written, wiped at the end */
     while (out_len > 0) {
         size_t whole = skip == 0 ? out_len / 64 : 0;
-        if (whole >= 8) {
-            whole = whole > B3_XOF_BATCH ? B3_XOF_BATCH : whole & ~(size_t)7;
+        if (whole >= deg) {
+            whole = whole > B3_XOF_BATCH ? B3_XOF_BATCH : whole - whole % deg;
             be->xof_many(n.cv, n.block, n.block_len, ctr, rf, whole, out);
             out += 64 * whole;
             out_len -= 64 * whole;
             ctr += whole;
             continue;
         }
-        size_t nblk = (skip + out_len + 63) / 64; /* blocks still touched, here at most 8 + 1 */
-        if (nblk > 8)
-            nblk = 8;
+        size_t nblk = (skip + out_len + 63) / 64; /* blocks still touched, here at most deg + 1 */
+        if (nblk > deg)
+            nblk = deg;
         if (nblk == 1)
             be->compress_xof(n.cv, n.block, n.block_len, ctr, rf, blk);
         else
             be->xof_many(n.cv, n.block, n.block_len, ctr, rf, nblk, blk);
-        used_blk = 1;
+        if (64 * nblk > used_blk)
+            used_blk = 64 * nblk;
         size_t take = 64 * nblk - skip;
         if (take > out_len)
             take = out_len;
@@ -506,7 +539,7 @@ void dsig_blake3_finalize_seek(const dsig_blake3_hasher *h, uint64_t seek, uint8
      * when the XOF expands a secret). */
     dsig_memzero(&n, sizeof n);
     if (used_blk)
-        dsig_memzero(blk, sizeof blk);
+        dsig_memzero(blk, used_blk);
 }
 
 /* Default finalisation: output from offset 0. */
@@ -640,9 +673,10 @@ void dsig_blake3_hash_many_chunks(const uint8_t *key, const uint8_t *in, size_t 
     }
     size_t blocks = len == 0 ? 1 : (len + DSIG_BLAKE3_BLOCK_LEN - 1) / DSIG_BLAKE3_BLOCK_LEN;
     size_t last_len = len - DSIG_BLAKE3_BLOCK_LEN * (blocks - 1);
-    enum { G = 8 };
-    uint8_t tails[G][64];
-    const uint8_t *lanes[G], *lasts[G];
+    /* Groups of the back-end's width: a full group is one SIMD pass, and only the last may be short. */
+    const size_t G = be->degree;
+    uint8_t tails[DSIG_B3_MAX_DEGREE][64];
+    const uint8_t *lanes[DSIG_B3_MAX_DEGREE], *lasts[DSIG_B3_MAX_DEGREE];
     for (size_t g = 0; g < n; g += G) {
         size_t r = n - g < G ? n - g : G;
         for (size_t i = 0; i < r; i++) {
@@ -659,5 +693,5 @@ void dsig_blake3_hash_many_chunks(const uint8_t *key, const uint8_t *in, size_t 
     }
     b3_wipe(w, sizeof w);
     if (last_len < DSIG_BLAKE3_BLOCK_LEN)
-        b3_wipe(tails, sizeof tails); /* message bytes: leaves may be secret-derived */
+        b3_wipe(tails, 64 * (n < G ? n : G)); /* the rows used; message bytes: leaves may be secret-derived */
 }

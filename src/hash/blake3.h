@@ -1,6 +1,6 @@
 /*
  * src/hash/blake3.h — BLAKE3 (hash, keyed hash, derive-key, XOF), written here from the BLAKE3
- * specification, with portable, SSE4.1 and AVX2 back-ends chosen at run time (src/core/cpu.h).
+ * specification, with portable, SSE4.1, AVX2 and AVX-512 back-ends chosen at run time (src/core/cpu.h).
  *
  * Caller-allocated hasher state, libsodium style. Hot paths that hash at most one 64-byte block call
  * dsig_blake3_hash_block() (one compression, no hasher set-up); Merkle trees hash many independent
@@ -53,12 +53,12 @@ void dsig_blake3_hash64_many(const uint8_t *key, const uint8_t (*in)[64], size_t
 
 /* n independent BLAKE3 hashes of equal-length messages of at most one chunk (len <= 1024): message i
  * is the len bytes at in + i*stride; out[i] = its 32-byte hash (keyed when key != NULL) — the same as
- * dsig_blake3_hash_block / the hasher on each message. SIMD across messages (AVX2: 8, SSE4.1: 4 at a
- * time). For DSig's lane-parallel leaf hashing. */
+ * dsig_blake3_hash_block / the hasher on each message. SIMD across messages (AVX-512: 16, AVX2: 8,
+ * SSE4.1: 4 at a time). For DSig's lane-parallel leaf hashing. */
 void dsig_blake3_hash_many_chunks(const uint8_t *key, const uint8_t *in, size_t stride, size_t len, size_t n,
                                   uint8_t (*out)[32]);
 
-/* The back-end chosen at run time: "avx2", "sse41" or "portable". */
+/* The back-end chosen at run time: "avx512", "avx2", "sse41" or "portable". */
 const char *dsig_blake3_impl(void);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * src/hash/blake3_impl.h — private to src/hash/blake3*.c and tests/hash/test_blake3.c: the BLAKE3
- * constants, the back-end function table and the per-back-end entry points (portable, SSE4.1, AVX2).
+ * constants, the back-end function table and the per-back-end entry points (portable, SSE4.1, AVX2,
+ * AVX-512).
  * Not installed; the public API is src/hash/blake3.h.
  */
 #ifndef DSIG_HASH_BLAKE3_IMPL_H
@@ -78,7 +79,10 @@ static inline void b3_store32(uint8_t *p, uint32_t w)
  *                chunks (blocks = 16, the first one possibly a copy) and dsig_blake3_hash_many_chunks.
  *  xof_many:     n consecutive root output blocks: out + 64*i <- compress_xof(cv, block, block_len,
  *                counter + i, flags) (the parallel XOF of §2.6).
+ *  degree:       how many inputs (or output blocks) the SIMD kernels process at once (1, 4, 8, 16, at
+ *                most DSIG_B3_MAX_DEGREE); callers batch in multiples of it. Any n stays correct.
  */
+#define DSIG_B3_MAX_DEGREE 16
 typedef struct dsig_b3_backend {
     const char *name;
     void (*compress_cv)(uint32_t cv[8], const uint8_t block[64], uint8_t block_len, uint64_t counter,
@@ -93,6 +97,7 @@ typedef struct dsig_b3_backend {
                        uint8_t flags, uint8_t flags_start, uint8_t flags_end, uint8_t *out);
     void (*xof_many)(const uint32_t cv[8], const uint8_t block[64], uint8_t block_len, uint64_t counter,
                      uint8_t flags, size_t n, uint8_t *out);
+    size_t degree;
 } dsig_b3_backend;
 
 /* The argument lists shared by every back-end's hash_many / hash_lanes / xof_many. */
@@ -132,12 +137,22 @@ void dsig_b3_sse41_xof_many(DSIG_B3_XOF_MANY_ARGS);
 void dsig_b3_avx2_hash_many(DSIG_B3_HASH_MANY_ARGS);
 void dsig_b3_avx2_hash_lanes(DSIG_B3_HASH_LANES_ARGS);
 void dsig_b3_avx2_xof_many(DSIG_B3_XOF_MANY_ARGS);
+/* AVX-512 back-end (blake3_avx512.c, needs AVX512F + AVX512VL): 16-way hash_many / hash_lanes / xof_many
+ * with one word of 16 inputs per zmm and native rotates; a remainder of 9..15 runs as a padded 16-way
+ * group, 1..8 take the AVX2 back-end. The one-block compression uses 128-bit VL rotates. */
+void dsig_b3_avx512_compress_cv(uint32_t cv[8], const uint8_t block[64], uint8_t block_len, uint64_t counter,
+                                uint8_t flags);
+void dsig_b3_avx512_compress_xof(const uint32_t cv[8], const uint8_t block[64], uint8_t block_len,
+                                 uint64_t counter, uint8_t flags, uint8_t out[64]);
+void dsig_b3_avx512_hash_many(DSIG_B3_HASH_MANY_ARGS);
+void dsig_b3_avx512_hash_lanes(DSIG_B3_HASH_LANES_ARGS);
+void dsig_b3_avx512_xof_many(DSIG_B3_XOF_MANY_ARGS);
 #endif
 
 /* The back-end in use (chosen once from dsig_cpu_features(); thread-safe). */
 const dsig_b3_backend *dsig_b3_backend_get(void);
 
-/* Tests only: switch the process to the back-end called `name` ("portable", "sse41", "avx2").
+/* Tests only: switch the process to the back-end called `name` ("portable", "sse41", "avx2", "avx512").
  * Returns 0, or -1 when the CPU (or DSIG_CPU_DISABLE) lacks it. Not thread-safe against concurrent
  * hashing; call it while no other thread uses BLAKE3. */
 int dsig_blake3_force_impl(const char *name);

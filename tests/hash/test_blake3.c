@@ -1,20 +1,25 @@
 /*
  * tests/hash/test_blake3.c — BLAKE3 against the official vectors
  * (blake3/test_vectors.json: hash, keyed_hash, derive_key, 131-byte XOF and
- * 32-byte prefix) with every back-end this CPU has (portable, sse41, avx2),
- * incremental updates in odd sizes, finalize_seek, the one-block fast path,
- * hash64_many, hash_many_chunks, long (parallel) XOF outputs and small-then-long
- * update sequences.
+ * 32-byte prefix) with every back-end this CPU has (portable, sse41, avx2,
+ * avx512), incremental updates in odd sizes, finalize_seek, the one-block fast
+ * path, hash64_many, hash_many_chunks, long (parallel) XOF outputs and
+ * small-then-long update sequences. Back-ends the CPU (or DSIG_CPU_DISABLE)
+ * lacks are skipped with a printed note; CMake runs the binary again with
+ * DSIG_CPU_DISABLE=avx512 and =avx2 so the default dispatch of the lower
+ * back-ends is covered too.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "hash/blake3.h"
 #include "hash/blake3_impl.h"
 #include "testutil.h"
 
-static const char *const backends[] = {"portable", "sse41", "avx2"};
+/* In order of preference: the dispatcher picks the last one the CPU has. */
+static const char *const backends[] = {"portable", "sse41", "avx2", "avx512"};
 #define N_BACKENDS (sizeof backends / sizeof backends[0])
 
 /* Odd update sizes: around a block, a chunk, and several chunks (the SIMD
@@ -183,6 +188,13 @@ static void test_vectors_avx2(void **state)
     run_vectors("avx2");
 }
 
+/* Official vectors, AVX-512 back-end. */
+static void test_vectors_avx512(void **state)
+{
+    (void)state;
+    run_vectors("avx512");
+}
+
 /* Reference for long inputs: updates of at most one chunk never take the SIMD
  * subtree path, so this is the plain serial chunk-by-chunk tree of the
  * specification. */
@@ -275,12 +287,12 @@ static void test_hash_block(void **state)
     }
 }
 
-/* hash64_many equals hash_block for n = 0..17 (every SIMD width and remainder),
- * with each back-end. */
+/* hash64_many equals hash_block for n = 0..33 (every SIMD width and remainder,
+ * up to two full 16-way groups and one more), with each back-end. */
 static void test_hash64_many(void **state)
 {
     (void)state;
-    enum { NMAX = 17 };
+    enum { NMAX = 33 };
     uint8_t in[NMAX][64], key[32], want[NMAX][32], got[NMAX + 1][32];
     tu_fill(&in[0][0], sizeof in, 7);
     tu_fill(key, sizeof key, 8);
@@ -313,15 +325,15 @@ static void hasher_over(dsig_blake3_hasher *h, const uint8_t *key, const uint8_t
     dsig_blake3_update(h, in, len);
 }
 
-/* hash_many_chunks equals the hasher on each message for n = 0..17 (every SIMD
- * width, padded remainders), message lengths around block and chunk edges,
+/* hash_many_chunks equals the hasher on each message for n = 0..33 (every SIMD
+ * width up to 16, padded remainders), message lengths around block and chunk edges,
  * keyed and unkeyed, tight (stride = len: the last message ends the
  * allocation, so an over-read shows under ASan) and loose strides, with every
  * back-end; nothing is written past out[n - 1]. */
 static void test_hash_many_chunks(void **state)
 {
     (void)state;
-    enum { NMAX = 17 };
+    enum { NMAX = 33 };
     static const size_t lens[] = {0, 1, 63, 64, 65, 168, 1023, 1024};
     uint8_t key[32], want[NMAX][32], got[NMAX + 1][32];
     tu_fill(key, sizeof key, 11);
@@ -369,7 +381,7 @@ static void test_long_xof(void **state)
 {
     (void)state;
     enum { MAXOUT = 2000, REF = MAXOUT + 128 };
-    static const size_t outs[] = {1, 63, 64, 65, 127, 128, 129, 191, 256, 500, 1240, MAXOUT};
+    static const size_t outs[] = {1, 63, 64, 65, 127, 128, 129, 191, 256, 500, 832, 960, 1240, MAXOUT};
     static const size_t inlens[] = {3, 168, 3 * 1024 + 5};
     uint8_t key[32], msg[3 * 1024 + 5];
     tu_fill(key, sizeof key, 12);
@@ -405,6 +417,35 @@ static void test_long_xof(void **state)
     }
     free(ref);
     free(got);
+    assert_int_equal(dsig_blake3_force_impl("portable"), 0);
+}
+
+/* XOF output blocks whose 64-bit counter crosses 2^32 (the high counter word of every SIMD lane): any
+ * back-end, any length, equals portable one-byte-at-a-time output at the same offsets. */
+static void test_xof_high_counter(void **state)
+{
+    (void)state;
+    enum { MAXOUT = 2000 };
+    static const uint64_t seeks[] = {64ull * 0xFFFFFFF0ull, 64ull * 0xFFFFFFF0ull + 1, 64ull * 0xFFFFFFFFull + 63};
+    static const size_t outs[] = {1, 65, 640, 960, 1088, MAXOUT};
+    uint8_t msg[168], ref[MAXOUT], got[MAXOUT];
+    tu_fill(msg, sizeof msg, 16);
+    dsig_blake3_hasher h;
+    for (size_t si = 0; si < sizeof seeks / sizeof seeks[0]; si++) {
+        assert_int_equal(dsig_blake3_force_impl("portable"), 0);
+        hasher_over(&h, NULL, msg, sizeof msg);
+        for (size_t i = 0; i < MAXOUT; i++)
+            dsig_blake3_finalize_seek(&h, seeks[si] + i, ref + i, 1);
+        for (size_t b = 0; b < N_BACKENDS; b++) {
+            if (dsig_blake3_force_impl(backends[b]) != 0)
+                continue;
+            for (size_t oi = 0; oi < sizeof outs / sizeof outs[0]; oi++) {
+                memset(got, 0, sizeof got);
+                dsig_blake3_finalize_seek(&h, seeks[si], got, outs[oi]);
+                assert_memory_equal(got, ref, outs[oi]);
+            }
+        }
+    }
     assert_int_equal(dsig_blake3_force_impl("portable"), 0);
 }
 
@@ -454,7 +495,8 @@ static void test_split_update(void **state)
 }
 
 /* The back-end detected at first use (this test runs first) is the best one the
- * CPU offers. */
+ * CPU offers; avx512 is available exactly when the CPU feature is, and never
+ * without avx2 (DSIG_CPU_DISABLE=avx2 turns it off too); unknown names fail. */
 static void test_impl_name(void **state)
 {
     (void)state;
@@ -465,8 +507,21 @@ static void test_impl_name(void **state)
             best = backends[b];
     assert_int_equal(dsig_blake3_force_impl(best), 0);
     assert_string_equal(detected, best);
-    assert_int_equal(dsig_blake3_force_impl("avx512"), -1);
-    printf("    blake3 default back-end: %s\n", detected);
+    unsigned f = dsig_cpu_features();
+    int have512 = dsig_blake3_force_impl("avx512") == 0;
+    assert_int_equal(have512, (f & DSIG_CPU_AVX512) != 0);
+    if (f & DSIG_CPU_AVX512) {
+        assert_true(f & DSIG_CPU_AVX2);
+        assert_non_null(strstr(dsig_cpu_describe(), "avx512"));
+    } else {
+        assert_null(strstr(dsig_cpu_describe(), "avx512"));
+    }
+    const char *off = getenv("DSIG_CPU_DISABLE");
+    if (off && (strstr(off, "avx2") || strstr(off, "avx512")))
+        assert_false(f & DSIG_CPU_AVX512);
+    assert_int_equal(dsig_blake3_force_impl("avx1024"), -1);
+    assert_int_equal(dsig_blake3_force_impl(best), 0);
+    printf("    blake3 default back-end: %s (cpu: %s)\n", detected, dsig_cpu_describe());
 }
 
 int main(void)
@@ -474,9 +529,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_impl_name),     cmocka_unit_test(test_vectors_portable),
         cmocka_unit_test(test_vectors_sse41), cmocka_unit_test(test_vectors_avx2),
+        cmocka_unit_test(test_vectors_avx512),
         cmocka_unit_test(test_long_inputs),   cmocka_unit_test(test_hash_block),
         cmocka_unit_test(test_hash64_many),   cmocka_unit_test(test_hash_many_chunks),
-        cmocka_unit_test(test_long_xof),      cmocka_unit_test(test_split_update),
+        cmocka_unit_test(test_long_xof),      cmocka_unit_test(test_xof_high_counter),      cmocka_unit_test(test_split_update),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
