@@ -4,8 +4,8 @@
 #
 #   bench/serve_bench.sh [DSIG_TOOL] [MIB] [SECONDS] [RUNS]   (defaults: build/release/dsig, 100, 5, 5)
 #
-# Upload table: for each audit-digest setting (SHA-256 on the digest worker = the default; SHA-256 on
-# the signing thread = digest_threads 0, the old behaviour; BLAKE3; none) and each algorithm (ES256,
+# Upload table: for each audit-digest setting (BLAKE3 on the digest worker = the default; BLAKE3 on the
+# signing thread = digest_threads 0; SHA-256 on the digest worker; none) and each algorithm (ES256,
 # Ed25519, ML-DSA-65), RUNS runs of `dsig sign FILE` and RUNS uploads of the same file with
 # `curl -T FILE` to POST /v1/keys/{kid}/sign on loopback, alternated (tool, service, tool, ...) so that
 # both see the same machine load. Wall clock, client included: MiB/s as median (min–max); "ratio" is
@@ -14,7 +14,8 @@
 # CPU columns (seconds per GiB): the tool process; the whole server process (every thread: MHD and
 # digest worker) and its busiest thread per upload (/proc/PID/task/*/stat) — the busiest is the critical
 # path that bounds the service's wall clock when a core is free for each thread.
-# Environment: UPLOAD_BUFFER=BYTES sets limits.upload_buffer_bytes (default: the service's, 256 KiB).
+# Environment: UPLOAD_BUFFER=BYTES sets limits.upload_buffer_bytes (default: the service's, 1 MiB);
+# SETTINGS="blake3,worker none,-" and ALGS="ES256 Ed25519" restrict the table.
 # Request table: wrk -t2 on 1 KiB sign requests, 2 and 16 connections: requests/s, p50, p99.
 # Temporary files live in a private directory removed at the end.
 set -euo pipefail
@@ -72,20 +73,20 @@ echo "payload: $MIB MiB (random, page cache), loopback; $RUNS runs each, tool an
 echo "MiB/s = wall clock (client included), median (min–max); ratio = service median / tool median;"
 echo "paired = median of the ratios of adjacent (tool, service) runs."
 echo "CPU s/GiB: the tool process; the whole server process (all threads); the server's busiest thread."
-echo "limits.upload_buffer_bytes: ${UPLOAD_BUFFER:-default (262144)}"
+echo "limits.upload_buffer_bytes: ${UPLOAD_BUFFER:-default (1048576)}"
 echo "Machine: $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg) at start; $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
 echo "| algorithm | audit digest | dsig sign MiB/s | serve MiB/s (curl) | ratio | paired | tool CPU | serve CPU | busiest thread |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
-for setting in "sha256 worker" "sha256 inline" "blake3 worker" "none -"; do
-    set -- $setting
+for setting in ${SETTINGS:-blake3,worker blake3,inline sha256,worker none,-}; do
+    set -- ${setting/,/ }
     digest=$1 where=$2
     case $where in
         inline) start_server $digest 0; label="$digest, signing thread" ;;
         worker) start_server $digest; label="$digest, digest worker" ;;
         *) start_server $digest; label="none" ;;
     esac
-    for alg in ES256 Ed25519 ML-DSA-65; do
+    for alg in ${ALGS:-ES256 Ed25519 ML-DSA-65}; do
         : >"$T/tool.ns"; : >"$T/srv.ns"; : >"$T/pair"
         tcpu=0 scpu=0 bcpu=0
         for _ in $(seq $RUNS); do
@@ -118,7 +119,7 @@ for setting in "sha256 worker" "sha256 inline" "blake3 worker" "none -"; do
 done
 
 if command -v wrk >/dev/null; then
-    start_server sha256
+    start_server blake3
     cat >"$T/post.lua" <<EOF
 wrk.method = "POST"
 wrk.body = string.rep("x", 1024)

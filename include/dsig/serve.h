@@ -42,6 +42,13 @@ DSIG_EXPORT int dsig_server_reload(dsig_server *srv, size_t *nkeys);
 /* Stop listening, finish (abort) the connections, flush the audit log, free everything. NULL ok. */
 DSIG_EXPORT void dsig_server_stop(dsig_server *srv);
 
+#define DSIG_SERVE_TOKEN_LEN 43 /* base64url of 32 random bytes */
+/* A new bearer token: 256 bits from the OS RNG as base64url (token, DSIG_SERVE_TOKEN_LEN chars + NUL)
+ * and the lowercase hex SHA-256 the configuration stores (sha256_hex, 64 chars + NUL). The
+ * configuration keeps only the hash, unsalted: safe because the token is random (docs/serve.md). The
+ * caller should wipe `token` once it is handed over. */
+DSIG_EXPORT int dsig_serve_new_token(char token[DSIG_SERVE_TOKEN_LEN + 1], char sha256_hex[65]);
+
 DSIG_END_DECLS
 
 #endif

@@ -3,8 +3,13 @@
  *
  * Tokens are never stored: the configuration holds their SHA-256, the presented token is hashed and
  * compared with every configured hash with CRYPTO_memcmp, without stopping at a match, so the time
- * depends on the number of tokens only.
+ * depends on the number of tokens only. The hash is unsalted on purpose: tokens are meant to be 256-bit
+ * random strings (dsig serve --new-token), for which a salt or a slow hash adds nothing; a short
+ * human-chosen token would be open to offline guessing from a leaked configuration (docs/serve.md).
+ * Failed authentications are rate-limited per client address (serve_peer_fail_take), so guessing
+ * through the service is bounded too (every refused request still gets its audit line, 401 or 429).
  */
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <string.h>
 #include <strings.h>
@@ -14,6 +19,7 @@
 #include <openssl/evp.h>
 
 #include "core/internal.h"
+#include "hash/blake3.h"
 #include "serve_internal.h"
 
 static pthread_once_t md_once = PTHREAD_ONCE_INIT;
@@ -39,6 +45,31 @@ int serve_sha256(const void *data, size_t len, uint8_t out[32])
     unsigned int ol = 0;
     if (!md || EVP_Digest(data, len, out, &ol, md, NULL) != 1 || ol != 32)
         return dsig_fail_openssl(DSIG_E_CRYPTO, "SHA-256");
+    return DSIG_OK;
+}
+
+/* A fresh 256-bit token (base64url) and its SHA-256 in hex, as the configuration stores it. */
+int dsig_serve_new_token(char token[DSIG_SERVE_TOKEN_LEN + 1], char sha256_hex[65])
+{
+    if (!token || !sha256_hex)
+        return dsig_fail(DSIG_E_ARG, "serve: NULL argument");
+    uint8_t raw[32], h[32];
+    int rc = dsig_random_bytes(raw, sizeof raw);
+    if (rc == DSIG_OK) {
+        dsig_b64url_encode(token, raw, sizeof raw);
+        rc = serve_sha256(token, DSIG_SERVE_TOKEN_LEN, h);
+    }
+    dsig_memzero(raw, sizeof raw);
+    if (rc != DSIG_OK) {
+        dsig_memzero(token, DSIG_SERVE_TOKEN_LEN + 1);
+        return rc;
+    }
+    static const char hx[] = "0123456789abcdef";
+    for (size_t i = 0; i < 32; i++) {
+        sha256_hex[2 * i] = hx[h[i] >> 4];
+        sha256_hex[2 * i + 1] = hx[h[i] & 15];
+    }
+    sha256_hex[64] = '\0';
     return DSIG_OK;
 }
 
@@ -102,26 +133,117 @@ int serve_tenant_allows(const struct serve_tenant *t, const char *kid, unsigned 
     return 0;
 }
 
-/* Token bucket: refill at `rate` per second up to `burst`, take one token per request. */
+/* Token bucket step (caller holds the lock): refill at `rate` per second up to `burst` since *last_ns,
+ * take one token if there is one. 1 if taken; else *retry_s = whole seconds until one is there. */
+static int bucket_take(double *tokens, uint64_t *last_ns, double rate, double burst, uint64_t now_ns,
+                       unsigned *retry_s)
+{
+    if (*last_ns && now_ns > *last_ns) {
+        *tokens += (double)(now_ns - *last_ns) * 1e-9 * rate;
+        if (*tokens > burst)
+            *tokens = burst;
+    }
+    if (!*last_ns || now_ns > *last_ns)
+        *last_ns = now_ns;
+    if (*tokens >= 1.0) {
+        *tokens -= 1.0;
+        return 1;
+    }
+    if (retry_s) {
+        double wait = (1.0 - *tokens) / rate;
+        *retry_s = wait < 1 ? 1u : wait > 86400 ? 86400u : (unsigned)(wait + 0.999); /* no UB cast */
+    }
+    return 0;
+}
+
+/* Token bucket of a bearer token: one token per request. */
 int serve_rate_take(struct serve_token *tok, uint64_t now_ns, unsigned *retry_s)
 {
     if (tok->rate <= 0)
         return 1;
     pthread_mutex_lock(&tok->mu);
-    if (tok->last_ns && now_ns > tok->last_ns) {
-        tok->tokens += (double)(now_ns - tok->last_ns) * 1e-9 * tok->rate;
-        if (tok->tokens > tok->burst)
-            tok->tokens = tok->burst;
-    }
-    if (!tok->last_ns || now_ns > tok->last_ns)
-        tok->last_ns = now_ns;
-    int ok = tok->tokens >= 1.0;
-    if (ok)
-        tok->tokens -= 1.0;
-    else if (retry_s) {
-        double wait = (1.0 - tok->tokens) / tok->rate;
-        *retry_s = wait < 1 ? 1u : (unsigned)(wait + 0.999);
-    }
+    int ok = bucket_take(&tok->tokens, &tok->last_ns, tok->rate, tok->burst, now_ns, retry_s);
     pthread_mutex_unlock(&tok->mu);
+    return ok;
+}
+
+#define PEER_BUCKETS 4096 /* 4096 × 16 bytes: addresses beyond that share buckets (more limiting, never less) */
+
+struct serve_peer_limiter {
+    double rate, burst;
+    uint8_t key[DSIG_BLAKE3_KEY_LEN]; /* random: which addresses share a bucket is not chosen from outside */
+    pthread_mutex_t mu;
+    struct {
+        double tokens;
+        uint64_t last_ns;           /* 0: untouched (full) */
+    } b[PEER_BUCKETS];
+};
+
+/* A limiter allowing `burst` failures per address, refilled at `rate` per second; rate 0: none (NULL). */
+int serve_peer_limiter_new(struct serve_peer_limiter **out, double rate, double burst)
+{
+    *out = NULL;
+    if (rate <= 0)
+        return DSIG_OK;
+    struct serve_peer_limiter *l = dsig_calloc(1, sizeof *l);
+    if (!l)
+        return dsig_fail(DSIG_E_NOMEM, "serve: out of memory");
+    int rc = dsig_random_bytes(l->key, sizeof l->key);
+    if (rc != DSIG_OK) {
+        dsig_xfree(l, 0);
+        return rc;
+    }
+    l->rate = rate;
+    l->burst = burst;
+    pthread_mutex_init(&l->mu, NULL);
+    *out = l;
+    return DSIG_OK;
+}
+
+void serve_peer_limiter_free(struct serve_peer_limiter *l)
+{
+    if (!l)
+        return;
+    pthread_mutex_destroy(&l->mu);
+    dsig_xfree(l, sizeof *l);
+}
+
+/* The part of a client address that names one client for the limiter: an IPv4 address whole (also
+ * when written IPv4-mapped, ::ffff:a.b.c.d), an IPv6 address by its /64 prefix (one host usually owns
+ * a whole /64 and could otherwise rotate through 2^64 budgets); anything else as text. */
+static size_t peer_key(const char *peer, uint8_t out[64])
+{
+    uint8_t a6[16];
+    if (inet_pton(AF_INET6, peer, a6) == 1) {
+        static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+        if (memcmp(a6, mapped, sizeof mapped) == 0) {
+            memcpy(out, a6 + 12, 4);
+            return 4;
+        }
+        out[0] = 6; /* apart from any IPv4 key */
+        memcpy(out + 1, a6, 8);
+        return 9;
+    }
+    if (inet_pton(AF_INET, peer, out) == 1)
+        return 4;
+    size_t n = strnlen(peer, 63);
+    memcpy(out, peer, n);
+    return n;
+}
+
+/* Charge a failed authentication to the bucket of `peer` (its keyed BLAKE3 hash picks the bucket). */
+int serve_peer_fail_take(struct serve_peer_limiter *l, const char *peer, uint64_t now_ns, unsigned *retry_s)
+{
+    if (!l)
+        return 1;
+    uint8_t key[64], h[8];
+    size_t kn = peer_key(peer, key);
+    dsig_blake3_hash_block(l->key, key, kn, h, sizeof h);
+    size_t i = ((size_t)h[0] | (size_t)h[1] << 8) % PEER_BUCKETS;
+    pthread_mutex_lock(&l->mu);
+    if (!l->b[i].last_ns)
+        l->b[i].tokens = l->burst;
+    int ok = bucket_take(&l->b[i].tokens, &l->b[i].last_ns, l->rate, l->burst, now_ns, retry_s);
+    pthread_mutex_unlock(&l->mu);
     return ok;
 }

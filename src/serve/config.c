@@ -213,11 +213,42 @@ static int parse_audit(struct dsig_serve_config *c, const json_t *root)
     return DSIG_OK;
 }
 
+/* A rate object {"per_second": r, "burst": b} (member `name` of `o`, optional): *rate and *burst are left
+ * alone when absent. per_second ≥ min_rate (0 allowed when min_rate is 0: unlimited); burst defaults to
+ * max(1, per_second). */
+static int parse_rate(const json_t *o, const char *where, const char *name, double min_rate, double *rate,
+                      double *burst)
+{
+    static const char *const rallowed[] = {"per_second", "burst", NULL};
+    json_t *r;
+    char rw[160];
+    int rc;
+    snprintf(rw, sizeof rw, "%s.%s", where, name);
+    if ((rc = get_obj(o, where, name, &r)) != DSIG_OK || !r)
+        return rc;
+    if ((rc = check_members(r, rw, rallowed)) != DSIG_OK)
+        return rc;
+    if (!json_object_get(r, "per_second"))
+        return dsig_fail(DSIG_E_JSON, "config: %s: missing member \"per_second\"", rw);
+    double pr = 0, b;
+    if ((rc = get_num(r, rw, "per_second", min_rate, 1e6, &pr)) != DSIG_OK)
+        return rc;
+    if (pr > 0 && pr < 0.001) /* 0 (no limit) or a rate that refills within about 17 minutes */
+        return dsig_fail(DSIG_E_ARG, "config: %s.per_second: %g is below 0.001 (use 0 for no limit)", rw, pr);
+    b = pr < 1 ? 1 : pr;
+    if ((rc = get_num(r, rw, "burst", 1, 1e7, &b)) != DSIG_OK)
+        return rc;
+    *rate = pr;
+    *burst = b;
+    return DSIG_OK;
+}
+
 /* "limits": {...}. */
 static int parse_limits(struct dsig_serve_config *c, const json_t *root)
 {
     static const char *const allowed[] = {"max_header_bytes", "request_timeout_s", "max_connections",
-                                          "max_body_bytes", "threads", "upload_buffer_bytes", NULL};
+                                          "max_body_bytes", "threads", "upload_buffer_bytes", "auth_failures",
+                                          NULL};
     json_t *o;
     int rc;
     if ((rc = get_obj(root, "config", "limits", &o)) != DSIG_OK || !o)
@@ -231,7 +262,8 @@ static int parse_limits(struct dsig_serve_config *c, const json_t *root)
         (rc = get_uint(o, "limits", "max_connections", 1, 65536, &conn)) != DSIG_OK ||
         (rc = get_uint(o, "limits", "max_body_bytes", 0, UINT64_C(1) << 50, &body)) != DSIG_OK ||
         (rc = get_uint(o, "limits", "threads", 1, 64, &thr)) != DSIG_OK ||
-        (rc = get_uint(o, "limits", "upload_buffer_bytes", 4096, 16u << 20, &ub)) != DSIG_OK)
+        (rc = get_uint(o, "limits", "upload_buffer_bytes", 4096, 16u << 20, &ub)) != DSIG_OK ||
+        (rc = parse_rate(o, "limits", "auth_failures", 0, &c->auth_fail_rate, &c->auth_fail_burst)) != DSIG_OK)
         return rc;
     c->upload_buffer = (size_t)ub;
     c->max_header = (size_t)hdr;
@@ -282,7 +314,6 @@ static int get_names(const json_t *obj, const char *where, const char *name, siz
 static int parse_token(struct serve_token *t, const json_t *o, const char *where)
 {
     static const char *const allowed[] = {"sha256", "rate", NULL};
-    static const char *const rallowed[] = {"per_second", "burst", NULL};
     int rc;
     if (!json_is_object(o))
         return dsig_fail(DSIG_E_JSON, "config: %s: must be an object", where);
@@ -295,24 +326,10 @@ static int parse_token(struct serve_token *t, const json_t *o, const char *where
     if (json_string_length(h) != 64 ||
         dsig_hex_decode(json_string_value(h), t->hash, sizeof t->hash, &hl) != DSIG_OK || hl != 32)
         return dsig_fail(DSIG_E_ARG, "config: %s.sha256: not 64 hexadecimal digits (the SHA-256 of the "
-                                     "token, e.g. printf %%s TOKEN | sha256sum)", where);
-    json_t *r;
-    char rw[160];
-    snprintf(rw, sizeof rw, "%s.rate", where);
-    if ((rc = get_obj(o, where, "rate", &r)) != DSIG_OK)
+                                     "token: dsig serve --new-token prints both)", where);
+    if ((rc = parse_rate(o, where, "rate", 0.001, &t->rate, &t->burst)) != DSIG_OK)
         return rc;
-    if (r) {
-        if ((rc = check_members(r, rw, rallowed)) != DSIG_OK)
-            return rc;
-        if (!json_object_get(r, "per_second"))
-            return dsig_fail(DSIG_E_JSON, "config: %s: missing member \"per_second\"", rw);
-        if ((rc = get_num(r, rw, "per_second", 0.001, 1e6, &t->rate)) != DSIG_OK)
-            return rc;
-        t->burst = t->rate < 1 ? 1 : t->rate;
-        if ((rc = get_num(r, rw, "burst", 1, 1e7, &t->burst)) != DSIG_OK)
-            return rc;
-        t->tokens = t->burst;
-    }
+    t->tokens = t->burst;
     return DSIG_OK;
 }
 
@@ -415,14 +432,16 @@ static int set_defaults(struct dsig_serve_config *c)
     c->include_kid = 1;
     c->audit_sync = SERVE_SYNC_GROUP;
     c->audit_interval_ms = 200;
-    c->audit_digest = SERVE_DIGEST_SHA256;
+    c->audit_digest = SERVE_DIGEST_BLAKE3; /* the cheapest strong hash here: see docs/serve.md Performance */
     c->audit_digest_threads = -1;
     c->max_header = 8192;
-    c->upload_buffer = 256u * 1024u;
+    c->upload_buffer = 1024u * 1024u; /* 1 MiB: measured sweet spot between 512 KiB and 4 MiB */
     c->max_body = 0;
     c->timeout_s = 30;
     c->max_conn = 256;
     c->threads = 4;
+    c->auth_fail_rate = 5;   /* failed authentications per second and client address ... */
+    c->auth_fail_burst = 50; /* ... after a burst: room for a misconfigured client to see its 401s */
     return c->address ? DSIG_OK : dsig_fail(DSIG_E_NOMEM, "config: out of memory");
 }
 

@@ -63,6 +63,8 @@ struct dsig_serve_config {
     unsigned timeout_s;
     unsigned max_conn;
     unsigned threads;
+    double auth_fail_rate;     /* failed authentications per second per client address; 0 = unlimited */
+    double auth_fail_burst;
     struct serve_tenant *tenants;
     size_t ntenants;
     struct serve_token *tokens;
@@ -90,6 +92,15 @@ int serve_tenant_allows(const struct serve_tenant *t, const char *kid, unsigned 
 int serve_rate_take(struct serve_token *tok, uint64_t now_ns, unsigned *retry_s);
 /* Monotonic clock in nanoseconds. */
 uint64_t serve_now_ns(void);
+
+/* Failed authentications per client address: a token bucket per address hash (a fixed table of
+ * buckets under a random key; addresses that share a bucket share its budget). */
+struct serve_peer_limiter;
+int serve_peer_limiter_new(struct serve_peer_limiter **out, double rate, double burst);
+void serve_peer_limiter_free(struct serve_peer_limiter *l);
+/* Charge one failed authentication to `peer`: 1 if within its budget (answer 401), 0 if over it
+ * (answer 429; *retry_s = whole seconds to wait). A NULL limiter allows everything. */
+int serve_peer_fail_take(struct serve_peer_limiter *l, const char *peer, uint64_t now_ns, unsigned *retry_s);
 /* 1 if s is a valid tenant name / key id. */
 int serve_valid_name(const char *s, size_t len);
 
@@ -182,14 +193,11 @@ void serve_audit_stats(struct serve_audit *a, uint64_t *written, uint64_t *synce
 
 /* ---- digest.c ------------------------------------------------------------------------------ */
 
-/* The audit payload digest off the connection thread: a ring of slot buffers per large upload,
- * hashed in order by a shared pool of worker threads (see digest.c). */
+/* The audit payload digest beside the signer: large chunks are lent (no copy) to a shared pool of
+ * worker threads while the connection thread signs them (see digest.c). */
 struct serve_digest_opts {
-    unsigned workers;          /* worker threads (≥ 1) */
-    unsigned max_jobs;         /* rings (uploads offloaded at once); more uploads are hashed inline */
-    unsigned slots;            /* slots per ring, 2..16 */
-    size_t slot_bytes;         /* bytes per slot (≥ 1024): a ring is slots × slot_bytes */
-    uint64_t offload_min;      /* the first bytes of every request are hashed inline (small requests) */
+    unsigned workers;          /* worker threads, 1..64 */
+    size_t offload_min;        /* chunks smaller than this are hashed inline (small requests) */
 };
 struct serve_digest_pool;
 struct serve_digest;
@@ -197,13 +205,16 @@ int serve_digest_pool_new(struct serve_digest_pool **out, const struct serve_dig
 /* Stop the workers; every digest must have been freed. NULL ok. */
 void serve_digest_pool_free(struct serve_digest_pool *p);
 /* Start a payload digest of `kind` (SERVE_DIGEST_SHA256 / _BLAKE3); pool NULL: hashed inline. The
- * digest is used by one thread (the connection's); the pool's workers only touch its ring. */
+ * digest belongs to one thread (the connection's); a worker only holds it while hashing a lent chunk. */
 int serve_digest_new(struct serve_digest **out, struct serve_digest_pool *pool, int kind);
-/* Feed bytes (copied into the ring, or hashed inline); never blocks behind other uploads. */
+/* Feed bytes in order. A chunk of at least offload_min bytes is LENT to a worker, not copied: it must
+ * stay valid and unchanged until serve_digest_sync (or the next update, final or free). */
 int serve_digest_update(struct serve_digest *d, const void *data, size_t n);
-/* Wait for the workers to finish this payload and write its 32-byte digest (once). */
+/* Return once no worker holds this digest's chunk (hashing it here if none started on it). */
+int serve_digest_sync(struct serve_digest *d);
+/* Sync and write the 32-byte digest of everything fed (once). */
 int serve_digest_final(struct serve_digest *d, uint8_t out[32]);
-/* Join, wipe the copies, free. NULL ok. */
+/* Sync and free. NULL ok. */
 void serve_digest_free(struct serve_digest *d);
 
 #endif

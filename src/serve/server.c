@@ -36,6 +36,7 @@ struct dsig_server {
     struct serve_metrics *metrics;
     struct serve_audit *audit;
     struct serve_digest_pool *digests;   /* audit digest workers; NULL: hashed inline */
+    struct serve_peer_limiter *peers;    /* failed authentications per client address; NULL: unlimited */
     dsig_serve_log_fn log;
     void *log_arg;
     unsigned port;
@@ -241,12 +242,21 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
     return r;
 }
 
-/* Authenticate (401), apply the token's rate limit (429). Returns 1 to go on, 0 if a response was queued. */
+/* Authenticate (401), apply the token's rate limit (429). Returns 1 to go on, 0 if a response was queued.
+ * Failures count against the client address: past its budget the answer is 429, not 401. */
 static int authenticate(struct dsig_server *s, struct MHD_Connection *c, struct req *r, enum MHD_Result *ret)
 {
     const char *authz = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     size_t tok = 0;
     int a = serve_auth(s->cfg, authz, &tok);
+    unsigned retry = 1;
+    if (a != SERVE_AUTH_OK && !serve_peer_fail_take(s->peers, r->peer, serve_now_ns(), &retry)) {
+        char ra[16];
+        snprintf(ra, sizeof ra, "%u", retry);
+        *ret = respond_error(c, r, 429, ERR_RATE_LIMITED,
+                             "too many failed authentications from this address", "Retry-After", ra);
+        return 0;
+    }
     if (a == SERVE_AUTH_MISSING) {
         *ret = respond_error(c, r, 401, ERR_UNAUTHENTICATED, "missing Authorization: Bearer token",
                              MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"dsig\"");
@@ -263,7 +273,6 @@ static int authenticate(struct dsig_server *s, struct MHD_Connection *c, struct 
     }
     struct serve_token *t = &s->cfg->tokens[tok];
     r->tenant = &s->cfg->tenants[t->tenant];
-    unsigned retry = 1;
     if (!serve_rate_take(t, serve_now_ns(), &retry)) {
         char ra[16];
         snprintf(ra, sizeof ra, "%u", retry);
@@ -520,7 +529,8 @@ static enum MHD_Result begin(struct dsig_server *s, struct MHD_Connection *c, st
                          r->ep == EP_SIGN || r->ep == EP_VERIFY ? "POST" : "GET, HEAD");
 }
 
-/* One body chunk: signer/verifier here, audit digest handed to its worker. 0 on failure (close). */
+/* One body chunk: signer/verifier here while a digest worker hashes the same bytes (lent, not copied:
+ * synced before the chunk goes back to MHD). 0 on failure (close). */
 static int feed(struct dsig_server *s, struct req *r, const char *data, size_t n)
 {
     r->bytes += n;
@@ -528,14 +538,19 @@ static int feed(struct dsig_server *s, struct req *r, const char *data, size_t n
         r->err = ERR_TOO_LARGE; /* chunked body over the limit: MHD cannot answer mid-upload, we close */
         return 0;
     }
-    /* The digest first: its copy into the ring lets the worker hash while this thread signs. */
     if (r->dg && serve_digest_update(r->dg, data, n) != DSIG_OK) {
         r->err = ERR_INTERNAL;
         return 0;
     }
     int rc = r->sctx ? dsig_jws_sign_update(r->sctx, data, n) : dsig_jws_verify_update(r->vctx, data, n);
+    /* MHD reuses its read buffer once we return: no worker may still be reading it. */
+    int drc = r->dg ? serve_digest_sync(r->dg) : DSIG_OK;
     if (rc != DSIG_OK) {
         r->err = r->sctx ? ERR_SIGN : ERR_INTERNAL;
+        return 0;
+    }
+    if (drc != DSIG_OK) {
+        r->err = ERR_INTERNAL;
         return 0;
     }
     return 1;
@@ -717,11 +732,10 @@ static int start_digests(struct dsig_server *s)
         return DSIG_OK;
     struct serve_digest_opts o = {0};
     o.workers = workers;
-    o.max_jobs = 2 * workers + 2;    /* rings: uploads offloaded at once; further ones hash inline */
-    o.slots = 8;                     /* a ring of 8 × 256 KiB = 2 MiB per offloaded upload: slack for a
-                                      * worker the scheduler preempts while the signer runs on */
-    o.slot_bytes = 256u * 1024u;
-    o.offload_min = 256u * 1024u;    /* smaller requests are hashed inline: no hand-over latency */
+    /* Below 64 KiB a hand-over (a thread wake-up) costs more than the hashing. libmicrohttpd reads into
+     * about half the connection pool: with small pools, lend chunks of a quarter of it. */
+    size_t pool = cfg->max_header + cfg->upload_buffer;
+    o.offload_min = pool / 4 < 64u * 1024u ? pool / 4 : 64u * 1024u;
     return serve_digest_pool_new(&s->digests, &o);
 }
 
@@ -754,7 +768,8 @@ int dsig_server_start(dsig_server **out, dsig_serve_config *cfg, dsig_serve_log_
     }
     if ((rc = serve_keyset_load(cfg, NULL, key_warn, s, &s->ks)) != DSIG_OK ||
         (rc = serve_audit_open(&s->audit, cfg->audit_path, cfg->audit_sync, cfg->audit_interval_ms)) != DSIG_OK ||
-        (rc = start_digests(s)) != DSIG_OK)
+        (rc = start_digests(s)) != DSIG_OK ||
+        (rc = serve_peer_limiter_new(&s->peers, cfg->auth_fail_rate, cfg->auth_fail_burst)) != DSIG_OK)
         goto fail;
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof ss);
@@ -846,6 +861,7 @@ void dsig_server_stop(dsig_server *s)
     serve_keyset_unref(s->ks);
     serve_audit_close(s->audit);
     serve_digest_pool_free(s->digests); /* after MHD: every request's digest is freed */
+    serve_peer_limiter_free(s->peers);
     serve_metrics_free(s->metrics);
     dsig_serve_config_free(s->cfg);
     pthread_mutex_destroy(&s->ks_mu);

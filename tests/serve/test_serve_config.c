@@ -42,7 +42,8 @@ static char *good_config(const char *extra)
              "\"audit\":{\"path\":\"/var/log/a.log\",\"sync\":\"always\",\"payload_digest\":\"blake3\","
              "\"digest_threads\":3},"
              "\"limits\":{\"max_header_bytes\":4096,\"request_timeout_s\":5,\"max_connections\":10,"
-             "\"max_body_bytes\":1000,\"threads\":2,\"upload_buffer_bytes\":65536},"
+             "\"max_body_bytes\":1000,\"threads\":2,\"upload_buffer_bytes\":65536,"
+             "\"auth_failures\":{\"per_second\":0.5,\"burst\":7}},"
              "\"tenants\":[{\"name\":\"ci\",\"tokens\":[{\"sha256\":\"%s\",\"rate\":{\"per_second\":2,\"burst\":3}}],"
              "\"keys\":[\"k1\",\"k2\"],\"operations\":[\"sign\",\"verify\"]},"
              "{\"name\":\"ro\",\"tokens\":[{\"sha256\":\"%s\"}],\"keys\":[\"*\"],\"operations\":[\"verify\"]}]}",
@@ -100,6 +101,7 @@ static void test_config_good(void **state)
     assert_int_equal(c->tenants[1].ops, SERVE_OP_VERIFY);
     assert_true(c->tenants[1].all_keys);
     assert_true(c->tokens[0].rate == 2.0 && c->tokens[0].burst == 3.0);
+    assert_true(c->auth_fail_rate == 0.5 && c->auth_fail_burst == 7.0);
     dsig_serve_config_free(c);
     free(t);
 }
@@ -116,12 +118,13 @@ static void test_config_defaults(void **state)
     assert_string_equal(c->key_dir, "/k");
     assert_null(c->audit_path);
     assert_int_equal(c->audit_sync, SERVE_SYNC_GROUP);
-    assert_int_equal(c->audit_digest, SERVE_DIGEST_SHA256);
+    assert_int_equal(c->audit_digest, SERVE_DIGEST_BLAKE3);
     assert_int_equal(c->audit_digest_threads, -1); /* automatic */
+    assert_true(c->auth_fail_rate == 5.0 && c->auth_fail_burst == 50.0);
     assert_int_equal(c->max_header, 8192);
     assert_int_equal(c->max_body, 0);
     assert_int_equal(c->timeout_s, 30);
-    assert_int_equal(c->upload_buffer, 256 * 1024);
+    assert_int_equal(c->upload_buffer, 1024 * 1024);
     dsig_serve_config_free(c);
 }
 
@@ -148,6 +151,15 @@ static void test_config_bad(void **state)
         {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"upload_buffer_bytes\":100}}", "limits.upload_buffer_bytes"},
         {"{\"key_dir\":\"k\",\"tenants\":[],\"audit\":{\"sync\":\"sometimes\"}}", "audit.sync"},
         {"{\"key_dir\":\"k\",\"tenants\":[],\"include_kid\":1}", "include_kid"},
+        {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"auth_failures\":{\"per_second\":-1}}}",
+         "limits.auth_failures.per_second"},
+        {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"auth_failures\":{\"burst\":3}}}",
+         "limits.auth_failures: missing member \"per_second\""},
+        {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"auth_failures\":{\"per_second\":1,\"bust\":3}}}",
+         "bust"},
+        {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"auth_failures\":5}}", "limits.auth_failures"},
+        {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"auth_failures\":{\"per_second\":1e-12}}}",
+         "below 0.001"},
         {"{\"key_dir\":\"k\",\"tenants\":[],\"audit\":{\"payload_digest\":true}}", "audit.payload_digest"},
         {"{\"key_dir\":\"k\",\"tenants\":[],\"audit\":{\"payload_digest\":\"md5\"}}", "audit.payload_digest"},
         {"{\"key_dir\":\"k\",\"tenants\":[],\"audit\":{\"digest_threads\":65}}", "audit.digest_threads"},
@@ -262,6 +274,65 @@ static void test_rate(void **state)
     assert_true(serve_rate_take(&c->tokens[1], now, &retry)); /* no rate: unlimited */
     dsig_serve_config_free(c);
     free(t);
+}
+
+/* Failed authentications per client address: each address has its own burst, refills at the rate;
+ * rate 0 = no limiter; a new token from dsig_serve_new_token is 43 base64url characters whose SHA-256
+ * is the hex printed with it. */
+static void test_peer_limiter_and_new_token(void **state)
+{
+    (void)state;
+    struct serve_peer_limiter *l = NULL;
+    assert_int_equal(serve_peer_limiter_new(&l, 0, 10), DSIG_OK);
+    assert_null(l);
+    unsigned retry = 0;
+    assert_true(serve_peer_fail_take(NULL, "10.0.0.1", 1, &retry));
+    assert_int_equal(serve_peer_limiter_new(&l, 0.5, 3), DSIG_OK);
+    assert_non_null(l);
+    uint64_t now = 5000000000ull;
+    for (int i = 0; i < 3; i++)
+        assert_true(serve_peer_fail_take(l, "10.0.0.1", now, &retry));
+    assert_false(serve_peer_fail_take(l, "10.0.0.1", now, &retry));
+    assert_int_equal(retry, 2); /* one failure per 2 s */
+    /* Another address keeps its own budget (unless it shares the bucket: try a few until one does not). */
+    int other_ok = 0;
+    for (int i = 2; i < 10 && !other_ok; i++) {
+        char a[32];
+        snprintf(a, sizeof a, "10.0.0.%d", i);
+        other_ok = serve_peer_fail_take(l, a, now, &retry);
+    }
+    assert_true(other_ok);
+    assert_true(serve_peer_fail_take(l, "10.0.0.1", now + 2000000000ull, &retry)); /* refilled one */
+    assert_false(serve_peer_fail_take(l, "10.0.0.1", now + 2000000000ull, &retry));
+    /* The same client written IPv4-mapped shares the IPv4 budget; one IPv6 /64 is one client. */
+    assert_false(serve_peer_fail_take(l, "::ffff:10.0.0.1", now + 2000000000ull, &retry));
+    serve_peer_limiter_free(l);
+    assert_int_equal(serve_peer_limiter_new(&l, 0.5, 3), DSIG_OK); /* fresh buckets: no collision */
+    for (int i = 0; i < 3; i++)
+        assert_true(serve_peer_fail_take(l, "2001:db8:1:2::1", now, &retry));
+    assert_false(serve_peer_fail_take(l, "2001:db8:1:2:ffff::7", now, &retry));
+    serve_peer_limiter_free(l);
+    /* A tiny rate (possible through the library API) gives a bounded Retry-After, not an overflow. */
+    assert_int_equal(serve_peer_limiter_new(&l, 1e-12, 1), DSIG_OK);
+    assert_true(serve_peer_fail_take(l, "10.9.9.9", now, &retry));
+    assert_false(serve_peer_fail_take(l, "10.9.9.9", now, &retry));
+    assert_int_equal(retry, 86400);
+    serve_peer_limiter_free(l);
+    serve_peer_limiter_free(NULL);
+
+    char tok[DSIG_SERVE_TOKEN_LEN + 1], hex[65], tok2[DSIG_SERVE_TOKEN_LEN + 1], hex2[65];
+    assert_int_equal(dsig_serve_new_token(tok, hex), DSIG_OK);
+    assert_int_equal(dsig_serve_new_token(tok2, hex2), DSIG_OK);
+    assert_int_equal(strlen(tok), 43);
+    assert_int_equal(strlen(hex), 64);
+    assert_true(strcmp(tok, tok2) != 0);
+    uint8_t h[32];
+    assert_int_equal(serve_sha256(tok, strlen(tok), h), DSIG_OK);
+    char want[65];
+    for (int i = 0; i < 32; i++)
+        snprintf(want + 2 * i, 3, "%02x", h[i]);
+    assert_string_equal(hex, want);
+    assert_int_equal(dsig_serve_new_token(NULL, hex), DSIG_E_ARG);
 }
 
 /* Write text to dir/name. */
@@ -419,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_auth),
         cmocka_unit_test(test_grants),
         cmocka_unit_test(test_rate),
+        cmocka_unit_test(test_peer_limiter_and_new_token),
         cmocka_unit_test(test_keyset),
         cmocka_unit_test(test_metrics),
     };

@@ -10,12 +10,14 @@
 #include <time.h>
 
 #include "cli.h"
+#include "dsig/mem.h"
 #include "dsig/serve.h"
 
 int cmd_serve(int argc, char **argv);
 
 const char cli_usage_serve[] =
     "Usage: dsig serve --config FILE [-q]\n"
+    "       dsig serve --new-token\n"
     "\n"
     "Run the HTTP signing service described by the configuration FILE (docs/serve.md) until SIGINT or\n"
     "SIGTERM. SIGHUP reloads the key directory (all or nothing; requests in flight keep their key).\n"
@@ -23,6 +25,9 @@ const char cli_usage_serve[] =
     "the DSig-Signature header), GET /v1/keys/{kid}, GET /v1/keys, GET /healthz, GET /metrics.\n"
     "\n"
     "  -c, --config FILE  the configuration (JSON)\n"
+    "      --new-token    print a new random bearer token and the SHA-256 the configuration stores, as\n"
+    "                     JSON {\"token\": ..., \"sha256\": ...}; hand the token to the client, put the\n"
+    "                     hash in tenants[].tokens[].sha256\n"
     "  -q, --quiet        no informational messages (errors are still printed)\n"
     "  -h, --help         this help\n";
 
@@ -41,20 +46,35 @@ static void log_line(void *arg, const char *msg)
 /* `dsig serve` */
 int cmd_serve(int argc, char **argv)
 {
-    enum { OPT_CONFIG = 1 };
-    static const struct cli_opt opts[] = {{"config", 'c', 1, OPT_CONFIG}, CLI_COMMON_OPTS, {NULL, 0, 0, 0}};
+    enum { OPT_CONFIG = 1, OPT_NEW_TOKEN };
+    static const struct cli_opt opts[] = {{"config", 'c', 1, OPT_CONFIG}, {"new-token", 0, 0, OPT_NEW_TOKEN},
+                                          CLI_COMMON_OPTS, {NULL, 0, 0, 0}};
     struct cli_parser p;
     args_init(&p, "serve", opts, argc, argv);
     const char *config = NULL, *val;
-    int id;
+    int id, new_token = 0;
     while ((id = args_next(&p, &val)) != ARGS_END) {
         switch (id) {
         case OPT_CONFIG: config = val; break;
+        case OPT_NEW_TOKEN: new_token = 1; break;
         case CLI_OPT_QUIET: cli_quiet = 1; break;
         case CLI_OPT_HELP: fputs(cli_usage_serve, stdout); return CLI_EXIT_OK;
         case ARGS_POSITIONAL: return cli_usage_error("serve", "unexpected argument '%s'", val);
         default: return CLI_EXIT_ERROR;
         }
+    }
+    if (new_token) {
+        if (config)
+            return cli_usage_error("serve", "--new-token and --config do not go together");
+        char tok[DSIG_SERVE_TOKEN_LEN + 1], hex[65];
+        int trc = dsig_serve_new_token(tok, hex);
+        if (trc != DSIG_OK) {
+            cli_err_lib(trc, "cannot make a token");
+            return CLI_EXIT_ERROR;
+        }
+        printf("{\"token\": \"%s\", \"sha256\": \"%s\"}\n", tok, hex);
+        dsig_memzero(tok, sizeof tok);
+        return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
     }
     if (!config)
         return cli_usage_error("serve", "missing --config FILE");
