@@ -15,7 +15,9 @@
 # digest worker) and its busiest thread per upload (/proc/PID/task/*/stat) — the busiest is the critical
 # path that bounds the service's wall clock when a core is free for each thread.
 # Environment: UPLOAD_BUFFER=BYTES sets limits.upload_buffer_bytes (default: the service's, 1 MiB);
-# SETTINGS="blake3,worker none,-" and ALGS="ES256 Ed25519" restrict the table.
+# SETTINGS="blake3,worker none,-" and ALGS="ES256 Ed25519" restrict the table. TLS=1: the service uses
+# its built-in TLS (configuration "tls", a self-signed EC P-256 certificate made with the openssl CLI;
+# curl --cacert, https:// URLs) — compare with a run without it.
 # Request table: wrk -t2 on 1 KiB sign requests, 2 and 16 connections: requests/s, p50, p99.
 # Temporary files live in a private directory removed at the end.
 set -euo pipefail
@@ -33,6 +35,12 @@ mkdir -p "$T/keys"
 "$D" keygen -q -a ML-DSA-65 -o "$T/keys/ML-DSA-65.jwk"
 head -c $((MIB << 20)) /dev/urandom >"$T/payload"
 TOKEN=bench-token
+SCHEME=http TLSCFG="" CURL_TLS=()
+if [ "${TLS:-0}" = 1 ]; then
+    (umask 077 && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -sha256 -days 2 \
+        -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 -keyout "$T/key.pem" -out "$T/cert.pem" 2>/dev/null)
+    SCHEME=https TLSCFG=", \"tls\": {\"cert\": \"$T/cert.pem\", \"key\": \"$T/key.pem\"}" CURL_TLS=(--cacert "$T/cert.pem")
+fi
 H=$(printf %s "$TOKEN" | sha256sum | cut -d' ' -f1)
 
 start_server() { # start_server DIGEST(sha256|blake3|none) [DIGEST_THREADS]
@@ -42,7 +50,7 @@ start_server() { # start_server DIGEST(sha256|blake3|none) [DIGEST_THREADS]
 {"listen": {"address": "127.0.0.1", "port": 0}, "key_dir": "$T/keys",
  "audit": {"path": "$T/audit.log", "sync": "interval", "payload_digest": "$1"$dt},
  "limits": {"threads": 2, "max_connections": 64${UPLOAD_BUFFER:+, \"upload_buffer_bytes\": $UPLOAD_BUFFER}},
- "tenants": [{"name": "bench", "tokens": [{"sha256": "$H"}], "keys": ["*"], "operations": ["sign", "verify"]}]}
+ "tenants": [{"name": "bench", "tokens": [{"sha256": "$H"}], "keys": ["*"], "operations": ["sign", "verify"]}]$TLSCFG}
 EOF
     : >"$T/serve.log" # before the start: never read the previous server's port
     "$D" serve --config "$T/serve.json" 2>>"$T/serve.log" &
@@ -73,7 +81,7 @@ echo "payload: $MIB MiB (random, page cache), loopback; $RUNS runs each, tool an
 echo "MiB/s = wall clock (client included), median (min–max); ratio = service median / tool median;"
 echo "paired = median of the ratios of adjacent (tool, service) runs."
 echo "CPU s/GiB: the tool process; the whole server process (all threads); the server's busiest thread."
-echo "limits.upload_buffer_bytes: ${UPLOAD_BUFFER:-default (1048576)}"
+echo "limits.upload_buffer_bytes: ${UPLOAD_BUFFER:-default (1048576)}; transport: $SCHEME"
 echo "Machine: $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg) at start; $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
 echo "| algorithm | audit digest | dsig sign MiB/s | serve MiB/s (curl) | ratio | paired | tool CPU | serve CPU | busiest thread |"
@@ -98,8 +106,8 @@ for setting in ${SETTINGS:-blake3,worker blake3,inline sha256,worker none,-}; do
             tcpu=$((tcpu + $(awk '{ printf "%d", ($1 + $2) * 1e9 }' "$T/time")))
             task_cpu >"$T/task0"
             t0=$(now)
-            curl -sS -f -o /dev/null -X POST -H "Authorization: Bearer $TOKEN" -T "$T/payload" \
-                "http://127.0.0.1:$PORT/v1/keys/$alg/sign"
+            curl -sS -f -o /dev/null "${CURL_TLS[@]}" -X POST -H "Authorization: Bearer $TOKEN" -T "$T/payload" \
+                "$SCHEME://127.0.0.1:$PORT/v1/keys/$alg/sign"
             t1=$(now)
             echo $((t1 - t0)) >>"$T/srv.ns"
             task_cpu >"$T/task1"
@@ -131,7 +139,7 @@ EOF
     echo "|---|---:|---:|---:|---:|"
     for alg in Ed25519 ES256 ML-DSA-65; do
         for c in 2 16; do
-            out=$(wrk -t2 -c$c -d${SECS}s --latency -s "$T/post.lua" "http://127.0.0.1:$PORT/v1/keys/$alg/sign")
+            out=$(wrk -t2 -c$c -d${SECS}s --latency -s "$T/post.lua" "$SCHEME://127.0.0.1:$PORT/v1/keys/$alg/sign")
             rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
             p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
             p99=$(echo "$out" | awk '$1 == "99%" {print $2}')

@@ -1,5 +1,6 @@
 /*
- * dsig/serve.h — `dsig serve`: a streaming signing service over HTTP/1.1 (libmicrohttpd).
+ * dsig/serve.h — `dsig serve`: a streaming signing service over HTTP/1.1 (libmicrohttpd), optionally
+ * over its built-in TLS (configuration member "tls").
  *
  * Uploads are signed (JWS detached, unencoded payload: dsig/jws.h) or verified while they arrive: each
  * body chunk goes straight to the signer, nothing is buffered beyond one chunk and nothing is written
@@ -36,6 +37,8 @@ DSIG_EXPORT int dsig_server_start(dsig_server **srv, dsig_serve_config *cfg, dsi
                                   void *log_arg);
 /* The bound TCP port (useful with port 0: an ephemeral port). */
 DSIG_EXPORT unsigned dsig_server_port(const dsig_server *srv);
+/* 1 if the server speaks TLS (configuration member "tls": https), 0 for plain HTTP. */
+DSIG_EXPORT int dsig_server_tls(const dsig_server *srv);
 /* Reload the key directory; all or nothing: on any error the current keys stay. *nkeys (may be NULL)
  * receives the number of keys now served. Requests in flight keep the keys they started with. */
 DSIG_EXPORT int dsig_server_reload(dsig_server *srv, size_t *nkeys);

@@ -274,6 +274,38 @@ static int parse_limits(struct dsig_serve_config *c, const json_t *root)
     return DSIG_OK;
 }
 
+/* "tls": {"cert", "key", "min_version"}: both paths required when present (files are read at start). */
+static int parse_tls(struct dsig_serve_config *c, const json_t *root)
+{
+    static const char *const allowed[] = {"cert", "key", "min_version", NULL};
+    json_t *o;
+    int rc;
+    if ((rc = get_obj(root, "config", "tls", &o)) != DSIG_OK || !o)
+        return rc;
+    if ((rc = check_members(o, "tls", allowed)) != DSIG_OK ||
+        (rc = get_str(o, "tls", "cert", &c->tls_cert, 0)) != DSIG_OK ||
+        (rc = get_str(o, "tls", "key", &c->tls_key, 0)) != DSIG_OK)
+        return rc;
+    if (!c->tls_cert)
+        return dsig_fail(DSIG_E_JSON, "config: tls: missing member \"cert\" (the PEM certificate chain)");
+    if (!c->tls_key)
+        return dsig_fail(DSIG_E_JSON, "config: tls: missing member \"key\" (the PEM private key)");
+    char *mv = NULL;
+    if ((rc = get_str(o, "tls", "min_version", &mv, 0)) != DSIG_OK)
+        return rc;
+    c->tls_min = 12;
+    if (mv) {
+        if (strcmp(mv, "1.2") == 0)
+            c->tls_min = 12;
+        else if (strcmp(mv, "1.3") == 0)
+            c->tls_min = 13;
+        else
+            rc = dsig_fail(DSIG_E_ARG, "config: tls.min_version: \"%s\" is not \"1.2\" or \"1.3\"", mv);
+        dsig_xfree(mv, 0);
+    }
+    return rc;
+}
+
 /* A string array member into a new NULL-free array of copies; each checked with `valid`. */
 static int get_names(const json_t *obj, const char *where, const char *name, size_t max, char ***out, size_t *n)
 {
@@ -449,7 +481,7 @@ static int set_defaults(struct dsig_serve_config *c)
 int dsig_serve_config_parse(dsig_serve_config **out, const char *json, size_t len, const char *base_dir)
 {
     static const char *const allowed[] = {"listen", "key_dir", "state_registry_dir", "include_kid", "audit",
-                                          "limits", "tenants", NULL};
+                                          "limits", "tenants", "tls", NULL};
     if (!out || !json)
         return dsig_fail(DSIG_E_ARG, "config: NULL argument");
     *out = NULL;
@@ -479,7 +511,7 @@ int dsig_serve_config_parse(dsig_serve_config **out, const char *json, size_t le
         (rc = get_str(root, "config", "key_dir", &c->key_dir, 0)) != DSIG_OK ||
         (rc = get_str(root, "config", "state_registry_dir", &c->state_registry, 1)) != DSIG_OK ||
         (rc = parse_audit(c, root)) != DSIG_OK || (rc = parse_limits(c, root)) != DSIG_OK ||
-        (rc = parse_tenants(c, root)) != DSIG_OK)
+        (rc = parse_tenants(c, root)) != DSIG_OK || (rc = parse_tls(c, root)) != DSIG_OK)
         goto done;
     if (!c->key_dir) {
         rc = dsig_fail(DSIG_E_JSON, "config: missing member \"key_dir\"");
@@ -487,6 +519,8 @@ int dsig_serve_config_parse(dsig_serve_config **out, const char *json, size_t le
     }
     if ((rc = resolve_path(&c->key_dir, base_dir)) != DSIG_OK ||
         (rc = resolve_path(&c->audit_path, base_dir)) != DSIG_OK ||
+        (rc = resolve_path(&c->tls_cert, base_dir)) != DSIG_OK ||
+        (rc = resolve_path(&c->tls_key, base_dir)) != DSIG_OK ||
         (c->state_registry && c->state_registry[0] && (rc = resolve_path(&c->state_registry, base_dir)) != DSIG_OK))
         goto done;
 done:
@@ -569,5 +603,7 @@ void dsig_serve_config_free(dsig_serve_config *c)
     dsig_xfree(c->key_dir, 0);
     dsig_xfree(c->state_registry, 0);
     dsig_xfree(c->audit_path, 0);
+    dsig_xfree(c->tls_cert, 0);
+    dsig_xfree(c->tls_key, 0);
     dsig_xfree(c, 0);
 }

@@ -69,6 +69,9 @@ struct dsig_serve_config {
     size_t ntenants;
     struct serve_token *tokens;
     size_t ntokens;
+    char *tls_cert;            /* "tls.cert": PEM certificate chain (leaf first); NULL: plain HTTP */
+    char *tls_key;             /* "tls.key": PEM private key of the leaf */
+    unsigned tls_min;          /* "tls.min_version": 12 (TLS 1.2, the default) or 13; 0 without "tls" */
 };
 
 /* ---- auth.c ----------------------------------------------------------------------------- */
@@ -190,6 +193,29 @@ int serve_audit_reopen(struct serve_audit *a);
 void serve_audit_close(struct serve_audit *a);
 /* Counters: lines written and lines known synced (group mode), fdatasyncs made by the syncer thread. */
 void serve_audit_stats(struct serve_audit *a, uint64_t *written, uint64_t *synced, uint64_t *syncs);
+
+/* ---- tls.c --------------------------------------------------------------------------------- */
+
+#define SERVE_TLS_CERT_MAX (1u << 20)  /* certificate chain file bound */
+#define SERVE_TLS_KEY_MAX (64u << 10)  /* private key file bound */
+
+/* The certificate chain and key, read at start and handed to libmicrohttpd (GnuTLS) as PEM text. */
+struct serve_tls {
+    char *cert;                /* NUL-terminated PEM */
+    size_t cert_len;
+    char *key;                 /* NUL-terminated PEM: a secret, wiped by serve_tls_free */
+    size_t key_len;
+    unsigned min_version;      /* 12 or 13 */
+};
+/* Read cfg->tls_cert and cfg->tls_key (regular files, never through a symbolic link, bounded; the key
+ * not readable by group or others) and check them with OpenSSL: every certificate of the chain parses,
+ * the key parses (unencrypted) and matches the first certificate. Warnings (an expired certificate)
+ * go to `warn`. *out NULL (and DSIG_OK) when the configuration has no "tls". */
+int serve_tls_load(const struct dsig_serve_config *cfg, serve_warn_fn warn, void *warn_arg, struct serve_tls **out);
+/* Wipe the key and free. NULL ok. */
+void serve_tls_free(struct serve_tls *t);
+/* The GnuTLS priority string for a minimum version (12 or 13): forward-secret AEAD suites only. */
+const char *serve_tls_priorities(unsigned min_version);
 
 /* ---- digest.c ------------------------------------------------------------------------------ */
 

@@ -8,6 +8,9 @@
  * thread signs; joined before the audit line), then is forgotten. Nothing touches the disk. The
  * signature exists only once the whole body has arrived (MHD's final call): a client that disconnects
  * or times out mid-upload gets nothing, and its context is aborted in the completion callback.
+ *
+ * With "tls" in the configuration the same daemon speaks HTTPS (MHD_USE_TLS: GnuTLS inside
+ * libmicrohttpd) with the certificate and key tls.c loaded and checked; nothing else changes.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,6 +40,11 @@ struct dsig_server {
     struct serve_audit *audit;
     struct serve_digest_pool *digests;   /* audit digest workers; NULL: hashed inline */
     struct serve_peer_limiter *peers;    /* failed authentications per client address; NULL: unlimited */
+    struct serve_tls *tls;               /* certificate and key (libmicrohttpd keeps pointers to them until
+                                          * it stops); NULL: plain HTTP */
+    pthread_mutex_t start_mu;            /* guards starting, start_msg */
+    int starting;                        /* MHD_start_daemon is running: collect its messages */
+    char start_msg[512];                 /* libmicrohttpd's messages during the start, to explain a failure */
     dsig_serve_log_fn log;
     void *log_arg;
     unsigned port;
@@ -89,13 +97,20 @@ static void key_warn(void *arg, const char *msg)
 static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
     struct dsig_server *s = cls;
-    if (!s->log)
-        return;
     char buf[1024];
     vsnprintf(buf, sizeof buf, fmt, ap);
     size_t n = strlen(buf);
     while (n && buf[n - 1] == '\n')
         buf[--n] = '\0';
+    /* Collected during the start so that a failure (e.g. GnuTLS refusing the certificate) can say why. */
+    pthread_mutex_lock(&s->start_mu);
+    if (s->starting) {
+        size_t used = strlen(s->start_msg);
+        snprintf(s->start_msg + used, sizeof s->start_msg - used, "%s%s", used ? "; " : "", buf);
+    }
+    pthread_mutex_unlock(&s->start_mu);
+    if (!s->log)
+        return;
     s->log(s->log_arg, buf);
 }
 
@@ -739,6 +754,18 @@ static int start_digests(struct dsig_server *s)
     return serve_digest_pool_new(&s->digests, &o);
 }
 
+/* Load and check the certificate and key when the configuration has "tls"; refuse early when this
+ * libmicrohttpd has no TLS (built without GnuTLS). */
+static int start_tls(struct dsig_server *s)
+{
+    if (!s->cfg->tls_cert)
+        return DSIG_OK;
+    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+        return dsig_fail(DSIG_E_UNSUPPORTED, "serve: tls: TLS is not supported by this libmicrohttpd (built without "
+                         "GnuTLS): use a TLS-terminating proxy (docs/serve.md)");
+    return serve_tls_load(s->cfg, key_warn, s, &s->tls);
+}
+
 /* Start: load keys, open the audit log, listen. */
 int dsig_server_start(dsig_server **out, dsig_serve_config *cfg, dsig_serve_log_fn log, void *log_arg)
 {
@@ -757,6 +784,7 @@ int dsig_server_start(dsig_server **out, dsig_serve_config *cfg, dsig_serve_log_
     s->log_arg = log_arg;
     pthread_mutex_init(&s->ks_mu, NULL);
     pthread_mutex_init(&s->reload_mu, NULL);
+    pthread_mutex_init(&s->start_mu, NULL);
     int rc;
     if (!serve_sha256_md()) {
         rc = dsig_fail(DSIG_E_CRYPTO, "serve: SHA-256 is not available from OpenSSL");
@@ -769,7 +797,8 @@ int dsig_server_start(dsig_server **out, dsig_serve_config *cfg, dsig_serve_log_
     if ((rc = serve_keyset_load(cfg, NULL, key_warn, s, &s->ks)) != DSIG_OK ||
         (rc = serve_audit_open(&s->audit, cfg->audit_path, cfg->audit_sync, cfg->audit_interval_ms)) != DSIG_OK ||
         (rc = start_digests(s)) != DSIG_OK ||
-        (rc = serve_peer_limiter_new(&s->peers, cfg->auth_fail_rate, cfg->auth_fail_burst)) != DSIG_OK)
+        (rc = serve_peer_limiter_new(&s->peers, cfg->auth_fail_rate, cfg->auth_fail_burst)) != DSIG_OK ||
+        (rc = start_tls(s)) != DSIG_OK)
         goto fail;
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof ss);
@@ -790,6 +819,21 @@ int dsig_server_start(dsig_server **out, dsig_serve_config *cfg, dsig_serve_log_
     /* The connection pool holds the request headers and then the read buffer the body streams
      * through: headers over max_header do not fit and MHD answers 431. */
     size_t pool = cfg->max_header + cfg->upload_buffer;
+    /* TLS options go in an array: empty for plain HTTP (libmicrohttpd refuses HTTPS options without
+     * MHD_USE_TLS). gnutls_record_recv delivers the plaintext into the connection's read buffer: the
+     * body still reaches the signer without a copy of ours, in chunks of one TLS record (<= 16 KiB). */
+    struct MHD_OptionItem tlsopt[4] = {{MHD_OPTION_END, 0, NULL}};
+    if (s->tls) {
+        flags |= MHD_USE_TLS;
+        tlsopt[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls->cert};
+        tlsopt[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls->key};
+        tlsopt[2] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0,
+                                            (void *)serve_tls_priorities(s->tls->min_version)};
+        tlsopt[3] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    }
+    pthread_mutex_lock(&s->start_mu);
+    s->starting = 1;
+    pthread_mutex_unlock(&s->start_mu);
     s->mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, on_access, s,
                               MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, s,
                               MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
@@ -800,7 +844,19 @@ int dsig_server_start(dsig_server **out, dsig_serve_config *cfg, dsig_serve_log_
                               MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
                               MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
                               MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
+                              MHD_OPTION_ARRAY, tlsopt,
                               MHD_OPTION_END);
+    pthread_mutex_lock(&s->start_mu);
+    s->starting = 0;
+    pthread_mutex_unlock(&s->start_mu);
+    if (!s->mhd && s->tls) {
+        char why[sizeof s->start_msg];
+        pthread_mutex_lock(&s->start_mu);
+        snprintf(why, sizeof why, "%s", s->start_msg[0] ? s->start_msg : "no detail from libmicrohttpd");
+        pthread_mutex_unlock(&s->start_mu);
+        rc = dsig_fail(DSIG_E_IO, "serve: tls: cannot start TLS on %s port %u: %s", cfg->address, cfg->port, why);
+        goto fail;
+    }
     if (!s->mhd) {
         rc = dsig_fail(DSIG_E_IO, "serve: cannot listen on %s port %u (address in use, or not allowed)",
                        cfg->address, cfg->port);
@@ -819,6 +875,12 @@ fail:
 unsigned dsig_server_port(const dsig_server *s)
 {
     return s ? s->port : 0;
+}
+
+/* 1 if the server speaks TLS (https). */
+int dsig_server_tls(const dsig_server *s)
+{
+    return s && s->tls ? 1 : 0;
 }
 
 /* Reload the key directory and swap the set (all or nothing). */
@@ -863,8 +925,10 @@ void dsig_server_stop(dsig_server *s)
     serve_digest_pool_free(s->digests); /* after MHD: every request's digest is freed */
     serve_peer_limiter_free(s->peers);
     serve_metrics_free(s->metrics);
+    serve_tls_free(s->tls); /* after MHD: it kept pointers to the PEM text; the key is wiped */
     dsig_serve_config_free(s->cfg);
     pthread_mutex_destroy(&s->ks_mu);
     pthread_mutex_destroy(&s->reload_mu);
+    pthread_mutex_destroy(&s->start_mu);
     dsig_xfree(s, 0);
 }

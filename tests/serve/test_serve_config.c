@@ -7,7 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 
 #include "testutil.h"
 #include "dsig/serve.h"
@@ -361,6 +366,226 @@ static void rmdir_all(const char *dir)
     assert_int_equal(system(cmd), 0);
 }
 
+/* "tls": paths resolved like key_dir, min_version parsed (default 1.2), absent = plain HTTP; refused
+ * shapes name the member. The files themselves are read at start (test_tls_load). */
+static void test_config_tls(void **state)
+{
+    (void)state;
+    dsig_serve_config *c = NULL;
+    char *t = good_config("\"tls\":{\"cert\":\"tls/chain.pem\",\"key\":\"/etc/k.pem\",\"min_version\":\"1.3\"},");
+    assert_int_equal(parse(t, &c), DSIG_OK);
+    assert_string_equal(c->tls_cert, "/base/tls/chain.pem");
+    assert_string_equal(c->tls_key, "/etc/k.pem");
+    assert_int_equal(c->tls_min, 13);
+    dsig_serve_config_free(c);
+    free(t);
+    t = good_config("\"tls\":{\"cert\":\"c.pem\",\"key\":\"k.pem\"},");
+    assert_int_equal(parse(t, &c), DSIG_OK);
+    assert_string_equal(c->tls_cert, "/base/c.pem");
+    assert_string_equal(c->tls_key, "/base/k.pem");
+    assert_int_equal(c->tls_min, 12);
+    dsig_serve_config_free(c);
+    free(t);
+    t = good_config(NULL);
+    assert_int_equal(parse(t, &c), DSIG_OK);
+    assert_null(c->tls_cert);
+    assert_null(c->tls_key);
+    assert_int_equal(c->tls_min, 0);
+    dsig_serve_config_free(c);
+    free(t);
+    static const struct {
+        const char *tls;
+        const char *detail;
+    } bad[] = {
+        {"\"tls\":{\"cert\":\"c.pem\"},", "tls: missing member \"key\""},
+        {"\"tls\":{\"key\":\"k.pem\"},", "tls: missing member \"cert\""},
+        {"\"tls\":{},", "tls: missing member \"cert\""},
+        {"\"tls\":{\"cert\":\"c\",\"key\":\"k\",\"ciphers\":\"x\"},", "tls: unknown member \"ciphers\""},
+        {"\"tls\":{\"cert\":\"c\",\"key\":\"k\",\"min_version\":\"1.1\"},", "tls.min_version"},
+        {"\"tls\":{\"cert\":\"c\",\"key\":\"k\",\"min_version\":1.3},", "tls.min_version: must be a string"},
+        {"\"tls\":{\"cert\":\"\",\"key\":\"k\"},", "tls.cert: must not be empty"},
+        {"\"tls\":{\"cert\":\"c\",\"key\":7},", "tls.key: must be a string"},
+        {"\"tls\":true,", "config.tls: must be an object"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        t = good_config(bad[i].tls);
+        c = (dsig_serve_config *)1;
+        int rc = parse(t, &c);
+        if (rc == DSIG_OK || !strstr(dsig_last_error_detail(), bad[i].detail))
+            fail_msg("tls case %zu: rc %d, detail \"%s\", wanted \"%s\"", i, rc, dsig_last_error_detail(),
+                     bad[i].detail);
+        assert_null(c);
+        free(t);
+    }
+}
+
+/* A P-256 key and a self-signed certificate for it valid from now + from_s to now + to_s; the key
+ * PEM is written with `mode`, encrypted with "pw" when `encrypt`. Returns the key (caller frees). */
+static EVP_PKEY *make_pair(const char *cert_path, const char *key_path, long from_s, long to_s, mode_t mode,
+                           int encrypt)
+{
+    EVP_PKEY *pk = EVP_EC_gen("P-256");
+    X509 *x = X509_new();
+    assert_non_null(pk);
+    assert_non_null(x);
+    assert_int_equal(X509_set_version(x, 2), 1);
+    assert_int_equal(ASN1_INTEGER_set(X509_get_serialNumber(x), 1), 1);
+    assert_non_null(X509_gmtime_adj(X509_getm_notBefore(x), from_s));
+    assert_non_null(X509_gmtime_adj(X509_getm_notAfter(x), to_s));
+    assert_int_equal(X509_set_pubkey(x, pk), 1);
+    X509_NAME *n = X509_get_subject_name(x);
+    assert_int_equal(
+        X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC, (const unsigned char *)"127.0.0.1", -1, -1, 0), 1);
+    assert_int_equal(X509_set_issuer_name(x, n), 1);
+    assert_true(X509_sign(x, pk, EVP_sha256()) > 0);
+    if (cert_path) {
+        FILE *f = fopen(cert_path, "w");
+        assert_non_null(f);
+        assert_int_equal(PEM_write_X509(f, x), 1);
+        fclose(f);
+    }
+    if (key_path) {
+        unlink(key_path);
+        int fd = open(key_path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+        assert_true(fd >= 0);
+        assert_int_equal(fchmod(fd, mode), 0);
+        FILE *f = fdopen(fd, "w");
+        assert_non_null(f);
+        assert_int_equal(PEM_write_PrivateKey(f, pk, encrypt ? EVP_aes_128_cbc() : NULL,
+                                              encrypt ? (unsigned char *)"pw" : NULL, encrypt ? 2 : 0, NULL, NULL),
+                         1);
+        fclose(f);
+    }
+    X509_free(x);
+    return pk;
+}
+
+/* Counts the TLS loader's warnings (an expired certificate). */
+static void tls_warn(void *arg, const char *msg)
+{
+    assert_non_null(strstr(msg, "expired or not yet valid"));
+    ++*(int *)arg;
+}
+
+/* Load with cert and key paths; returns the status, frees what loaded. Checks the detail names `want`. */
+static int tls_try(const char *cert, const char *key, unsigned min, const char *want, int *warnings)
+{
+    struct dsig_serve_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.tls_cert = (char *)cert;
+    cfg.tls_key = (char *)key;
+    cfg.tls_min = min;
+    struct serve_tls *t = (struct serve_tls *)1;
+    int rc = serve_tls_load(&cfg, tls_warn, warnings, &t);
+    if (rc == DSIG_OK) {
+        assert_non_null(t);
+        assert_int_equal(t->min_version, min);
+        assert_int_equal(strlen(t->cert), t->cert_len); /* NUL-terminated for GnuTLS */
+        assert_int_equal(strlen(t->key), t->key_len);
+        assert_non_null(strstr(t->cert, "-----BEGIN CERTIFICATE-----"));
+        serve_tls_free(t);
+    } else {
+        assert_null(t);
+        if (want && !strstr(dsig_last_error_detail(), want))
+            fail_msg("tls load: detail \"%s\", wanted \"%s\"", dsig_last_error_detail(), want);
+    }
+    return rc;
+}
+
+/* The TLS files read at start: a good pair (and a chain), then every refusal with its message: key
+ * mode 0644, a symbolic link, a missing file, a directory, a key of another certificate, not PEM, an
+ * encrypted key, a NUL byte, an oversized key file, a broken second certificate; an expired
+ * certificate only warns. The priority strings allow TLS 1.2 only when asked. */
+static void test_tls_load(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/dsig-serve-tls.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cert[600], key[600], cert2[600], key2[600], p[600];
+    snprintf(cert, sizeof cert, "%s/cert.pem", dir);
+    snprintf(key, sizeof key, "%s/key.pem", dir);
+    snprintf(cert2, sizeof cert2, "%s/cert2.pem", dir);
+    snprintf(key2, sizeof key2, "%s/key2.pem", dir);
+    int warnings = 0;
+    EVP_PKEY_free(make_pair(cert, key, -60, 86400, 0600, 0));
+    EVP_PKEY_free(make_pair(cert2, key2, -60, 86400, 0400, 0));
+    assert_int_equal(tls_try(cert, key, 12, NULL, &warnings), DSIG_OK);
+    assert_int_equal(tls_try(cert2, key2, 13, NULL, &warnings), DSIG_OK); /* 0400 is fine too */
+    assert_int_equal(warnings, 0);
+    /* no "tls": nothing loaded */
+    struct dsig_serve_config none;
+    memset(&none, 0, sizeof none);
+    struct serve_tls *t = (struct serve_tls *)1;
+    assert_int_equal(serve_tls_load(&none, NULL, NULL, &t), DSIG_OK);
+    assert_null(t);
+    /* a chain: leaf first, then another certificate */
+    char chain[600], cmd[2000];
+    snprintf(chain, sizeof chain, "%s/chain.pem", dir);
+    snprintf(cmd, sizeof cmd, "cat '%s' '%s' > '%s'", cert, cert2, chain);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(tls_try(chain, key, 12, NULL, &warnings), DSIG_OK);
+    /* the key of the second certificate of the chain does not match the leaf */
+    assert_int_not_equal(tls_try(chain, key2, 12, "does not match the certificate", &warnings), DSIG_OK);
+    assert_int_not_equal(tls_try(cert, key2, 12, "does not match the certificate", &warnings), DSIG_OK);
+    /* a key readable by others / by the group */
+    assert_int_equal(chmod(key, 0644), 0);
+    assert_int_not_equal(tls_try(cert, key, 12, "mode 0644: the private key must not be readable by group or "
+                                 "others (chmod 600)", &warnings), DSIG_OK);
+    assert_non_null(strstr(dsig_last_error_detail(), "tls.key"));
+    assert_int_equal(chmod(key, 0640), 0);
+    assert_int_not_equal(tls_try(cert, key, 12, "mode 0640", &warnings), DSIG_OK);
+    assert_int_equal(chmod(key, 0600), 0);
+    /* symbolic links are never followed (key or certificate) */
+    snprintf(p, sizeof p, "%s/link.pem", dir);
+    assert_int_equal(symlink(key, p), 0);
+    assert_int_not_equal(tls_try(cert, p, 12, "a symbolic link", &warnings), DSIG_OK);
+    assert_int_not_equal(tls_try(p, key, 12, "tls.cert", &warnings), DSIG_OK);
+    unlink(p);
+    /* missing files, a directory */
+    snprintf(p, sizeof p, "%s/missing.pem", dir);
+    assert_int_not_equal(tls_try(p, key, 12, "tls.cert", &warnings), DSIG_OK);
+    assert_non_null(strstr(dsig_last_error_detail(), "missing.pem"));
+    assert_int_not_equal(tls_try(cert, p, 12, "tls.key", &warnings), DSIG_OK);
+    assert_int_not_equal(tls_try(dir, key, 12, "not a regular file", &warnings), DSIG_OK);
+    /* not PEM: the key as certificate, the certificate as key, garbage, an empty file */
+    assert_int_not_equal(tls_try(key, key, 12, "no PEM certificate", &warnings), DSIG_OK);
+    snprintf(p, sizeof p, "%s/junk.pem", dir);
+    put(dir, "junk.pem", "hello\n");
+    assert_int_equal(chmod(p, 0600), 0);
+    assert_int_not_equal(tls_try(cert, p, 12, "not an unencrypted PEM private key", &warnings), DSIG_OK);
+    put(dir, "junk.pem", "");
+    assert_int_not_equal(tls_try(cert, p, 12, "empty file", &warnings), DSIG_OK);
+    /* an encrypted key is refused, never prompted for */
+    EVP_PKEY *pk = make_pair(NULL, p, -60, 86400, 0600, 1);
+    assert_int_not_equal(tls_try(cert, p, 12, "not an unencrypted PEM private key", &warnings), DSIG_OK);
+    EVP_PKEY_free(pk);
+    /* a NUL byte (GnuTLS takes the text as a C string) */
+    snprintf(cmd, sizeof cmd, "printf 'x\\000y' >> '%s'", chain);
+    assert_int_equal(system(cmd), 0);
+    assert_int_not_equal(tls_try(chain, key, 12, "NUL byte", &warnings), DSIG_OK);
+    /* a broken second certificate */
+    snprintf(cmd, sizeof cmd,
+             "cp '%s' '%s' && printf -- '-----BEGIN CERTIFICATE-----\\nAAAA\\n-----END CERTIFICATE-----\\n' >> '%s'",
+             cert, chain, chain);
+    assert_int_equal(system(cmd), 0);
+    assert_int_not_equal(tls_try(chain, key, 12, "certificate #2 of the chain does not parse", &warnings), DSIG_OK);
+    /* an oversized key file (bound: 64 KiB) */
+    snprintf(cmd, sizeof cmd, "head -c 70000 /dev/zero | tr '\\000' 'A' > '%s' && chmod 600 '%s'", p, p);
+    assert_int_equal(system(cmd), 0);
+    assert_int_not_equal(tls_try(cert, p, 12, "larger than 65536 bytes", &warnings), DSIG_OK);
+    /* an expired certificate loads, with a warning */
+    EVP_PKEY_free(make_pair(cert, key, -2 * 86400, -86400, 0600, 0));
+    assert_int_equal(tls_try(cert, key, 12, NULL, &warnings), DSIG_OK);
+    assert_int_equal(warnings, 1);
+    /* priorities: AEAD + ECDHE only; TLS 1.2 allowed only with min_version 1.2 */
+    assert_non_null(strstr(serve_tls_priorities(12), "+VERS-TLS1.2"));
+    assert_non_null(strstr(serve_tls_priorities(12), "+VERS-TLS1.3"));
+    assert_null(strstr(serve_tls_priorities(13), "+VERS-TLS1.2"));
+    assert_non_null(strstr(serve_tls_priorities(13), "+VERS-TLS1.3"));
+    assert_non_null(strstr(serve_tls_priorities(13), "-VERS-ALL"));
+    rmdir_all(dir);
+}
+
 /* The key directory: the RFC 8037 A.1 key (bound to Ed25519) is served with the A.2 public JWK and
  * the A.3 thumbprint; refused files make the whole load fail with a detail naming them. */
 static void test_keyset(void **state)
@@ -487,6 +712,8 @@ int main(void)
         cmocka_unit_test(test_config_good),
         cmocka_unit_test(test_config_defaults),
         cmocka_unit_test(test_config_bad),
+        cmocka_unit_test(test_config_tls),
+        cmocka_unit_test(test_tls_load),
         cmocka_unit_test(test_auth),
         cmocka_unit_test(test_grants),
         cmocka_unit_test(test_rate),

@@ -97,7 +97,8 @@ int cmd_serve(int argc, char **argv)
     }
     if (!cli_quiet) {
         char msg[96];
-        snprintf(msg, sizeof msg, "listening on port %u", dsig_server_port(srv));
+        snprintf(msg, sizeof msg, "listening on port %u%s", dsig_server_port(srv),
+                 dsig_server_tls(srv) ? " (https)" : "");
         log_line(NULL, msg);
     }
     for (;;) {
