@@ -253,22 +253,24 @@ const char *dsig_blake3_impl(void)
  * Incremental hasher
  * ------------------------------------------------------------------------------------------------- */
 
-/* Chunks hashed in one go by update(): up to 64 (64 KiB); 2 KiB + 1 KiB of CVs on the stack. The back-end's
- * hash_lanes splits them into groups of its `degree` (4, 8 or 16 chunks per SIMD pass), so a full batch
- * is a whole number of passes for every back-end. 128 or 256 gained only ~1% with AVX-512 (fewer tiny
- * parent layers) for twice or four times the stack. */
+/* Chunks hashed in one go by update(): up to 64 (64 KiB); 512 B of lane pointers, 4 KiB + 1 KiB of CVs on
+ * the stack. The back-end's hash_lanes splits them into groups of its `degree` (4, 8 or 16 chunks per SIMD
+ * pass), so a full batch is a whole number of passes for every back-end. 128 or 256 gained only ~1% with
+ * AVX-512 (fewer tiny parent layers) for twice or four times the stack. */
 #define B3_WIDE_CHUNKS 64
 _Static_assert(B3_WIDE_CHUNKS % DSIG_B3_MAX_DEGREE == 0, "a full update batch must fill every SIMD group");
+/* Levels of parent nodes inside one batch: log2(B3_WIDE_CHUNKS) + 1 nodes left over at most. */
+#define B3_WIDE_LEVELS 7
+_Static_assert((1u << (B3_WIDE_LEVELS - 1)) == B3_WIDE_CHUNKS, "B3_WIDE_LEVELS = log2(B3_WIDE_CHUNKS) + 1");
+#define B3_CHUNK_BLOCKS (DSIG_BLAKE3_CHUNK_LEN / DSIG_BLAKE3_BLOCK_LEN)
 
-/* Common initialisation: key words (IV or key) and the mode flag. */
+/* Common initialisation: key words (IV or key) and the mode flag. buf is not cleared: only its first
+ * buf_len bytes are ever read. */
 static void hasher_init(dsig_blake3_hasher *h, const uint32_t key[8], uint8_t flags)
 {
     memcpy(h->key, key, sizeof h->key);
-    memcpy(h->cv, key, sizeof h->cv);
     h->chunk_counter = 0;
-    memset(h->buf, 0, sizeof h->buf);
     h->buf_len = 0;
-    h->blocks_compressed = 0;
     h->flags = flags;
     h->cv_stack_len = 0;
 }
@@ -303,47 +305,6 @@ void dsig_blake3_init_derive_key(dsig_blake3_hasher *h, const char *context)
     hasher_init(h, k, B3_DERIVE_KEY_MATERIAL);
 }
 
-/* Bytes absorbed into the current chunk so far. */
-static inline size_t chunk_len(const dsig_blake3_hasher *h)
-{
-    return (size_t)h->blocks_compressed * DSIG_BLAKE3_BLOCK_LEN + h->buf_len;
-}
-
-/* CHUNK_START for the first block of a chunk. */
-static inline uint8_t chunk_start_flag(const dsig_blake3_hasher *h)
-{
-    return h->blocks_compressed == 0 ? B3_CHUNK_START : 0;
-}
-
-/* @spec BLAKE3 spec §2.4: absorb len bytes into the current chunk (len <= room left in the chunk). The
- * last block seen is always kept in buf, because only finalisation knows whether it ends the chunk. */
-static void chunk_absorb(dsig_blake3_hasher *h, const dsig_b3_backend *be, const uint8_t *in, size_t len)
-{
-    if (h->buf_len > 0) {
-        size_t take = DSIG_BLAKE3_BLOCK_LEN - h->buf_len;
-        if (take > len)
-            take = len;
-        memcpy(h->buf + h->buf_len, in, take);
-        h->buf_len = (uint8_t)(h->buf_len + take);
-        in += take;
-        len -= take;
-        if (len == 0)
-            return;
-        be->compress_cv(h->cv, h->buf, DSIG_BLAKE3_BLOCK_LEN, h->chunk_counter,
-                        h->flags | chunk_start_flag(h));
-        h->blocks_compressed++;
-        h->buf_len = 0;
-    }
-    while (len > DSIG_BLAKE3_BLOCK_LEN) {
-        be->compress_cv(h->cv, in, DSIG_BLAKE3_BLOCK_LEN, h->chunk_counter, h->flags | chunk_start_flag(h));
-        h->blocks_compressed++;
-        in += DSIG_BLAKE3_BLOCK_LEN;
-        len -= DSIG_BLAKE3_BLOCK_LEN;
-    }
-    memcpy(h->buf, in, len);
-    h->buf_len = (uint8_t)len;
-}
-
 /* @spec BLAKE3 spec §5.1.2: push the CV of a completed subtree of 2^level chunks that ends after chunk
  * (chunk_counter - 1), first merging every stack entry it completes a larger subtree with. Only called
  * when more input is known to follow, so no merged node can be the root. The new CV sits in the slot just
@@ -366,92 +327,115 @@ static void push_subtree_cv(dsig_blake3_hasher *h, const dsig_b3_backend *be, co
     h->cv_stack_len = (uint8_t)(top + 1);
 }
 
-/* Merge the CVs of `nchunks` consecutive whole chunks starting at chunk_counter (cvs, 32 bytes each;
- * overwritten) into the tree: split at power-of-two-aligned boundaries into the largest possible complete
- * subtrees, reduce each with its parent layers SIMD-parallel (hash_many), and push each subtree CV. More
- * input is known to follow, so no node made here is the root. */
-static void push_chunk_cvs(dsig_blake3_hasher *h, const dsig_b3_backend *be, uint8_t *cvs, size_t nchunks)
+/* @spec BLAKE3 spec §5.1.2: merge the CVs of `n` (<= B3_WIDE_CHUNKS) consecutive whole chunks starting at
+ * chunk_counter (cvs, 32 bytes each; only cvs[0 .. n) is overwritten) into the tree. More input is known
+ * to follow, so every parent whose two children both lie in the batch is final and not the root: the tree
+ * is reduced layer by layer, each layer's parents in ONE SIMD hash_many call. A node whose sibling lies
+ * outside the batch is a complete subtree and goes to the CV stack: those at the front (sibling already on
+ * the stack) at once, in rising level; those at the back (sibling still to come) afterwards, in falling
+ * level. That is the batch's split into maximal power-of-two-aligned subtrees, left to right, as the stack
+ * needs them. */
+static void push_chunk_cvs(dsig_blake3_hasher *h, const dsig_b3_backend *be, uint8_t *cvs, size_t n)
 {
     uint8_t tmp[B3_WIDE_CHUNKS / 2 * 32];
-    size_t p = 0;
-    while (p < nchunks) {
-        size_t k = B3_WIDE_CHUNKS;
-        unsigned level = 6;
-        while (k > nchunks - p || (h->chunk_counter & (k - 1)) != 0) {
-            k >>= 1;
-            level--;
+    uint8_t back[B3_WIDE_LEVELS][32];
+    unsigned back_level[B3_WIDE_LEVELS];
+    size_t nback = 0;
+    uint64_t idx = h->chunk_counter; /* index of cur[0] among the nodes of its level */
+    uint8_t *cur = cvs;
+    int in_tmp = 0;
+    for (unsigned level = 0; n > 0; level++) {
+        if (idx & 1) { /* left sibling on the stack: a complete 2^level-chunk subtree */
+            h->chunk_counter += (uint64_t)1 << level;
+            push_subtree_cv(h, be, cur, level);
+            cur += 32;
+            n--;
+            idx++;
         }
-        /* Parent layers of the subtree: alternate between its own slots and tmp. */
-        uint8_t *cur = cvs + 32 * p, *next = tmp;
-        for (size_t m = k; m > 1; m /= 2) {
-            be->hash_many(cur, 64, m / 2, 1, h->key, 0, 0, h->flags | B3_PARENT, 0, 0, next);
-            next = cur;
-            cur = cur == tmp ? cvs + 32 * p : tmp;
+        if (n & 1) { /* right sibling not hashed yet: stack it after the larger subtrees before it */
+            n--;
+            memcpy(back[nback], cur + 32 * n, 32);
+            back_level[nback++] = level;
         }
-        h->chunk_counter += k;
-        push_subtree_cv(h, be, cur, level);
-        p += k;
+        if (n == 0)
+            break;
+        uint8_t *next = in_tmp ? cvs : tmp; /* hash_many's out must not overlap its in */
+        be->hash_many(cur, 64, n / 2, 1, h->key, 0, 0, h->flags | B3_PARENT, 0, 0, next);
+        cur = next;
+        in_tmp = !in_tmp;
+        n /= 2;
+        idx /= 2;
+    }
+    while (nback-- > 0) {
+        h->chunk_counter += (uint64_t)1 << back_level[nback];
+        push_subtree_cv(h, be, back[nback], back_level[nback]);
     }
 }
 
-/* @spec BLAKE3 spec §5.1.2: incremental update. Runs of whole chunks that are certainly not the last one
- * are hashed up to 64 at a time with the SIMD hash_lanes (be->degree chunks per pass, 16 with AVX-512) —
- * including the current chunk when it holds only buffered bytes (at most one block, nothing compressed
- * yet) that this input completes, so small first updates (a key, a length, a nonce) do not push the rest
- * of a long message off the SIMD path. The remainder goes through the chunk state. */
+/* @spec BLAKE3 spec §5.1.2: incremental update. The current chunk stays as raw bytes in buf until input
+ * beyond it arrives, because only then is it known not to be the last chunk (the root, or a leaf whose
+ * parents must wait). Then it is completed from the start of `in` and hashed as lane 0 of the same SIMD
+ * hash_lanes batch as the whole chunks of `in` that are not last either (up to 64 per batch, be->degree
+ * per pass) — no chunk is ever compressed block by block here, whatever the update sizes. The final 1..1024
+ * bytes of the input become the new buffered chunk.
+ * Batches start wherever the buffered chunk is (typically one before a 64-chunk boundary), so their CVs are
+ * merged only up to the last 64-chunk boundary and the rest waits for the next batch: the parents that
+ * would straddle two batches are then computed in the SIMD parent layers, not one by one on the stack. */
 void dsig_blake3_update(dsig_blake3_hasher *h, const void *in_v, size_t len)
 {
-    const dsig_b3_backend *be = dsig_b3_backend_get();
     const uint8_t *in = in_v;
-    while (len > 0) {
-        if (chunk_len(h) == DSIG_BLAKE3_CHUNK_LEN) {
-            /* The current chunk is full and more input follows: it is finished and not the root. */
-            uint8_t cv[32];
-            be->compress_cv(h->cv, h->buf, DSIG_BLAKE3_BLOCK_LEN, h->chunk_counter, h->flags | B3_CHUNK_END);
-            for (int i = 0; i < 8; i++)
-                b3_store32(cv + 4 * i, h->cv[i]);
-            h->chunk_counter++;
-            push_subtree_cv(h, be, cv, 0);
-            memcpy(h->cv, h->key, sizeof h->cv);
-            h->blocks_compressed = 0;
-            h->buf_len = 0;
-        }
-        size_t pre = h->buf_len;
-        if (h->blocks_compressed == 0 && len > DSIG_BLAKE3_CHUNK_LEN - pre) {
-            /* The current chunk (pre buffered bytes + the first bytes of `in`) and the whole chunks after
-             * it, always leaving at least one byte for the chunk state (it may be the root). */
-            size_t first = DSIG_BLAKE3_CHUNK_LEN - pre;
-            size_t k = 1 + (len - first - 1) / DSIG_BLAKE3_CHUNK_LEN;
-            if (k > B3_WIDE_CHUNKS)
-                k = B3_WIDE_CHUNKS;
-            uint8_t joined[DSIG_BLAKE3_CHUNK_LEN];
-            const uint8_t *lanes[B3_WIDE_CHUNKS];
-            uint8_t cvs[B3_WIDE_CHUNKS * 32];
-            lanes[0] = in;
-            if (pre > 0) {
-                memcpy(joined, h->buf, pre);
-                memcpy(joined + pre, in, first);
-                lanes[0] = joined;
-            }
-            for (size_t i = 1; i < k; i++)
-                lanes[i] = in + first + (i - 1) * DSIG_BLAKE3_CHUNK_LEN;
-            be->hash_lanes(lanes, NULL, k, DSIG_BLAKE3_CHUNK_LEN / DSIG_BLAKE3_BLOCK_LEN, DSIG_BLAKE3_BLOCK_LEN,
-                           h->key, h->chunk_counter, 1, h->flags, B3_CHUNK_START, B3_CHUNK_END, cvs);
-            if (pre > 0)
-                b3_wipe(joined, sizeof joined); /* message bytes (derive_key material may be secret) */
-            push_chunk_cvs(h, be, cvs, k);
-            h->buf_len = 0;
-            in += first + (k - 1) * DSIG_BLAKE3_CHUNK_LEN;
-            len -= first + (k - 1) * DSIG_BLAKE3_CHUNK_LEN;
-            continue;
-        }
-        size_t take = DSIG_BLAKE3_CHUNK_LEN - chunk_len(h);
-        if (take > len)
-            take = len;
-        chunk_absorb(h, be, in, take);
-        in += take;
-        len -= take;
+    const size_t room = DSIG_BLAKE3_CHUNK_LEN - h->buf_len;
+    if (len <= room) { /* still within the current chunk: it may yet be the last one */
+        if (len > 0)
+            memcpy(h->buf + h->buf_len, in, len);
+        h->buf_len = (uint16_t)(h->buf_len + len);
+        return;
     }
+    const dsig_b3_backend *be = dsig_b3_backend_get();
+    const uint8_t *lanes[B3_WIDE_CHUNKS];
+    /* CVs of chunks chunk_counter.. not yet in the tree: < 64 waiting for a 64-chunk boundary, then a
+     * batch. */
+    uint8_t cvs[2 * B3_WIDE_CHUNKS * 32];
+    size_t pending = 0;
+    size_t use_buf = h->buf_len > 0; /* the buffered chunk is lane 0 of the first batch */
+    if (use_buf) {
+        memcpy(h->buf + h->buf_len, in, room);
+        in += room;
+        len -= room; /* > 0: more input follows the buffered chunk */
+    }
+    for (;;) {
+        /* Whole chunks of `in` that leave at least one byte behind (those bytes may end the message). */
+        size_t k = use_buf + (len - 1) / DSIG_BLAKE3_CHUNK_LEN;
+        if (k == 0)
+            break;
+        if (k > B3_WIDE_CHUNKS)
+            k = B3_WIDE_CHUNKS;
+        size_t i = 0;
+        if (use_buf)
+            lanes[i++] = h->buf;
+        for (; i < k; i++) {
+            lanes[i] = in;
+            in += DSIG_BLAKE3_CHUNK_LEN;
+            len -= DSIG_BLAKE3_CHUNK_LEN;
+        }
+        be->hash_lanes(lanes, NULL, k, B3_CHUNK_BLOCKS, DSIG_BLAKE3_BLOCK_LEN, h->key,
+                       h->chunk_counter + pending, 1, h->flags, B3_CHUNK_START, B3_CHUNK_END, cvs + 32 * pending);
+        pending += k;
+        use_buf = 0;
+        /* Merge up to the last 64-chunk boundary: at most 64 CVs, as pending < 64 once chunk_counter is
+         * aligned and a first unaligned stretch stops at the first boundary. */
+        uint64_t edge = (h->chunk_counter + pending) & ~(uint64_t)(B3_WIDE_CHUNKS - 1);
+        if (edge > h->chunk_counter) {
+            size_t m = (size_t)(edge - h->chunk_counter);
+            push_chunk_cvs(h, be, cvs, m); /* writes only cvs[0 .. m) */
+            pending -= m;
+            memmove(cvs, cvs + 32 * m, 32 * pending);
+        }
+    }
+    if (pending > 0)
+        push_chunk_cvs(h, be, cvs, pending);
+    memcpy(h->buf, in, len); /* 1..1024 bytes: the new current chunk */
+    h->buf_len = (uint16_t)len;
 }
 
 /* The root node's compression inputs: everything but the output block counter and the ROOT flag. */
@@ -463,15 +447,27 @@ struct b3_node {
     uint8_t flags;
 };
 
-/* @spec BLAKE3 spec §2.5/§5.1.2: fold the chunk state and the CV stack (top down) into the root node. */
+/* @spec BLAKE3 spec §2.4/§2.5/§5.1.2: hash the buffered chunk up to its last block (blocks 0..b-2 whole,
+ * the last holding the remaining 0..64 bytes, zero-padded; b = 1 for an empty chunk), then fold it and the
+ * CV stack (top down) into the root node. */
 static void root_node(const dsig_blake3_hasher *h, const dsig_b3_backend *be, struct b3_node *n)
 {
-    memcpy(n->cv, h->cv, sizeof n->cv);
-    memcpy(n->block, h->buf, h->buf_len);
-    memset(n->block + h->buf_len, 0, sizeof n->block - h->buf_len);
-    n->block_len = h->buf_len;
+    const size_t len = h->buf_len;
+    const size_t blocks = len == 0 ? 1 : (len + DSIG_BLAKE3_BLOCK_LEN - 1) / DSIG_BLAKE3_BLOCK_LEN;
+    const size_t last = len - DSIG_BLAKE3_BLOCK_LEN * (blocks - 1);
+    uint8_t start = B3_CHUNK_START;
+    memcpy(n->cv, h->key, sizeof n->cv);
+    for (size_t j = 0; j + 1 < blocks; j++) {
+        be->compress_cv(n->cv, h->buf + DSIG_BLAKE3_BLOCK_LEN * j, DSIG_BLAKE3_BLOCK_LEN, h->chunk_counter,
+                        h->flags | start);
+        start = 0;
+    }
+    if (last > 0)
+        memcpy(n->block, h->buf + DSIG_BLAKE3_BLOCK_LEN * (blocks - 1), last);
+    memset(n->block + last, 0, sizeof n->block - last);
+    n->block_len = (uint8_t)last;
     n->counter = h->chunk_counter;
-    n->flags = h->flags | chunk_start_flag(h) | B3_CHUNK_END;
+    n->flags = h->flags | start | B3_CHUNK_END;
     for (size_t i = h->cv_stack_len; i-- > 0;) {
         be->compress_cv(n->cv, n->block, n->block_len, n->counter, n->flags);
         for (int k = 0; k < 8; k++)

@@ -18,15 +18,17 @@
 #define DSIG_BLAKE3_CHUNK_LEN 1024
 #define DSIG_BLAKE3_MAX_DEPTH 54
 
+/* Private members (only blake3.c reads them). The current chunk is kept as raw bytes in buf until more
+ * input shows it is not the last one: then it is hashed in the same SIMD batch as the next input's chunks
+ * (no block-by-block serial work), and at finalisation it becomes the root or the last leaf. buf comes
+ * before cv_stack: callers that hashed a secret wipe offsetof(dsig_blake3_hasher, cv_stack) bytes. */
 typedef struct dsig_blake3_hasher {
     uint32_t key[8];
-    uint32_t cv[8];          /* current chunk's chaining value */
-    uint64_t chunk_counter;
-    uint8_t buf[64];
-    uint8_t buf_len;
-    uint8_t blocks_compressed;
+    uint64_t chunk_counter;  /* index of the chunk in buf = number of chunks already in the tree */
+    uint16_t buf_len;        /* bytes of the current chunk in buf, 0..DSIG_BLAKE3_CHUNK_LEN */
     uint8_t flags;
     uint8_t cv_stack_len;
+    uint8_t buf[DSIG_BLAKE3_CHUNK_LEN];
     uint8_t cv_stack[(DSIG_BLAKE3_MAX_DEPTH + 1) * 32];
 } dsig_blake3_hasher;
 

@@ -4,8 +4,11 @@
  * 32-byte prefix) with every back-end this CPU has (portable, sse41, avx2,
  * avx512), incremental updates in odd sizes, finalize_seek, the one-block fast
  * path, hash64_many, hash_many_chunks, long (parallel) XOF outputs and
- * small-then-long update sequences. Back-ends the CPU (or DSIG_CPU_DISABLE)
- * lacks are skipped with a printed note; CMake runs the binary again with
+ * small-then-long update sequences, and streaming in fixed and random update
+ * sizes (keyed, unkeyed, derive-key; stopping on chunk boundaries and
+ * continuing) against the official values and the one-shot hash. Back-ends
+ * the CPU (or DSIG_CPU_DISABLE) lacks are skipped with a printed note; CMake
+ * runs the binary again with
  * DSIG_CPU_DISABLE=avx512 and =avx2 so the default dispatch of the lower
  * back-ends is covered too.
  */
@@ -195,9 +198,10 @@ static void test_vectors_avx512(void **state)
     run_vectors("avx512");
 }
 
-/* Reference for long inputs: updates of at most one chunk never take the SIMD
- * subtree path, so this is the plain serial chunk-by-chunk tree of the
- * specification. */
+/* Reference for long inputs: updates of at most one chunk (each completes the
+ * buffered chunk and leaves the next one buffered, so at most one chunk per SIMD
+ * batch); with the portable back-end this is the plain serial chunk-by-chunk tree
+ * of the specification. */
 static void serial_hash(const uint8_t *key, const uint8_t *in, size_t len, uint8_t *out, size_t out_len)
 {
     dsig_blake3_hasher h;
@@ -494,6 +498,188 @@ static void test_split_update(void **state)
     assert_int_equal(dsig_blake3_force_impl("portable"), 0);
 }
 
+/* Update sizes of the streaming test: around a block and a chunk, whole chunk
+ * multiples (every update ends on a chunk boundary and the next continues it),
+ * one past four chunks, and a 16-chunk batch. */
+static const size_t stream_sizes[] = {1, 63, 64, 65, 1023, 1024, 1025, 2048, 3072, 4096 + 1, 16384};
+
+/* xorshift64: reproducible pseudo-random update sizes (fixed seeds). */
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* A random update size, 0..max: within a few blocks, an exact chunk multiple,
+ * a chunk multiple +-1, or anything up to max. */
+static size_t rand_size(uint64_t *s, size_t max)
+{
+    uint64_t r = rng_next(s);
+    size_t v;
+    switch (r & 3) {
+    case 0:
+        v = (size_t)(r >> 8) % 200;
+        break;
+    case 1:
+        v = 1024 * (1 + (size_t)(r >> 8) % 6);
+        break;
+    case 2:
+        v = 1024 * (1 + (size_t)(r >> 8) % 6) + (size_t)(r >> 32) % 3 - 1;
+        break;
+    default:
+        v = (size_t)(r >> 8) % (max + 1);
+        break;
+    }
+    return v > max ? max : v;
+}
+
+/* Absorb in[0..len) with updates of `fixed` bytes, or of random sizes (at most
+ * rmax) from *seed when fixed == 0. */
+static void feed(dsig_blake3_hasher *h, const uint8_t *in, size_t len, size_t fixed, uint64_t *seed, size_t rmax)
+{
+    size_t off = 0;
+    while (off < len) {
+        size_t n = fixed ? fixed : rand_size(seed, rmax);
+        if (n > len - off)
+            n = len - off;
+        dsig_blake3_update(h, in + off, n);
+        off += n;
+    }
+}
+
+/* One streaming pattern of one case: the 131-byte output equals `want` (the
+ * official value, also the one-shot result). */
+static void stream_check(enum mode m, const uint8_t *in, size_t len, size_t fixed, uint64_t seed,
+                         const uint8_t *want, size_t want_len)
+{
+    dsig_blake3_hasher h;
+    uint8_t out[256];
+    mode_init(&h, m);
+    feed(&h, in, len, fixed, &seed, 5000);
+    memset(out, 0, sizeof out);
+    dsig_blake3_finalize(&h, out, want_len);
+    assert_memory_equal(out, want, want_len);
+}
+
+/* Every official input, in hash / keyed_hash / derive_key mode, with every
+ * back-end, fed in each fixed update size and in random sizes (fixed seeds),
+ * equals the one-shot result and the official value; and a stream that stops
+ * exactly on each chunk boundary (finalising there: the buffered last chunk is
+ * the root or the last leaf) and then continues gives the same results. */
+static void test_stream_updates(void **state)
+{
+    (void)state;
+    const json_t *cases = json_object_get(vectors, "cases");
+    assert_true(json_is_array(cases));
+    static const char *const fields[] = {"hash", "keyed_hash", "derive_key"};
+    size_t checked = 0;
+    for (size_t b = 0; b < N_BACKENDS; b++) {
+        if (!use_backend(backends[b]))
+            continue;
+        size_t idx;
+        const json_t *c;
+        json_array_foreach(cases, idx, c)
+        {
+            size_t len = (size_t)json_integer_value(json_object_get(c, "input_len"));
+            uint8_t *in = pattern(len);
+            for (int m = 0; m < 3; m++) {
+                size_t wl;
+                uint8_t *want = tu_hex(tu_str(c, fields[m]), &wl);
+                uint8_t out[256];
+                dsig_blake3_hasher h;
+                assert_int_equal(wl, 131);
+                /* The one-shot result is the official one. */
+                mode_init(&h, (enum mode)m);
+                dsig_blake3_update(&h, in, len);
+                dsig_blake3_finalize(&h, out, wl);
+                assert_memory_equal(out, want, wl);
+                for (size_t i = 0; i < sizeof stream_sizes / sizeof stream_sizes[0]; i++)
+                    stream_check((enum mode)m, in, len, stream_sizes[i], 0, want, wl);
+                for (uint64_t seed = 1; seed <= 8; seed++)
+                    stream_check((enum mode)m, in, len, 0, seed * 0x9E3779B97F4A7C15ull + idx, want, wl);
+                /* Stop on every chunk boundary, finalise (the prefix's one-shot hash), continue. */
+                for (size_t kc = 1024; kc < len; kc += 1024) {
+                    uint8_t pre[32], pre_want[32];
+                    dsig_blake3_hasher ref;
+                    mode_init(&ref, (enum mode)m);
+                    dsig_blake3_update(&ref, in, kc);
+                    dsig_blake3_finalize(&ref, pre_want, sizeof pre_want);
+                    for (int how = 0; how < 3; how++) {
+                        uint64_t seed = 77 + kc;
+                        mode_init(&h, (enum mode)m);
+                        if (how == 0)
+                            dsig_blake3_update(&h, in, kc); /* one update right up to the boundary */
+                        else
+                            feed(&h, in, kc, how == 1 ? 1024 : 0, &seed, 3000); /* several ending there */
+                        dsig_blake3_finalize(&h, pre, sizeof pre);
+                        assert_memory_equal(pre, pre_want, sizeof pre);
+                        if (how == 2)
+                            dsig_blake3_update(&h, in + kc, 0); /* an empty update decides nothing */
+                        if (how == 1)
+                            dsig_blake3_update(&h, in + kc, 1); /* one byte, then the rest */
+                        size_t done = how == 1 ? kc + 1 : kc;
+                        feed(&h, in + done, len - done, how == 0 ? len - done : 0, &seed, 3000);
+                        memset(out, 0, sizeof out);
+                        dsig_blake3_finalize(&h, out, wl);
+                        assert_memory_equal(out, want, wl);
+                    }
+                }
+                free(want);
+                checked++;
+            }
+            free(in);
+        }
+    }
+    printf("    blake3 streaming: %zu case x mode x back-end combinations OK\n", checked);
+    assert_int_equal(dsig_blake3_force_impl("portable"), 0);
+}
+
+/* Inputs past one 64-chunk batch (batches whose first lane is the buffered
+ * chunk, starting at every alignment of the chunk counter) in random update
+ * sizes up to 70 KiB, keyed and unkeyed, with every back-end, equal the portable
+ * one-shot hash. */
+static void test_stream_long(void **state)
+{
+    (void)state;
+    static const size_t lens[] = {64 * 1024, 131 * 1024, 200 * 1024 + 517};
+    const size_t max = 200 * 1024 + 517;
+    uint8_t *in = malloc(max), key[32];
+    assert_non_null(in);
+    tu_fill(in, max, 21);
+    tu_fill(key, sizeof key, 22);
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        for (int keyed = 0; keyed < 2; keyed++) {
+            uint8_t want[64], got[64];
+            dsig_blake3_hasher h;
+            assert_int_equal(dsig_blake3_force_impl("portable"), 0);
+            hasher_over(&h, keyed ? key : NULL, in, lens[li]);
+            dsig_blake3_finalize(&h, want, sizeof want);
+            for (size_t b = 0; b < N_BACKENDS; b++) {
+                if (dsig_blake3_force_impl(backends[b]) != 0)
+                    continue;
+                for (uint64_t seed = 1; seed <= 6; seed++) {
+                    uint64_t s = seed * 0xD1B54A32D192ED03ull + li;
+                    hasher_over(&h, keyed ? key : NULL, in, 0);
+                    feed(&h, in, lens[li], 0, &s, 70 * 1024);
+                    dsig_blake3_finalize(&h, got, sizeof got);
+                    assert_memory_equal(got, want, sizeof want);
+                }
+                /* Chunk-multiple updates after an odd start: every batch begins with the buffered chunk. */
+                for (size_t first = 1; first <= 1024; first += 1023) {
+                    hasher_over(&h, keyed ? key : NULL, in, first);
+                    feed(&h, in + first, lens[li] - first, 64 * 1024, NULL, 0);
+                    dsig_blake3_finalize(&h, got, sizeof got);
+                    assert_memory_equal(got, want, sizeof want);
+                }
+            }
+        }
+    }
+    free(in);
+    assert_int_equal(dsig_blake3_force_impl("portable"), 0);
+}
+
 /* The back-end detected at first use (this test runs first) is the best one the
  * CPU offers; avx512 is available exactly when the CPU feature is, and never
  * without avx2 (DSIG_CPU_DISABLE=avx2 turns it off too); unknown names fail. */
@@ -532,7 +718,9 @@ int main(void)
         cmocka_unit_test(test_vectors_avx512),
         cmocka_unit_test(test_long_inputs),   cmocka_unit_test(test_hash_block),
         cmocka_unit_test(test_hash64_many),   cmocka_unit_test(test_hash_many_chunks),
-        cmocka_unit_test(test_long_xof),      cmocka_unit_test(test_xof_high_counter),      cmocka_unit_test(test_split_update),
+        cmocka_unit_test(test_long_xof),      cmocka_unit_test(test_xof_high_counter),
+        cmocka_unit_test(test_split_update),  cmocka_unit_test(test_stream_updates),
+        cmocka_unit_test(test_stream_long),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

