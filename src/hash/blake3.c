@@ -263,6 +263,11 @@ _Static_assert(B3_WIDE_CHUNKS % DSIG_B3_MAX_DEGREE == 0, "a full update batch mu
 #define B3_WIDE_LEVELS 7
 _Static_assert((1u << (B3_WIDE_LEVELS - 1)) == B3_WIDE_CHUNKS, "B3_WIDE_LEVELS = log2(B3_WIDE_CHUNKS) + 1");
 #define B3_CHUNK_BLOCKS (DSIG_BLAKE3_CHUNK_LEN / DSIG_BLAKE3_BLOCK_LEN)
+/* Callers that hashed a secret wipe offsetof(dsig_blake3_hasher, cv_stack) bytes (src/hybrid/onetime.c): the
+ * buffered message bytes must lie inside that prefix. */
+_Static_assert(offsetof(dsig_blake3_hasher, buf) + sizeof(((dsig_blake3_hasher *)0)->buf) <=
+                   offsetof(dsig_blake3_hasher, cv_stack),
+               "buf must precede cv_stack");
 
 /* Common initialisation: key words (IV or key) and the mode flag. buf is not cleared: only its first
  * buf_len bytes are ever read. */
@@ -378,9 +383,11 @@ static void push_chunk_cvs(dsig_blake3_hasher *h, const dsig_b3_backend *be, uin
  * hash_lanes batch as the whole chunks of `in` that are not last either (up to 64 per batch, be->degree
  * per pass) — no chunk is ever compressed block by block here, whatever the update sizes. The final 1..1024
  * bytes of the input become the new buffered chunk.
- * Batches start wherever the buffered chunk is (typically one before a 64-chunk boundary), so their CVs are
- * merged only up to the last 64-chunk boundary and the rest waits for the next batch: the parents that
- * would straddle two batches are then computed in the SIMD parent layers, not one by one on the stack. */
+ * Batches start wherever the buffered chunk is (typically one before a 64-chunk boundary), so within one
+ * call their CVs are merged only up to the last 64-chunk boundary and the rest joins the next batch of
+ * the same call: the parents that would straddle two batches are computed in the SIMD parent layers.
+ * At the end of a call the remaining CVs are pushed (with 64 KiB updates: the buffered chunk's CV alone,
+ * then the other 63 as subtrees). */
 void dsig_blake3_update(dsig_blake3_hasher *h, const void *in_v, size_t len)
 {
     const uint8_t *in = in_v;

@@ -104,7 +104,8 @@ static void hb_key_build(const dsig_hb_params *p, const uint8_t master_seed[32],
     dsig_blake3_init_keyed(&h, hb_key(HB_K_EXPAND));
     dsig_blake3_update(&h, seed, sizeof seed);
     dsig_blake3_finalize(&h, xof, xof_len);
-    /* The seed sits in the hasher's buf / cv; the CV stack (after them) is unused by a one-block input. */
+    /* The seed sits in the hasher's chunk buffer (buf, before cv_stack: checked at compile time in
+     * blake3.c); the CV stack is unused by a one-block input. */
     dsig_memzero(&h, offsetof(dsig_blake3_hasher, cv_stack));
     dsig_memzero(seed, sizeof seed);
 

@@ -248,7 +248,7 @@ static int parse_limits(struct dsig_serve_config *c, const json_t *root)
 {
     static const char *const allowed[] = {"max_header_bytes", "request_timeout_s", "max_connections",
                                           "max_body_bytes", "threads", "upload_buffer_bytes", "auth_failures",
-                                          NULL};
+                                          "max_connections_per_address", NULL};
     json_t *o;
     int rc;
     if ((rc = get_obj(root, "config", "limits", &o)) != DSIG_OK || !o)
@@ -256,16 +256,18 @@ static int parse_limits(struct dsig_serve_config *c, const json_t *root)
     if ((rc = check_members(o, "limits", allowed)) != DSIG_OK)
         return rc;
     uint64_t hdr = c->max_header, to = c->timeout_s, conn = c->max_conn, body = c->max_body, thr = c->threads;
-    uint64_t ub = c->upload_buffer;
+    uint64_t ub = c->upload_buffer, per = c->max_conn_per_addr;
     if ((rc = get_uint(o, "limits", "max_header_bytes", 1024, 1u << 20, &hdr)) != DSIG_OK ||
         (rc = get_uint(o, "limits", "request_timeout_s", 1, 3600, &to)) != DSIG_OK ||
         (rc = get_uint(o, "limits", "max_connections", 1, 65536, &conn)) != DSIG_OK ||
         (rc = get_uint(o, "limits", "max_body_bytes", 0, UINT64_C(1) << 50, &body)) != DSIG_OK ||
         (rc = get_uint(o, "limits", "threads", 1, 64, &thr)) != DSIG_OK ||
         (rc = get_uint(o, "limits", "upload_buffer_bytes", 4096, 16u << 20, &ub)) != DSIG_OK ||
+        (rc = get_uint(o, "limits", "max_connections_per_address", 0, 65536, &per)) != DSIG_OK ||
         (rc = parse_rate(o, "limits", "auth_failures", 0, &c->auth_fail_rate, &c->auth_fail_burst)) != DSIG_OK)
         return rc;
     c->upload_buffer = (size_t)ub;
+    c->max_conn_per_addr = (unsigned)per;
     c->max_header = (size_t)hdr;
     c->timeout_s = (unsigned)to;
     c->max_conn = (unsigned)conn;

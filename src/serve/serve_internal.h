@@ -62,6 +62,7 @@ struct dsig_serve_config {
     uint64_t max_body;         /* 0 = unlimited */
     unsigned timeout_s;
     unsigned max_conn;
+    unsigned max_conn_per_addr; /* connections from one client address; 0 = no limit */
     unsigned threads;
     double auth_fail_rate;     /* failed authentications per second per client address; 0 = unlimited */
     double auth_fail_burst;

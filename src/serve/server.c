@@ -839,6 +839,7 @@ int dsig_server_start(dsig_server **out, dsig_serve_config *cfg, dsig_serve_log_
                               MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                               MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
                               MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_conn,
+                              MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)cfg->max_conn_per_addr,
                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_s,
                               MHD_OPTION_CONNECTION_MEMORY_LIMIT, pool,
                               MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
@@ -858,8 +859,11 @@ int dsig_server_start(dsig_server **out, dsig_serve_config *cfg, dsig_serve_log_
         goto fail;
     }
     if (!s->mhd) {
-        rc = dsig_fail(DSIG_E_IO, "serve: cannot listen on %s port %u (address in use, or not allowed)",
-                       cfg->address, cfg->port);
+        char why[sizeof s->start_msg];
+        pthread_mutex_lock(&s->start_mu);
+        snprintf(why, sizeof why, "%s", s->start_msg[0] ? s->start_msg : "address in use, or not allowed");
+        pthread_mutex_unlock(&s->start_mu);
+        rc = dsig_fail(DSIG_E_IO, "serve: cannot listen on %s port %u: %s", cfg->address, cfg->port, why);
         goto fail;
     }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);

@@ -23,10 +23,12 @@
  * security), then an explicit allow-list: TLS 1.3 (and 1.2), AEAD ciphers only (AES-GCM first — AES-NI
  * makes it the cheapest per byte here — then ChaCha20-Poly1305), ECDHE key exchange only for TLS 1.2
  * (forward secrecy: no static RSA, no CBC/SHA-1 suites, no finite-field DHE with its weak-prime history),
- * and the server's preference order rather than the client's. */
+ * and the server's preference order rather than the client's. The groups are elliptic curves only (TLS 1.3
+ * would otherwise accept the FFDHE groups) with X25519 first: it is the key share OpenSSL/curl clients send,
+ * and with P-256 first %SERVER_PRECEDENCE made GnuTLS answer them with a HelloRetryRequest (a round trip). */
 #define PRIO_COMMON                                                                                           \
     "-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA:" \
-    "%SERVER_PRECEDENCE"
+    "-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:+GROUP-SECP521R1:%SERVER_PRECEDENCE"
 static const char prio_tls12[] = "SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:" PRIO_COMMON;
 static const char prio_tls13[] = "SECURE128:-VERS-ALL:+VERS-TLS1.3:" PRIO_COMMON;
 
@@ -118,6 +120,13 @@ static int check_pair(const struct dsig_serve_config *cfg, const struct serve_tl
     BIO *b = BIO_new_mem_buf(t->cert, (int)t->cert_len);
     if (!b)
         return dsig_fail(DSIG_E_NOMEM, "tls: out of memory");
+    /* A combined certificate + key file would be read here with the certificate's (loose) mode
+     * checks: refuse it, the key belongs in tls.key (mode 0600). */
+    if (strstr(t->cert, "PRIVATE KEY-----")) {
+        BIO_free(b);
+        return dsig_fail(DSIG_E_ARG, "tls.cert \"%s\": contains a private key: put the key in its own file "
+                         "(tls.key, chmod 600) and only certificates in tls.cert", cfg->tls_cert);
+    }
     ERR_clear_error();
     leaf = PEM_read_bio_X509(b, NULL, no_passphrase, NULL);
     if (!leaf) {

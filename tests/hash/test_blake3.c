@@ -6,7 +6,9 @@
  * path, hash64_many, hash_many_chunks, long (parallel) XOF outputs and
  * small-then-long update sequences, and streaming in fixed and random update
  * sizes (keyed, unkeyed, derive-key; stopping on chunk boundaries and
- * continuing) against the official values and the one-shot hash. Back-ends
+ * continuing) against the official values and the one-shot hash, and inputs
+ * across 64-chunk update batches against an independent spec-direct tree
+ * (the official vectors stop at 31 chunks). Back-ends
  * the CPU (or DSIG_CPU_DISABLE) lacks are skipped with a printed note; CMake
  * runs the binary again with
  * DSIG_CPU_DISABLE=avx512 and =avx2 so the default dispatch of the lower
@@ -637,9 +639,9 @@ static void test_stream_updates(void **state)
 }
 
 /* Inputs past one 64-chunk batch (batches whose first lane is the buffered
- * chunk, starting at every alignment of the chunk counter) in random update
- * sizes up to 70 KiB, keyed and unkeyed, with every back-end, equal the portable
- * one-shot hash. */
+ * chunk) in random update sizes up to 70 KiB, keyed and unkeyed, with every
+ * back-end, equal the portable one-shot hash (the batch-edge alignments are
+ * test_stream_batch_edges' job). */
 static void test_stream_long(void **state)
 {
     (void)state;
@@ -672,6 +674,204 @@ static void test_stream_long(void **state)
                     feed(&h, in + first, lens[li] - first, 64 * 1024, NULL, 0);
                     dsig_blake3_finalize(&h, got, sizeof got);
                     assert_memory_equal(got, want, sizeof want);
+                }
+            }
+        }
+    }
+    free(in);
+    assert_int_equal(dsig_blake3_force_impl("portable"), 0);
+}
+
+/* Independent reference for inputs past the official vectors (they stop at 31
+ * chunks, so no official value crosses a 64-chunk update batch): the recursive
+ * tree of the specification straight over the portable compression function —
+ * no chunk buffer, CV stack, batching or SIMD, so a bug shared by every update
+ * pattern of the hasher (a chunk counter, a merge order) still shows. */
+struct ref_node {
+    uint32_t cv[8];
+    uint8_t block[64];
+    uint8_t block_len;
+    uint64_t counter;
+    uint8_t flags;
+};
+
+/* @spec BLAKE3 spec §2.4: the output node of chunk `ctr` (0..1024 bytes). */
+static void ref_chunk(const uint32_t key[8], uint8_t flags, const uint8_t *in, size_t len, uint64_t ctr,
+                      struct ref_node *n)
+{
+    uint8_t start = B3_CHUNK_START;
+    size_t off = 0;
+    memcpy(n->cv, key, sizeof n->cv);
+    for (; len - off > 64; off += 64) {
+        dsig_b3_portable_compress_cv(n->cv, in + off, 64, ctr, flags | start);
+        start = 0;
+    }
+    memset(n->block, 0, sizeof n->block);
+    if (len > off)
+        memcpy(n->block, in + off, len - off);
+    n->block_len = (uint8_t)(len - off);
+    n->counter = ctr;
+    n->flags = flags | start | B3_CHUNK_END;
+}
+
+/* @spec BLAKE3 spec §2.5: the chaining value of a non-root node. */
+static void ref_cv(const struct ref_node *n, uint8_t out[32])
+{
+    uint32_t cv[8];
+    memcpy(cv, n->cv, sizeof cv);
+    dsig_b3_portable_compress_cv(cv, n->block, n->block_len, n->counter, n->flags);
+    for (int i = 0; i < 8; i++)
+        b3_store32(out + 4 * i, cv[i]);
+}
+
+/* @spec BLAKE3 spec §5.1.1: the node over `len` bytes starting at chunk `ctr`;
+ * the left subtree is the largest power of two of chunks leaving at least one
+ * byte for the right one. */
+static void ref_tree(const uint32_t key[8], uint8_t flags, const uint8_t *in, size_t len, uint64_t ctr,
+                     struct ref_node *n)
+{
+    if (len <= DSIG_BLAKE3_CHUNK_LEN) {
+        ref_chunk(key, flags, in, len, ctr, n);
+        return;
+    }
+    size_t left = DSIG_BLAKE3_CHUNK_LEN;
+    while (2 * left < len)
+        left *= 2;
+    struct ref_node sub;
+    ref_tree(key, flags, in, left, ctr, &sub);
+    ref_cv(&sub, n->block);
+    ref_tree(key, flags, in + left, len - left, ctr + left / DSIG_BLAKE3_CHUNK_LEN, &sub);
+    ref_cv(&sub, n->block + 32);
+    memcpy(n->cv, key, sizeof n->cv);
+    n->block_len = 64;
+    n->counter = 0;
+    n->flags = flags | B3_PARENT;
+}
+
+/* @spec BLAKE3 spec §2.6: out_len bytes of root output. */
+static void ref_root(const uint32_t key[8], uint8_t flags, const uint8_t *in, size_t len, uint8_t *out,
+                     size_t out_len)
+{
+    struct ref_node n;
+    uint8_t blk[64];
+    ref_tree(key, flags, in, len, 0, &n);
+    for (size_t o = 0; o < out_len; o += 64) {
+        dsig_b3_portable_compress_xof(n.cv, n.block, n.block_len, o / 64, n.flags | B3_ROOT, blk);
+        memcpy(out + o, blk, out_len - o < 64 ? out_len - o : 64);
+    }
+}
+
+/* @spec BLAKE3 spec §2.3: the reference hash in mode m (the vector file's key /
+ * context). */
+static void ref_hash(enum mode m, const uint8_t *in, size_t len, uint8_t *out, size_t out_len)
+{
+    uint32_t k[8];
+    if (m == M_HASH) {
+        ref_root(dsig_b3_iv, 0, in, len, out, out_len);
+    } else if (m == M_KEYED) {
+        for (int i = 0; i < 8; i++)
+            k[i] = b3_load32((const uint8_t *)tu_str(vectors, "key") + 4 * i);
+        ref_root(k, B3_KEYED_HASH, in, len, out, out_len);
+    } else {
+        const char *ctx = tu_str(vectors, "context_string");
+        uint8_t ck[32];
+        ref_root(dsig_b3_iv, B3_DERIVE_KEY_CONTEXT, (const uint8_t *)ctx, strlen(ctx), ck, sizeof ck);
+        for (int i = 0; i < 8; i++)
+            k[i] = b3_load32(ck + 4 * i);
+        ref_root(k, B3_DERIVE_KEY_MATERIAL, in, len, out, out_len);
+    }
+}
+
+/* Absorb in[from..to) as a first update of `first` bytes, then updates of
+ * `step` bytes (the last one shorter). */
+static void feed_steps(dsig_blake3_hasher *h, const uint8_t *in, size_t from, size_t to, size_t first,
+                       size_t step)
+{
+    size_t n = first < to - from ? first : to - from;
+    dsig_blake3_update(h, in + from, n);
+    for (size_t off = from + n; off < to; off += n) {
+        n = step < to - off ? step : to - off;
+        dsig_blake3_update(h, in + off, n);
+    }
+}
+
+/* Inputs across 64-chunk update batches against the independent reference (itself
+ * first proven on every official vector), in every mode and with every back-end:
+ * update patterns that put the buffered chunk at every position relative to a
+ * batch edge (64 KiB steps from an empty start buffer chunk 63, 127, ... and
+ * hash it as lane 0 of the next batch), updates of more than one batch with the
+ * CVs of an unaligned tail waiting, chunk-sized updates crossing the edge one
+ * lane at a time; streams stopped on chunk 63 / 64 / 65 / 128 boundaries finalise
+ * to the prefix's hash (the undecided chunk is the last leaf), twice and from a
+ * copy (finalize leaves the hasher unchanged), and then continue. */
+static void test_stream_batch_edges(void **state)
+{
+    (void)state;
+    const json_t *cases = json_object_get(vectors, "cases");
+    static const char *const fields[] = {"hash", "keyed_hash", "derive_key"};
+    size_t idx;
+    const json_t *c;
+    json_array_foreach(cases, idx, c)
+    {
+        size_t len = (size_t)json_integer_value(json_object_get(c, "input_len"));
+        uint8_t *in = pattern(len);
+        for (int m = 0; m < 3; m++) {
+            size_t wl;
+            uint8_t *want = tu_hex(tu_str(c, fields[m]), &wl);
+            uint8_t out[256];
+            assert_true(wl <= sizeof out);
+            ref_hash((enum mode)m, in, len, out, wl);
+            assert_memory_equal(out, want, wl);
+            free(want);
+        }
+        free(in);
+    }
+
+    static const size_t lens[] = {64 * 1024,     64 * 1024 + 1,  65 * 1024 + 63,
+                                  128 * 1024,    129 * 1024 + 1, 200 * 1024 + 517};
+    static const size_t firsts[] = {0, 1, 1023, 1024, 1025, 63 * 1024, 64 * 1024 - 1, 0, 5, 0, 0};
+    static const size_t steps[] = {64 * 1024, 64 * 1024, 64 * 1024, 64 * 1024, 64 * 1024, 1024, 2,
+                                   65 * 1024, 65 * 1024 + 1, 128 * 1024 + 3, 300 * 1024};
+    static const size_t stops[] = {63 * 1024, 64 * 1024, 65 * 1024, 128 * 1024};
+    const size_t max = 200 * 1024 + 517;
+    uint8_t *in = pattern(max);
+    for (int m = 0; m < 3; m++) {
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+            uint8_t want[64], pre_want[4][32];
+            ref_hash((enum mode)m, in, lens[li], want, sizeof want);
+            for (size_t si = 0; si < 4; si++)
+                if (stops[si] < lens[li])
+                    ref_hash((enum mode)m, in, stops[si], pre_want[si], 32);
+            for (size_t b = 0; b < N_BACKENDS; b++) {
+                if (dsig_blake3_force_impl(backends[b]) != 0)
+                    continue;
+                dsig_blake3_hasher h, copy;
+                uint8_t got[64];
+                for (size_t p = 0; p < sizeof steps / sizeof steps[0]; p++) {
+                    mode_init(&h, (enum mode)m);
+                    feed_steps(&h, in, 0, lens[li], firsts[p], steps[p]);
+                    memset(got, 0, sizeof got);
+                    dsig_blake3_finalize(&h, got, sizeof got);
+                    assert_memory_equal(got, want, sizeof want);
+                }
+                for (size_t si = 0; si < 4; si++) {
+                    if (stops[si] >= lens[li])
+                        continue;
+                    for (int how = 0; how < 2; how++) {
+                        mode_init(&h, (enum mode)m);
+                        feed_steps(&h, in, 0, stops[si], how ? 1024 : stops[si], 1024);
+                        copy = h;
+                        dsig_blake3_finalize(&h, got, 32);
+                        assert_memory_equal(got, pre_want[si], 32);
+                        assert_memory_equal(&h, &copy, offsetof(dsig_blake3_hasher, buf) + h.buf_len);
+                        assert_memory_equal(h.cv_stack, copy.cv_stack, 32 * (size_t)h.cv_stack_len);
+                        dsig_blake3_finalize(&copy, got, 32);
+                        assert_memory_equal(got, pre_want[si], 32);
+                        dsig_blake3_update(&h, in + stops[si], 0);
+                        feed_steps(&h, in, stops[si], lens[li], how ? 1 : 64 * 1024, 64 * 1024);
+                        dsig_blake3_finalize(&h, got, sizeof got);
+                        assert_memory_equal(got, want, sizeof want);
+                    }
                 }
             }
         }
@@ -720,7 +920,7 @@ int main(void)
         cmocka_unit_test(test_hash64_many),   cmocka_unit_test(test_hash_many_chunks),
         cmocka_unit_test(test_long_xof),      cmocka_unit_test(test_xof_high_counter),
         cmocka_unit_test(test_split_update),  cmocka_unit_test(test_stream_updates),
-        cmocka_unit_test(test_stream_long),
+        cmocka_unit_test(test_stream_long),   cmocka_unit_test(test_stream_batch_edges),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,10 +4,12 @@
 # CLI (SAN IP:127.0.0.1):
 #   the startup line says "(https)"; /healthz; a multi-MiB upload signed over TLS and checked with
 #   `dsig verify`; the verify endpoint (200 / 422); concurrent uploads; a client cut off mid-upload;
-#   SIGHUP; TLS 1.2 accepted with min_version "1.2" and refused with "1.3"; TLS 1.1 and a TLS 1.2 CBC
-#   suite refused; plain HTTP to the TLS port gets no 200; a client trusting another
-#   CA fails; start refused for a key file of mode 0644, a key of another certificate, a symlinked key,
-#   a missing key, a JWK as key, and a pair GnuTLS refuses (SM2: libmicrohttpd's message reported).
+#   SIGHUP; TLS 1.2 accepted with min_version "1.2" and refused with "1.3"; TLS 1.1, a TLS 1.2 CBC
+#   suite and an FFDHE-only TLS 1.3 client refused; X25519 without a HelloRetryRequest; plain HTTP to
+#   the TLS port gets no 200; a client trusting another CA fails; start refused for a key file of mode
+#   0644, a key of another certificate, a symlinked key, a missing key, a JWK as key, a certificate
+#   file holding a private key, and a pair GnuTLS
+#   refuses (SM2: libmicrohttpd's message reported).
 # Prints SKIP if this libmicrohttpd has no TLS (the start fails with "TLS is not supported").
 set -euo pipefail
 D=${DSIG_TOOL:?DSIG_TOOL must point at the dsig tool}
@@ -57,7 +59,7 @@ config() {
   "state_registry_dir": "",
   "audit": {"path": "log/audit.log", "sync": "none", "payload_digest": "sha256"},
   "limits": {"request_timeout_s": 5, "threads": 2},
-  "tls": {"cert": "tls/cert.pem", "key": "${2:-tls/key.pem}", "min_version": "$1"},
+  "tls": {"cert": "${3:-tls/cert.pem}", "key": "${2:-tls/key.pem}", "min_version": "$1"},
   "tenants": [
     {"name": "signer", "tokens": [{"sha256": "$(h tokS)"}], "keys": ["*"], "operations": ["sign", "verify"]}
   ]
@@ -135,6 +137,15 @@ curl -s --cacert "$T/tls/cert.pem" --tlsv1.1 --tls-max 1.1 -o /dev/null "$U/heal
     die "TLS 1.1 accepted"
 curl -s --cacert "$T/tls/cert.pem" --tls-max 1.2 --ciphers ECDHE-ECDSA-AES128-SHA -o /dev/null "$U/healthz" \
     2>/dev/null && die "CBC suite accepted"
+ok
+# TLS 1.3 key exchange: elliptic curves only (an FFDHE-only client is refused), and X25519 (OpenSSL's
+# default key share) is taken without a HelloRetryRequest round trip
+echo | openssl s_client -connect "127.0.0.1:$PORT" -CAfile "$T/tls/cert.pem" -groups ffdhe2048 \
+    >"$T/out/s" 2>&1 || true
+grep -q 'Cipher is (NONE)' "$T/out/s" || die "FFDHE group accepted: $(grep -E 'Temp Key|Cipher is' "$T/out/s")"
+echo | openssl s_client -connect "127.0.0.1:$PORT" -CAfile "$T/tls/cert.pem" -msg >"$T/out/s" 2>&1 || true
+grep -q 'Server Temp Key: X25519' "$T/out/s" || die "not X25519: $(grep -E 'Temp Key|Cipher is' "$T/out/s")"
+[ "$(grep -c '<<< .*ServerHello' "$T/out/s")" = 1 ] || die "HelloRetryRequest for OpenSSL's default key share"
 ok
 # plain HTTP to the TLS port: no HTTP answer at all (the handshake fails)
 got=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$PORT/healthz" || true)
@@ -234,6 +245,10 @@ refused "tls.key \"$T/tls/missing.pem\": No such file or directory"
 config 1.2 keys/es.jwk
 chmod 600 "$T/keys/es.jwk"
 refused "not an unencrypted PEM private key"
+# a certificate file that also holds the private key (its mode is not checked): refused
+cat "$T/tls/cert.pem" "$T/tls/key.pem" >"$T/tls/combined.pem"
+config 1.2 tls/key.pem tls/combined.pem
+refused "contains a private key: put the key in its own file"
 # a pair OpenSSL accepts but GnuTLS cannot load (SM2): libmicrohttpd's own messages explain the refusal
 if (umask 077 && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:SM2 -nodes -days 2 -subj /CN=x \
         -keyout "$T/tls/key.pem" -out "$T/tls/cert.pem" 2>/dev/null); then

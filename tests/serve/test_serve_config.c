@@ -48,7 +48,7 @@ static char *good_config(const char *extra)
              "\"digest_threads\":3},"
              "\"limits\":{\"max_header_bytes\":4096,\"request_timeout_s\":5,\"max_connections\":10,"
              "\"max_body_bytes\":1000,\"threads\":2,\"upload_buffer_bytes\":65536,"
-             "\"auth_failures\":{\"per_second\":0.5,\"burst\":7}},"
+             "\"auth_failures\":{\"per_second\":0.5,\"burst\":7},\"max_connections_per_address\":4},"
              "\"tenants\":[{\"name\":\"ci\",\"tokens\":[{\"sha256\":\"%s\",\"rate\":{\"per_second\":2,\"burst\":3}}],"
              "\"keys\":[\"k1\",\"k2\"],\"operations\":[\"sign\",\"verify\"]},"
              "{\"name\":\"ro\",\"tokens\":[{\"sha256\":\"%s\"}],\"keys\":[\"*\"],\"operations\":[\"verify\"]}]}",
@@ -107,6 +107,7 @@ static void test_config_good(void **state)
     assert_true(c->tenants[1].all_keys);
     assert_true(c->tokens[0].rate == 2.0 && c->tokens[0].burst == 3.0);
     assert_true(c->auth_fail_rate == 0.5 && c->auth_fail_burst == 7.0);
+    assert_int_equal(c->max_conn_per_addr, 4);
     dsig_serve_config_free(c);
     free(t);
 }
@@ -126,6 +127,7 @@ static void test_config_defaults(void **state)
     assert_int_equal(c->audit_digest, SERVE_DIGEST_BLAKE3);
     assert_int_equal(c->audit_digest_threads, -1); /* automatic */
     assert_true(c->auth_fail_rate == 5.0 && c->auth_fail_burst == 50.0);
+    assert_int_equal(c->max_conn_per_addr, 0); /* no limit: a proxy is one address */
     assert_int_equal(c->max_header, 8192);
     assert_int_equal(c->max_body, 0);
     assert_int_equal(c->timeout_s, 30);
@@ -163,6 +165,10 @@ static void test_config_bad(void **state)
         {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"auth_failures\":{\"per_second\":1,\"bust\":3}}}",
          "bust"},
         {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"auth_failures\":5}}", "limits.auth_failures"},
+        {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"max_connections_per_address\":-1}}",
+         "limits.max_connections_per_address"},
+        {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"max_connections_per_address\":70000}}",
+         "limits.max_connections_per_address"},
         {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"auth_failures\":{\"per_second\":1e-12}}}",
          "below 0.001"},
         {"{\"key_dir\":\"k\",\"tenants\":[],\"audit\":{\"payload_digest\":true}}", "audit.payload_digest"},
@@ -548,8 +554,10 @@ static void test_tls_load(void **state)
     assert_int_not_equal(tls_try(cert, p, 12, "tls.key", &warnings), DSIG_OK);
     assert_int_not_equal(tls_try(dir, key, 12, "not a regular file", &warnings), DSIG_OK);
     /* not PEM: the key as certificate, the certificate as key, garbage, an empty file */
-    assert_int_not_equal(tls_try(key, key, 12, "no PEM certificate", &warnings), DSIG_OK);
+    assert_int_not_equal(tls_try(key, key, 12, "contains a private key", &warnings), DSIG_OK);
     snprintf(p, sizeof p, "%s/junk.pem", dir);
+    put(dir, "junk.pem", "hello\n");
+    assert_int_not_equal(tls_try(p, key, 12, "no PEM certificate", &warnings), DSIG_OK);
     put(dir, "junk.pem", "hello\n");
     assert_int_equal(chmod(p, 0600), 0);
     assert_int_not_equal(tls_try(cert, p, 12, "not an unencrypted PEM private key", &warnings), DSIG_OK);
@@ -583,6 +591,9 @@ static void test_tls_load(void **state)
     assert_null(strstr(serve_tls_priorities(13), "+VERS-TLS1.2"));
     assert_non_null(strstr(serve_tls_priorities(13), "+VERS-TLS1.3"));
     assert_non_null(strstr(serve_tls_priorities(13), "-VERS-ALL"));
+    /* key exchange on elliptic curves only (no TLS 1.3 FFDHE), X25519 first (no HelloRetryRequest for curl) */
+    assert_non_null(strstr(serve_tls_priorities(12), "-GROUP-ALL:+GROUP-X25519:"));
+    assert_non_null(strstr(serve_tls_priorities(13), "-GROUP-ALL:+GROUP-X25519:"));
     rmdir_all(dir);
 }
 
