@@ -53,6 +53,14 @@ void dsig_rng_clear(dsig_rng *rng);
 /* OS randomness directly. */
 int dsig_random_bytes(void *out, size_t n);
 
+/* OpenSSL pem_password_cb that refuses instead of prompting on the terminal: encrypted PEM keys fail. */
+int dsig_pem_no_passphrase(char *buf, int size, int rwflag, void *u);
+
+/* Read the whole regular file open on `fd` (at most `max` bytes) into a new NUL-terminated buffer
+ * (*out, free with dsig_xfree(*out, *len + 1)). `what` names it in the error detail ("what: not a
+ * regular file", "what: larger than N bytes", "what: cannot read the whole file"). fd is not closed. */
+int dsig_read_whole_fd(int fd, const char *what, size_t max, char **out, size_t *len);
+
 /* ---- base64url (RFC 4648 §5, no padding, canonical) ------------------------------------------ */
 
 size_t dsig_b64url_encoded_len(size_t n);

@@ -1,6 +1,7 @@
 /* The one chunked reader (see dsig/io.h). */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/internal.h"
@@ -38,4 +39,36 @@ int dsig_read_fd(int fd, uint8_t *buf, size_t chunk, dsig_chunk_fn fn, void *arg
     if (total)
         *total = n_total;
     return rc;
+}
+
+/* One bounded whole-file read for the small files the service loads (configuration, JWKs, TLS PEM). */
+int dsig_read_whole_fd(int fd, const char *what, size_t max, char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return dsig_fail(DSIG_E_IO, "%s: not a regular file", what);
+    if ((uint64_t)st.st_size > max)
+        return dsig_fail(DSIG_E_TOO_LARGE, "%s: larger than %zu bytes", what, max);
+    size_t n = (size_t)st.st_size, got = 0;
+    char *buf = dsig_malloc(n + 1);
+    if (!buf)
+        return dsig_fail(DSIG_E_NOMEM, "%s: out of memory", what);
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    if (got != n) { /* the file shrank, or a read error */
+        dsig_xfree(buf, n + 1);
+        return dsig_fail(DSIG_E_IO, "%s: cannot read the whole file", what);
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return DSIG_OK;
 }

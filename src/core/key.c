@@ -160,7 +160,7 @@ const dsig_alg *dsig_key_alg(const dsig_key *key) { return key->alg; }
 /* ---- PEM ------------------------------------------------------------------------------------ */
 
 /* Never prompt for a passphrase (OpenSSL's default reads the terminal): encrypted keys are refused. */
-static int no_passphrase(char *buf, int size, int rwflag, void *u)
+int dsig_pem_no_passphrase(char *buf, int size, int rwflag, void *u)
 {
     (void)buf;
     (void)size;
@@ -212,9 +212,9 @@ int dsig_key_import_pem(dsig_key **out, const char *pem, size_t len)
     EVP_PKEY *pkey = NULL;
     if (memmem(pem, len, "-----BEGIN PUBLIC KEY-----", 26)) {
         priv = 0;
-        pkey = PEM_read_bio_PUBKEY(bio, NULL, no_passphrase, NULL);
+        pkey = PEM_read_bio_PUBKEY(bio, NULL, dsig_pem_no_passphrase, NULL);
     } else if (memmem(pem, len, "-----BEGIN PRIVATE KEY-----", 27)) {
-        pkey = PEM_read_bio_PrivateKey(bio, NULL, no_passphrase, NULL);
+        pkey = PEM_read_bio_PrivateKey(bio, NULL, dsig_pem_no_passphrase, NULL);
     } else {
         BIO_free(bio);
         return dsig_fail(DSIG_E_FORMAT, "PEM: expected \"-----BEGIN PRIVATE KEY-----\" (PKCS#8) or "

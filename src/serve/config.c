@@ -4,6 +4,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -544,34 +545,14 @@ int dsig_serve_config_load(dsig_serve_config **out, const char *path)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return dsig_fail(DSIG_E_IO, "config: cannot open \"%s\": %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return dsig_fail(DSIG_E_IO, "config: \"%s\" is not a regular file", path);
-    }
-    if ((uint64_t)st.st_size > SERVE_CONFIG_MAX) {
-        close(fd);
-        return dsig_fail(DSIG_E_TOO_LARGE, "config: \"%s\" is larger than %u bytes", path, SERVE_CONFIG_MAX);
-    }
-    size_t n = (size_t)st.st_size, got = 0;
-    char *buf = dsig_malloc(n + 1);
-    if (!buf) {
-        close(fd);
-        return dsig_fail(DSIG_E_NOMEM, "config: out of memory");
-    }
-    while (got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
+    char what[64 + PATH_MAX];
+    snprintf(what, sizeof what, "config \"%s\"", path);
+    char *buf = NULL;
+    size_t n = 0;
+    int rrc = dsig_read_whole_fd(fd, what, SERVE_CONFIG_MAX, &buf, &n);
     close(fd);
-    if (got != n) {
-        dsig_xfree(buf, n + 1);
-        return dsig_fail(DSIG_E_IO, "config: cannot read \"%s\"", path);
-    }
+    if (rrc != DSIG_OK)
+        return rrc;
     char *dir = dsig_strdup(path);
     if (!dir) {
         dsig_xfree(buf, n + 1);

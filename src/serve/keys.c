@@ -82,27 +82,14 @@ static int fail_with_detail(int code, const char *what, const char *path)
 /* Read a JWK file (bounded by DSIG_JWK_MAX_BYTES) and import it. */
 static int load_jwk(const char *path, int fd, dsig_key **key)
 {
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        return dsig_fail(DSIG_E_IO, "key file \"%s\": not a regular file", path);
-    if ((uint64_t)st.st_size > DSIG_JWK_MAX_BYTES)
-        return dsig_fail(DSIG_E_TOO_LARGE, "key file \"%s\": larger than %u bytes", path, DSIG_JWK_MAX_BYTES);
-    size_t n = (size_t)st.st_size, got = 0;
-    char *buf = dsig_malloc(n + 1);
-    if (!buf)
-        return dsig_fail(DSIG_E_NOMEM, "key file \"%s\": out of memory", path);
-    while (got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    int rc;
-    if (got != n)
-        rc = dsig_fail(DSIG_E_IO, "key file \"%s\": cannot read it", path);
-    else if ((rc = dsig_jwk_import(key, buf, n)) != DSIG_OK)
+    char what[64 + 4096];
+    snprintf(what, sizeof what, "key file \"%s\"", path);
+    char *buf = NULL;
+    size_t n = 0;
+    int rc = dsig_read_whole_fd(fd, what, DSIG_JWK_MAX_BYTES, &buf, &n);
+    if (rc != DSIG_OK)
+        return rc;
+    if ((rc = dsig_jwk_import(key, buf, n)) != DSIG_OK)
         rc = fail_with_detail(rc, "key file", path);
     dsig_xfree(buf, n + 1); /* private JWK text */
     return rc;

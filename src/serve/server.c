@@ -850,20 +850,14 @@ int dsig_server_start(dsig_server **out, dsig_serve_config *cfg, dsig_serve_log_
     pthread_mutex_lock(&s->start_mu);
     s->starting = 0;
     pthread_mutex_unlock(&s->start_mu);
-    if (!s->mhd && s->tls) {
-        char why[sizeof s->start_msg];
-        pthread_mutex_lock(&s->start_mu);
-        snprintf(why, sizeof why, "%s", s->start_msg[0] ? s->start_msg : "no detail from libmicrohttpd");
-        pthread_mutex_unlock(&s->start_mu);
-        rc = dsig_fail(DSIG_E_IO, "serve: tls: cannot start TLS on %s port %u: %s", cfg->address, cfg->port, why);
-        goto fail;
-    }
     if (!s->mhd) {
         char why[sizeof s->start_msg];
         pthread_mutex_lock(&s->start_mu);
-        snprintf(why, sizeof why, "%s", s->start_msg[0] ? s->start_msg : "address in use, or not allowed");
+        const char *dflt = s->tls ? "no detail from libmicrohttpd" : "address in use, or not allowed";
+        snprintf(why, sizeof why, "%s", s->start_msg[0] ? s->start_msg : dflt);
         pthread_mutex_unlock(&s->start_mu);
-        rc = dsig_fail(DSIG_E_IO, "serve: cannot listen on %s port %u: %s", cfg->address, cfg->port, why);
+        rc = dsig_fail(DSIG_E_IO, "serve: %scannot %s on %s port %u: %s", s->tls ? "tls: " : "",
+                       s->tls ? "start TLS" : "listen", cfg->address, cfg->port, why);
         goto fail;
     }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);

@@ -5,6 +5,7 @@
  * message naming the file, then handed to libmicrohttpd (GnuTLS) as PEM text by server.c.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,26 +70,14 @@ static int read_pem(const char *what, const char *path, size_t max, int secret, 
         close(fd);
         return rc;
     }
-    size_t n = (size_t)st.st_size, got = 0;
-    char *buf = dsig_malloc(n + 1);
-    if (!buf) {
-        close(fd);
-        return dsig_fail(DSIG_E_NOMEM, "%s: out of memory", what);
-    }
-    while (got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
+    char whatp[64 + PATH_MAX];
+    snprintf(whatp, sizeof whatp, "%s \"%s\"", what, path);
+    char *buf = NULL;
+    size_t n = 0;
+    rc = dsig_read_whole_fd(fd, whatp, max, &buf, &n);
     close(fd);
-    if (got != n) {
-        dsig_xfree(buf, n + 1);
-        return dsig_fail(DSIG_E_IO, "%s \"%s\": cannot read the whole file", what, path);
-    }
-    buf[n] = '\0';
+    if (rc != DSIG_OK)
+        return rc;
     if (memchr(buf, '\0', n)) {
         dsig_xfree(buf, n + 1);
         return dsig_fail(DSIG_E_ARG, "%s \"%s\": contains a NUL byte: not a PEM file", what, path);
@@ -98,15 +87,6 @@ static int read_pem(const char *what, const char *path, size_t max, int secret, 
     return DSIG_OK;
 }
 
-/* OpenSSL passphrase callback: an encrypted key is refused instead of prompting on a terminal. */
-static int no_passphrase(char *buf, int size, int rwflag, void *u)
-{
-    (void)buf;
-    (void)size;
-    (void)rwflag;
-    (void)u;
-    return -1;
-}
 
 /* Parse the chain and the key with OpenSSL: every certificate must parse, the key must be an
  * unencrypted PEM private key matching the first certificate. An expired (or not yet valid) leaf is
@@ -128,14 +108,14 @@ static int check_pair(const struct dsig_serve_config *cfg, const struct serve_tl
                          "(tls.key, chmod 600) and only certificates in tls.cert", cfg->tls_cert);
     }
     ERR_clear_error();
-    leaf = PEM_read_bio_X509(b, NULL, no_passphrase, NULL);
+    leaf = PEM_read_bio_X509(b, NULL, dsig_pem_no_passphrase, NULL);
     if (!leaf) {
         rc = dsig_fail(DSIG_E_ARG, "tls.cert \"%s\": no PEM certificate (-----BEGIN CERTIFICATE-----) could be "
                        "read", cfg->tls_cert);
         goto done;
     }
     for (unsigned i = 2;; i++) { /* the rest of the chain (intermediates): all must parse */
-        X509 *x = PEM_read_bio_X509(b, NULL, no_passphrase, NULL);
+        X509 *x = PEM_read_bio_X509(b, NULL, dsig_pem_no_passphrase, NULL);
         if (!x) {
             unsigned long e = ERR_peek_last_error();
             if (ERR_GET_LIB(e) == ERR_LIB_PEM && ERR_GET_REASON(e) == PEM_R_NO_START_LINE)
@@ -152,7 +132,7 @@ static int check_pair(const struct dsig_serve_config *cfg, const struct serve_tl
         rc = dsig_fail(DSIG_E_NOMEM, "tls: out of memory");
         goto done;
     }
-    if (!(pk = PEM_read_bio_PrivateKey(b, NULL, no_passphrase, NULL))) {
+    if (!(pk = PEM_read_bio_PrivateKey(b, NULL, dsig_pem_no_passphrase, NULL))) {
         rc = dsig_fail(DSIG_E_ARG, "tls.key \"%s\": not an unencrypted PEM private key (an encrypted key is not "
                        "supported: the service starts unattended)", cfg->tls_key);
         goto done;

@@ -9,26 +9,11 @@
 #   SIGHUP reloads (add, remove, refused reload, a request in flight across a reload); metrics; the
 #   audit log.
 set -euo pipefail
-D=${DSIG_TOOL:?DSIG_TOOL must point at the dsig tool}
 V=${DSIG_VECTORS:?DSIG_VECTORS must point at the vectors}
-for tool in curl jq sha256sum; do
-    command -v $tool >/dev/null || { echo "SKIP: $tool is not installed (scripts/install-deps.sh)"; exit 0; }
-done
-T=$(mktemp -d "${TMPDIR:-/tmp}/dsig-serve.XXXXXX")
-SP=""
-cleanup() { [ -n "$SP" ] && kill "$SP" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-PASSED=0
-die() {
-    echo "FAIL: $*" >&2
-    [ -f "$T/serve.log" ] && sed 's/^/    server: /' "$T/serve.log" | tail -20 >&2
-    echo "$PASSED passed, 1 failed"
-    exit 1
-}
-trap 'die "unexpected failure at line $LINENO: $BASH_COMMAND"' ERR
-ok() { PASSED=$((PASSED + 1)); }
+. "$(dirname "$0")/serve_lib.sh"
+serve_lib_init dsig-serve curl jq sha256sum
 
-if [ "${DSIG_SANITIZE:-OFF}" = "ON" ] || ldd "$D" 2>/dev/null | grep -Eq 'lib(asan|tsan)'; then
+if [ "$SAN" = 1 ]; then
     BIG=$((64 * 1024 * 1024)); RSS_LIMIT_KB=0   # sanitizers: smaller payload; shadow memory makes RSS meaningless
 else
     BIG=$((512 * 1024 * 1024)); RSS_LIMIT_KB=$((64 * 1024))

@@ -12,25 +12,10 @@
 #   refuses (SM2: libmicrohttpd's message reported).
 # Prints SKIP if this libmicrohttpd has no TLS (the start fails with "TLS is not supported").
 set -euo pipefail
-D=${DSIG_TOOL:?DSIG_TOOL must point at the dsig tool}
-for tool in curl jq openssl sha256sum; do
-    command -v $tool >/dev/null || { echo "SKIP: $tool is not installed (scripts/install-deps.sh)"; exit 0; }
-done
-T=$(mktemp -d "${TMPDIR:-/tmp}/dsig-serve-tls.XXXXXX")
-SP=""
-cleanup() { [ -n "$SP" ] && kill "$SP" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-PASSED=0
-die() {
-    echo "FAIL: $*" >&2
-    [ -f "$T/serve.log" ] && sed 's/^/    server: /' "$T/serve.log" | tail -20 >&2
-    echo "$PASSED passed, 1 failed"
-    exit 1
-}
-trap 'die "unexpected failure at line $LINENO: $BASH_COMMAND"' ERR
-ok() { PASSED=$((PASSED + 1)); }
+. "$(dirname "$0")/serve_lib.sh"
+serve_lib_init dsig-serve-tls curl jq openssl sha256sum
 
-if [ "${DSIG_SANITIZE:-OFF}" = "ON" ] || ldd "$D" 2>/dev/null | grep -Eq 'lib(asan|tsan)'; then
+if [ "$SAN" = 1 ]; then
     MIB=4 # sanitizers: smaller payloads
 else
     MIB=16
