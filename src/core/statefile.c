@@ -28,6 +28,7 @@
 
 #include "core/internal.h"
 #include "hash/sha256.h"
+#include "core/bytes.h"
 
 #define STATE_MAGIC "dsig-state 1\n"
 #define STATE_MAGIC_LEN 13
@@ -76,29 +77,6 @@ void dsig_state_set_test_alg(const dsig_alg *alg);
 void dsig_state_set_test_alg(const dsig_alg *alg) { state_test_alg = alg; }
 
 /* ---- small helpers -------------------------------------------------------------------------- */
-
-/* Big-endian stores and loads (the file is byte-order independent). */
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 3; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-static void put_u64(uint8_t *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static uint64_t get_u64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | p[i];
-    return v;
-}
 
 /* Write all of buf (retrying short writes and EINTR); 0 or errno. */
 static int write_all(int fd, const uint8_t *buf, size_t len)
@@ -220,11 +198,11 @@ static int state_image(const struct dsig_state_file *st, uint64_t counter, uint8
     memcpy(p, STATE_MAGIC, STATE_MAGIC_LEN), p += STATE_MAGIC_LEN;
     *p++ = (uint8_t)nlen;
     memcpy(p, st->alg->name, nlen), p += nlen;
-    put_u32(p, (uint32_t)st->pub_len), p += 4;
+    dsig_store_be32(p, (uint32_t)st->pub_len), p += 4;
     memcpy(p, st->pub, st->pub_len), p += st->pub_len;
-    put_u32(p, (uint32_t)st->priv_len), p += 4;
+    dsig_store_be32(p, (uint32_t)st->priv_len), p += 4;
     memcpy(p, st->priv, st->priv_len), p += st->priv_len;
-    put_u64(p, counter), p += 8;
+    dsig_store_be64(p, counter), p += 8;
     dsig_sha256(p, b, (size_t)(p - b));
     *out = b;
     *len = total;
@@ -265,16 +243,16 @@ static int state_parse(const uint8_t *b, size_t len, const char *path, struct st
     memcpy(f->name, p, nlen);
     f->name[nlen] = '\0';
     p += nlen;
-    f->pub_len = get_u32(p), p += 4;
+    f->pub_len = dsig_load_be32(p), p += 4;
     if (f->pub_len == 0 || f->pub_len > STATE_PUB_MAX || (size_t)(e - p) < f->pub_len + 4)
         return dsig_fail(DSIG_E_FORMAT, "state file '%s': bad public key length %zu", path, f->pub_len);
     f->pub = p, p += f->pub_len;
-    f->priv_len = get_u32(p), p += 4;
+    f->priv_len = dsig_load_be32(p), p += 4;
     if (f->priv_len == 0 || f->priv_len > STATE_PRIV_MAX || (size_t)(e - p) < f->priv_len + 8)
         return dsig_fail(DSIG_E_FORMAT, "state file '%s': bad private material length %zu", path,
                          f->priv_len);
     f->priv = p, p += f->priv_len;
-    f->counter = get_u64(p), p += 8;
+    f->counter = dsig_load_be64(p), p += 8;
     if (p != e)
         return dsig_fail(DSIG_E_FORMAT, "state file '%s': %zu unexpected bytes before the checksum",
                          path, (size_t)(e - p));
@@ -289,7 +267,7 @@ static void hwm_check(uint8_t out[16], const char *thumb, uint64_t mark)
     uint8_t in[8 + 8 + DSIG_THUMBPRINT_LEN], h[32];
     size_t tl = strlen(thumb);
     memcpy(in, HWM_MAGIC, 8);
-    put_u64(in + 8, mark);
+    dsig_store_be64(in + 8, mark);
     memcpy(in + 16, thumb, tl);
     dsig_sha256(h, in, 16 + tl);
     memcpy(out, h, 16);
@@ -431,7 +409,7 @@ static int hwm_open(struct dsig_state_file *st, const dsig_state_opts *opts, uin
         uint8_t init[HWM_FILE];
         for (int s = 0; s < 2; s++) {
             memcpy(init + s * HWM_SLOT, HWM_MAGIC, 8);
-            put_u64(init + s * HWM_SLOT + 8, 0);
+            dsig_store_be64(init + s * HWM_SLOT + 8, 0);
             hwm_check(init + s * HWM_SLOT + 16, st->thumb, 0);
         }
         ssize_t w;
@@ -459,7 +437,7 @@ static int hwm_open(struct dsig_state_file *st, const dsig_state_opts *opts, uin
         for (int s = 0; s < 2; s++) {
             const uint8_t *slot = buf + s * HWM_SLOT;
             uint8_t chk[16];
-            uint64_t v = get_u64(slot + 8);
+            uint64_t v = dsig_load_be64(slot + 8);
             hwm_check(chk, st->thumb, v);
             st->slot_ok[s] = memcmp(slot, HWM_MAGIC, 8) == 0 && memcmp(slot + 16, chk, 16) == 0;
             st->slot_val[s] = st->slot_ok[s] ? v : 0;
@@ -490,7 +468,7 @@ static int hwm_write(struct dsig_state_file *st, uint64_t mark)
     int s = st->slot_ok[0] && (!st->slot_ok[1] || st->slot_val[0] >= st->slot_val[1]) ? 1 : 0;
     uint8_t slot[HWM_SLOT];
     memcpy(slot, HWM_MAGIC, 8);
-    put_u64(slot + 8, mark);
+    dsig_store_be64(slot + 8, mark);
     hwm_check(slot + 16, st->thumb, mark);
     ssize_t w;
     do

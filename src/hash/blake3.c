@@ -56,7 +56,7 @@ static inline void portable_core(uint32_t v[16], const uint32_t cv[8], const uin
 {
     uint32_t m[16];
     for (int i = 0; i < 16; i++)
-        m[i] = b3_load32(block + 4 * i);
+        m[i] = dsig_load_le32(block + 4 * i);
     for (int i = 0; i < 8; i++)
         v[i] = cv[i];
     v[8] = dsig_b3_iv[0];
@@ -87,8 +87,8 @@ void dsig_b3_portable_compress_xof(const uint32_t cv[8], const uint8_t block[64]
     uint32_t v[16];
     portable_core(v, cv, block, block_len, counter, flags);
     for (int i = 0; i < 8; i++) {
-        b3_store32(out + 4 * i, v[i] ^ v[i + 8]);
-        b3_store32(out + 32 + 4 * i, v[i + 8] ^ cv[i]);
+        dsig_store_le32(out + 4 * i, v[i] ^ v[i + 8]);
+        dsig_store_le32(out + 32 + 4 * i, v[i + 8] ^ cv[i]);
     }
 }
 
@@ -110,7 +110,7 @@ void dsig_b3_portable_hash_many(const uint8_t *in, size_t stride, size_t n, size
             dsig_b3_portable_compress_cv(cv, p + 64 * j, 64, counter + (inc_counter ? i : 0), f);
         }
         for (int k = 0; k < 8; k++)
-            b3_store32(out + 32 * i + 4 * k, cv[k]);
+            dsig_store_le32(out + 32 * i + 4 * k, cv[k]);
     }
 }
 
@@ -134,7 +134,7 @@ void dsig_b3_portable_hash_lanes(DSIG_B3_HASH_LANES_ARGS)
             dsig_b3_portable_compress_cv(cv, p, bl, counter + (inc_counter ? i : 0), f);
         }
         for (int k = 0; k < 8; k++)
-            b3_store32(out + 32 * i + 4 * k, cv[k]);
+            dsig_store_le32(out + 32 * i + 4 * k, cv[k]);
         b3_wipe(cv, sizeof cv);
     }
 }
@@ -291,7 +291,7 @@ void dsig_blake3_init_keyed(dsig_blake3_hasher *h, const uint8_t key[DSIG_BLAKE3
 {
     uint32_t k[8];
     for (int i = 0; i < 8; i++)
-        k[i] = b3_load32(key + 4 * i);
+        k[i] = dsig_load_le32(key + 4 * i);
     hasher_init(h, k, B3_KEYED_HASH);
     dsig_memzero(k, sizeof k);
 }
@@ -306,7 +306,7 @@ void dsig_blake3_init_derive_key(dsig_blake3_hasher *h, const char *context)
     dsig_blake3_update(h, context, strlen(context));
     dsig_blake3_finalize(h, ck, sizeof ck);
     for (int i = 0; i < 8; i++)
-        k[i] = b3_load32(ck + 4 * i);
+        k[i] = dsig_load_le32(ck + 4 * i);
     hasher_init(h, k, B3_DERIVE_KEY_MATERIAL);
 }
 
@@ -326,7 +326,7 @@ static void push_subtree_cv(dsig_blake3_hasher *h, const dsig_b3_backend *be, co
         be->compress_cv(w, h->cv_stack + 32 * (top - 1), DSIG_BLAKE3_BLOCK_LEN, 0, h->flags | B3_PARENT);
         top--;
         for (int i = 0; i < 8; i++)
-            b3_store32(h->cv_stack + 32 * top + 4 * i, w[i]);
+            dsig_store_le32(h->cv_stack + 32 * top + 4 * i, w[i]);
         t >>= 1;
     }
     h->cv_stack_len = (uint8_t)(top + 1);
@@ -478,7 +478,7 @@ static void root_node(const dsig_blake3_hasher *h, const dsig_b3_backend *be, st
     for (size_t i = h->cv_stack_len; i-- > 0;) {
         be->compress_cv(n->cv, n->block, n->block_len, n->counter, n->flags);
         for (int k = 0; k < 8; k++)
-            b3_store32(n->block + 32 + 4 * k, n->cv[k]);
+            dsig_store_le32(n->block + 32 + 4 * k, n->cv[k]);
         memcpy(n->block, h->cv_stack + 32 * i, 32);
         memcpy(n->cv, h->key, sizeof n->cv);
         n->block_len = DSIG_BLAKE3_BLOCK_LEN;
@@ -588,7 +588,7 @@ static uint8_t single_block_start(const uint8_t *key, uint32_t w[8])
         return B3_CHUNK_START | B3_CHUNK_END | B3_ROOT;
     }
     for (int i = 0; i < 8; i++)
-        w[i] = b3_load32(key + 4 * i);
+        w[i] = dsig_load_le32(key + 4 * i);
     return B3_CHUNK_START | B3_CHUNK_END | B3_ROOT | B3_KEYED_HASH;
 }
 
@@ -622,7 +622,7 @@ void dsig_blake3_hash_block(const uint8_t *key, const void *in, size_t len, uint
 #else
         uint8_t o[32];
         for (int i = 0; i < 8; i++)
-            b3_store32(o + 4 * i, w[i]);
+            dsig_store_le32(o + 4 * i, w[i]);
         memcpy(out, o, out_len);
         b3_wipe(o, sizeof o);
 #endif
@@ -669,7 +669,7 @@ void dsig_blake3_hash_many_chunks(const uint8_t *key, const uint8_t *in, size_t 
     uint8_t flags = 0;
     if (key) {
         for (int i = 0; i < 8; i++)
-            w[i] = b3_load32(key + 4 * i);
+            w[i] = dsig_load_le32(key + 4 * i);
         flags = B3_KEYED_HASH;
     } else {
         memcpy(w, dsig_b3_iv, sizeof w);

@@ -190,7 +190,7 @@ B3_AVX2 static void avx2_xof8(const uint32_t cv[8], const uint8_t block[64], uin
 {
     __m256i m[16], v[16];
     for (int i = 0; i < 16; i++)
-        m[i] = _mm256_set1_epi32((int)b3_load32(block + 4 * i));
+        m[i] = _mm256_set1_epi32((int)dsig_load_le32(block + 4 * i));
     for (int i = 0; i < 8; i++)
         v[i] = _mm256_set1_epi32((int)cv[i]);
     for (int i = 0; i < 4; i++)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hash/blake3.h"
+#include "core/bytes.h"
 
 /* @spec BLAKE3 spec §2.1, Table 3: domain-separation flags (bit values of the `d` word). */
 enum {
@@ -41,27 +42,12 @@ __attribute__((unused)) static const uint8_t dsig_b3_sched[7][16] = {
     {11, 15, 5, 0, 1, 9, 8, 6, 14, 10, 2, 12, 3, 4, 7, 13},
 };
 
-/* Little-endian 32-bit load/store, independent of the host byte order (compilers fold these to a mov). */
-static inline uint32_t b3_load32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* Wipe a secret-bearing temporary; the empty asm with a memory clobber keeps the compiler from dropping
  * the memset as a dead store. Inline, unlike dsig_memzero, because the one-block path runs per signature. */
 static inline void b3_wipe(void *p, size_t n)
 {
     memset(p, 0, n);
     __asm__ __volatile__("" : : "r"(p) : "memory");
-}
-
-/* Store a 32-bit word little-endian. */
-static inline void b3_store32(uint8_t *p, uint32_t w)
-{
-    p[0] = (uint8_t)w;
-    p[1] = (uint8_t)(w >> 8);
-    p[2] = (uint8_t)(w >> 16);
-    p[3] = (uint8_t)(w >> 24);
 }
 
 /*

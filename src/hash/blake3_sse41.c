@@ -310,7 +310,7 @@ B3_SSE static void sse41_xof4(const uint32_t cv[8], const uint8_t block[64], uin
 {
     __m128i m[16], v[16];
     for (int i = 0; i < 16; i++)
-        m[i] = _mm_set1_epi32((int)b3_load32(block + 4 * i));
+        m[i] = _mm_set1_epi32((int)dsig_load_le32(block + 4 * i));
     for (int i = 0; i < 8; i++)
         v[i] = _mm_set1_epi32((int)cv[i]);
     for (int i = 0; i < 4; i++)

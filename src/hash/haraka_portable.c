@@ -9,6 +9,7 @@
 
 #include "dsig/mem.h"
 #include "hash/haraka_impl.h"
+#include "core/bytes.h"
 
 #define LO_BITS 0x0101010101010101ULL
 
@@ -58,22 +59,6 @@ static uint64_t sub_bytes8(uint64_t x)
     return b ^ rotl8(b, 1) ^ rotl8(b, 2) ^ rotl8(b, 3) ^ rotl8(b, 4) ^ (0x63 * LO_BITS);
 }
 
-/* Little-endian load of 8 bytes (portable: no alignment or byte-order assumption). */
-static uint64_t load64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-/* Little-endian store of 8 bytes. */
-static void store64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* xtime on a single byte (MixColumns). */
 static uint8_t xtime1(uint8_t a)
 {
@@ -87,8 +72,8 @@ static uint8_t xtime1(uint8_t a)
 static void aes_round(uint8_t s[16], const uint8_t key[16])
 {
     uint8_t t[16];
-    store64(t, sub_bytes8(load64(s)));
-    store64(t + 8, sub_bytes8(load64(s + 8)));
+    dsig_store_le64(t, sub_bytes8(dsig_load_le64(s)));
+    dsig_store_le64(t + 8, sub_bytes8(dsig_load_le64(s + 8)));
     /* ShiftRows (§5.1.2): row r moves left by r columns. */
     uint8_t u[16];
     for (int c = 0; c < 4; c++)

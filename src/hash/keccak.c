@@ -14,6 +14,7 @@
 #include "dsig/mem.h"
 #include "hash/keccak.h"
 #include "hash/keccak_impl.h"
+#include "core/bytes.h"
 
 /* @spec FIPS 202 §3.2.5, Algorithm 5/6: RC[i_r] for i_r = 0..23 (bits at positions 2^j - 1). */
 const uint64_t dsig_keccak_rc[24] = {
@@ -86,26 +87,6 @@ void dsig_keccak_f1600(uint64_t s[25])
 
 /* ---- lane loads and stores ------------------------------------------------------------------ */
 
-/* Little-endian 64-bit load from any alignment (FIPS 202 §3.1.2 byte order within a lane). */
-static inline uint64_t load64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
-/* Little-endian 64-bit store to any alignment. */
-static inline void store64(uint8_t *p, uint64_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    memcpy(p, &v, 8);
-}
-
 /* XOR n bytes into lanes s[0], s[stride], ... starting at byte offset `off` (< 200): head bytes up to
  * a lane boundary, whole lanes, then tail bytes. Offsets and lengths are public. */
 static inline void xor_bytes(uint64_t *s, size_t stride, size_t off, const uint8_t *in, size_t n)
@@ -113,7 +94,7 @@ static inline void xor_bytes(uint64_t *s, size_t stride, size_t off, const uint8
     for (; n && (off & 7); n--, off++)
         s[(off >> 3) * stride] ^= (uint64_t)*in++ << (8 * (off & 7));
     for (; n >= 8; n -= 8, off += 8, in += 8)
-        s[(off >> 3) * stride] ^= load64(in);
+        s[(off >> 3) * stride] ^= dsig_load_le64(in);
     for (; n; n--, off++)
         s[(off >> 3) * stride] ^= (uint64_t)*in++ << (8 * (off & 7));
 }
@@ -124,7 +105,7 @@ static inline void get_bytes(const uint64_t *s, size_t stride, size_t off, uint8
     for (; n && (off & 7); n--, off++)
         *out++ = (uint8_t)(s[(off >> 3) * stride] >> (8 * (off & 7)));
     for (; n >= 8; n -= 8, off += 8, out += 8)
-        store64(out, s[(off >> 3) * stride]);
+        dsig_store_le64(out, s[(off >> 3) * stride]);
     for (; n; n--, off++)
         *out++ = (uint8_t)(s[(off >> 3) * stride] >> (8 * (off & 7)));
 }
@@ -134,7 +115,7 @@ __attribute__((always_inline)) static inline void xor_block(uint64_t s[25], cons
                                                             unsigned lanes)
 {
     for (unsigned i = 0; i < lanes; i++)
-        s[i] ^= load64(in + 8 * i);
+        s[i] ^= dsig_load_le64(in + 8 * i);
 }
 
 /* Copy one whole block of `lanes` lanes out of the state. */
@@ -142,7 +123,7 @@ __attribute__((always_inline)) static inline void get_block(const uint64_t s[25]
                                                             unsigned lanes)
 {
     for (unsigned i = 0; i < lanes; i++)
-        store64(out + 8 * i, s[i]);
+        dsig_store_le64(out + 8 * i, s[i]);
 }
 
 /* Absorb whole blocks; rates the library uses get a loop with a constant trip count (unrolled).
@@ -340,7 +321,7 @@ void dsig_keccak_x4_absorb_once(dsig_keccak_x4 *k, unsigned rate, uint8_t ds,
     for (; inlen - off >= rate; off += rate) {
         for (unsigned i = 0; i < rate / 8; i++)
             for (unsigned j = 0; j < 4; j++)
-                k->s[4 * i + j] ^= load64(in[j] + off + 8 * i);
+                k->s[4 * i + j] ^= dsig_load_le64(in[j] + off + 8 * i);
         perm(k->s);
     }
     size_t rem = inlen - off;
@@ -360,7 +341,7 @@ void dsig_keccak_x4_squeezeblocks(dsig_keccak_x4 *k, uint8_t *const out[4], size
         perm(k->s);
         for (unsigned i = 0; i < rate / 8; i++)
             for (unsigned j = 0; j < 4; j++)
-                store64(out[j] + n * rate + 8 * i, k->s[4 * i + j]);
+                dsig_store_le64(out[j] + n * rate + 8 * i, k->s[4 * i + j]);
     }
 }
 

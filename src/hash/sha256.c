@@ -10,6 +10,7 @@
 #include "core/cpu.h"
 #include "dsig/mem.h"
 #include "hash/sha256_impl.h"
+#include "core/bytes.h"
 
 /* @spec FIPS 180-4 §5.3.3: initial hash value H(0) (square roots of the first 8 primes). */
 const uint32_t dsig_sha256_iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -33,28 +34,13 @@ static inline uint32_t rotr(uint32_t x, unsigned n)
     return (x >> n) | (x << (32 - n));
 }
 
-/* Big-endian 32-bit load. */
-static inline uint32_t load_be32(const uint8_t *p)
-{
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
-/* Big-endian 32-bit store. */
-static inline void store_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
 /* @spec FIPS 180-4 §6.2.2 SHA-256 hash computation (steps 1-4) for n blocks, §4.1.2 functions. */
 void dsig_sha256_compress_portable(uint32_t state[8], const uint8_t *blocks, size_t n)
 {
     uint32_t w[64];
     for (; n > 0; n--, blocks += 64) {
         for (int t = 0; t < 16; t++)
-            w[t] = load_be32(blocks + 4 * t);
+            w[t] = dsig_load_be32(blocks + 4 * t);
         for (int t = 16; t < 64; t++) {
             uint32_t s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
             uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
@@ -139,8 +125,8 @@ void dsig_sha256_with(dsig_sha256_compress_fn compress, uint8_t out[32], const v
         memcpy(tail, p + 64 * full, rem);
     tail[rem] = 0x80;
     uint64_t bits = (uint64_t)len << 3;
-    store_be32(tail + tail_len - 8, (uint32_t)(bits >> 32));
-    store_be32(tail + tail_len - 4, (uint32_t)bits);
+    dsig_store_be32(tail + tail_len - 8, (uint32_t)(bits >> 32));
+    dsig_store_be32(tail + tail_len - 4, (uint32_t)bits);
     compress(st, tail, tail_len / 64);
     dsig_sha256_store(out, st);
     dsig_memzero(tail, sizeof tail);
@@ -157,7 +143,7 @@ void dsig_sha256(uint8_t out[32], const void *in, size_t len)
 void dsig_sha256_store(uint8_t out[32], const uint32_t state[8])
 {
     for (int i = 0; i < 8; i++)
-        store_be32(out + 4 * i, state[i]);
+        dsig_store_be32(out + 4 * i, state[i]);
 }
 
 /* Name of the compression back-end in use. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dsig/mem.h"
+#include "core/bytes.h"
 
 /* @spec FIPS 180-4 §5.3.5: initial hash value H(0) for SHA-512. */
 const uint64_t dsig_sha512_iv[8] = {
@@ -45,24 +46,6 @@ static inline uint64_t rotr64(uint64_t x, unsigned n)
     return (x >> n) | (x << (64 - n));
 }
 
-/* Big-endian 64-bit load. */
-static inline uint64_t load_be64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
-/* Big-endian 64-bit store. */
-static inline void store_be64(uint8_t *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
 /* FIPS 180-4 §4.1.3 functions. */
 #define S0(x) (rotr64(x, 28) ^ rotr64(x, 34) ^ rotr64(x, 39))
 #define S1(x) (rotr64(x, 14) ^ rotr64(x, 18) ^ rotr64(x, 41))
@@ -94,7 +77,7 @@ void dsig_sha512_compress(uint64_t state[8], const uint8_t *blocks, size_t n)
     uint64_t w[16];
     for (; n > 0; n--, blocks += 128) {
         for (int i = 0; i < 16; i++)
-            w[i] = load_be64(blocks + 8 * i);
+            w[i] = dsig_load_be64(blocks + 8 * i);
         uint64_t a = state[0], b = state[1], c = state[2], d = state[3];
         uint64_t e = state[4], f = state[5], g = state[6], h = state[7];
         int t = 0;
@@ -161,8 +144,8 @@ void dsig_sha512(uint8_t out[64], const void *in, size_t len)
     if (rem)
         memcpy(tail, p + 128 * full, rem);
     tail[rem] = 0x80;
-    store_be64(tail + tail_len - 16, (uint64_t)len >> 61);
-    store_be64(tail + tail_len - 8, (uint64_t)len << 3);
+    dsig_store_be64(tail + tail_len - 16, (uint64_t)len >> 61);
+    dsig_store_be64(tail + tail_len - 8, (uint64_t)len << 3);
     dsig_sha512_compress(st, tail, tail_len / 128);
     dsig_sha512_store(out, st);
     dsig_memzero(tail, sizeof tail);
@@ -173,5 +156,5 @@ void dsig_sha512(uint8_t out[64], const void *in, size_t len)
 void dsig_sha512_store(uint8_t out[64], const uint64_t state[8])
 {
     for (int i = 0; i < 8; i++)
-        store_be64(out + 8 * i, state[i]);
+        dsig_store_be64(out + 8 * i, state[i]);
 }

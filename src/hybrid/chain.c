@@ -48,7 +48,7 @@ static inline void f_block(uint8_t blk[64], const uint8_t pk_seed[16], unsigned 
     memcpy(blk, pk_seed, 16);
     blk[16] = (uint8_t)dom;
     blk[17] = (uint8_t)step;
-    hb_le16(blk + 18, chain);
+    dsig_store_le16(blk + 18, chain);
     memset(blk + HB_F_XOFF, 0, 64 - HB_F_XOFF);
     hb_cpy_val(blk + HB_F_XOFF, x, n);
 }

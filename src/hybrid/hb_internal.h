@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hybrid/scheme.h"
+#include "core/bytes.h"
 
 /* Signature field offsets (docs/dsig-format.md §4). */
 #define HB_OFF_VERSION 0
@@ -34,27 +35,6 @@
 enum { HB_K_CHAIN, HB_K_LEAF, HB_K_NODE, HB_K_MSG, HB_K_EXPAND, HB_K_LANE, HB_K_COUNT };
 const uint8_t *hb_key(int which);
 
-/* Little-endian stores / loads. */
-static inline void hb_le16(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static inline void hb_le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline void hb_le64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline uint32_t hb_ld16(const uint8_t *p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8); }
-static inline uint32_t hb_ld32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-static inline uint64_t hb_ld64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
 
 /* Copy one chain value / slot of n bytes. Every parameter set has n = 18 or 16: fixed-size moves,
  * because a variable-length memcpy compiles to `rep movs`, whose start-up cost dominates such copies. */

@@ -36,8 +36,8 @@ void dsig_hb_key_seed(const uint8_t master_seed[DSIG_HB_SEED_BYTES], uint64_t ba
 {
     uint8_t blk[28];
     memcpy(blk, "DSig-hb-keyseed1", 16);
-    hb_le64(blk + 16, batch_seq);
-    hb_le32(blk + 24, index);
+    dsig_store_le64(blk + 16, batch_seq);
+    dsig_store_le32(blk + 24, index);
     dsig_blake3_hash_block(master_seed, blk, sizeof blk, seed_out, DSIG_HB_SEED_BYTES);
 }
 
@@ -111,9 +111,9 @@ static void hb_key_build(const dsig_hb_params *p, const uint8_t master_seed[32],
 
     uint8_t *t = key->mem;
     t[HB_OFF_VERSION] = DSIG_HB_VERSION;
-    hb_le32(t + HB_OFF_PARAM, p->id);
-    hb_le64(t + HB_OFF_SEQ, batch_seq);
-    hb_le16(t + HB_OFF_INDEX, index);
+    dsig_store_le32(t + HB_OFF_PARAM, p->id);
+    dsig_store_le64(t + HB_OFF_SEQ, batch_seq);
+    dsig_store_le16(t + HB_OFF_INDEX, index);
     memcpy(t + HB_OFF_PKSEED, xof, 16);
     memcpy(t + HB_OFF_NONCE, xof + 16, 16);
 
@@ -138,9 +138,9 @@ void dsig_hb_root_message(const dsig_hb_params *p, const uint8_t signer_pk[DSIG_
 {
     memcpy(out, "DSig-hybrid-root", 16);
     out[16] = DSIG_HB_VERSION;
-    hb_le32(out + 17, p->id);
+    dsig_store_le32(out + 17, p->id);
     memcpy(out + 21, signer_pk, 32);
-    hb_le64(out + 53, batch_seq);
+    dsig_store_le64(out + 53, batch_seq);
     memcpy(out + 61, root, 32);
 }
 
@@ -231,8 +231,8 @@ int dsig_hb_batch_message(const dsig_hb_batch *b, uint8_t *out, size_t cap, size
         return dsig_fail(DSIG_E_BUFFER, "DSig batch message: needs %zu bytes, buffer has %zu",
                          p->batch_msg_bytes, cap);
     out[0] = DSIG_HB_VERSION;
-    hb_le32(out + 1, p->id);
-    hb_le64(out + 5, b->batch_seq);
+    dsig_store_le32(out + 1, p->id);
+    dsig_store_le64(out + 5, b->batch_seq);
     memcpy(out + 13, b->nodes, (size_t)p->batch * 32);
     memcpy(out + 13 + (size_t)p->batch * 32, b->root_sig, 64);
     if (out_len) *out_len = p->batch_msg_bytes;
@@ -253,14 +253,14 @@ int dsig_hb_batch_verify(const dsig_hb_params *p, const uint8_t *msg, size_t len
         return dsig_fail(DSIG_E_VERIFY, "DSig batch message: length %zu, expected %zu", len, p->batch_msg_bytes);
     if (msg[0] != DSIG_HB_VERSION)
         return dsig_fail(DSIG_E_VERIFY, "DSig batch message: version %u, expected %u", msg[0], DSIG_HB_VERSION);
-    if (hb_ld32(msg + 1) != p->id)
+    if (dsig_load_le32(msg + 1) != p->id)
         return dsig_fail(DSIG_E_VERIFY, "DSig batch message: parameter id 0x%08x, expected 0x%08x",
-                         hb_ld32(msg + 1), p->id);
+                         dsig_load_le32(msg + 1), p->id);
     const uint32_t b = p->batch;
     out->nodes = dsig_malloc((2 * (size_t)b - 1) * 32);
     if (!out->nodes) return dsig_fail(DSIG_E_NOMEM, "DSig batch verify: out of memory");
     out->params = p;
-    out->batch_seq = hb_ld64(msg + 5);
+    out->batch_seq = dsig_load_le64(msg + 5);
     memcpy(out->signer_pk, signer_pk, 32);
     memcpy(out->nodes, msg + 13, (size_t)b * 32);
     memcpy(out->root_sig, msg + 13 + (size_t)b * 32, 64);

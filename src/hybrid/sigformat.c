@@ -47,11 +47,11 @@ int dsig_hb_parse(const dsig_hb_params *p, const uint8_t *sig, size_t len, dsig_
     if (sig[HB_OFF_VERSION] != DSIG_HB_VERSION)
         return dsig_fail(DSIG_E_VERIFY, "DSig signature: version %u, expected %u", sig[HB_OFF_VERSION],
                          DSIG_HB_VERSION);
-    v->param_id = hb_ld32(sig + HB_OFF_PARAM);
+    v->param_id = dsig_load_le32(sig + HB_OFF_PARAM);
     if (v->param_id != p->id)
         return dsig_fail(DSIG_E_VERIFY, "DSig signature: parameter id 0x%08x, expected 0x%08x", v->param_id, p->id);
-    v->batch_seq = hb_ld64(sig + HB_OFF_SEQ);
-    v->index = hb_ld16(sig + HB_OFF_INDEX);
+    v->batch_seq = dsig_load_le64(sig + HB_OFF_SEQ);
+    v->index = dsig_load_le16(sig + HB_OFF_INDEX);
     if (v->index >= p->batch)
         return dsig_fail(DSIG_E_VERIFY, "DSig signature: leaf index %u outside the batch of %u", v->index, p->batch);
     const size_t vbytes = (size_t)p->chains * p->n;

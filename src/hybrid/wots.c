@@ -105,7 +105,7 @@ void hb_leaf_hash(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint
             memcpy(m, pk_seed, 16);
             m[16] = p->ots;
             m[17] = (uint8_t)n;
-            hb_le16(m + 18, lane);
+            dsig_store_le16(m + 18, lane);
             m += HB_LANE_PREFIX;
             unsigned have = first >= L ? 0 : (L - first < per ? L - first : per);
             for (unsigned j = 0; j < have; j++) hb_cpy_val(m + (size_t)j * n, tops + (size_t)(first + j) * stride, n);

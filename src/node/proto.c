@@ -7,32 +7,15 @@
 
 #include "core/internal.h"
 #include "node/node_internal.h"
-
-/* Store a u64 big-endian. */
-static void st64(uint8_t *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--) {
-        p[i] = (uint8_t)v;
-        v >>= 8;
-    }
-}
-
-/* Load a u64 big-endian. */
-static uint64_t ld64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = (v << 8) | p[i];
-    return v;
-}
+#include "core/bytes.h"
 
 /* Build a HELLO payload: version ‖ id ‖ instance ‖ nonce. */
 void node_hello_encode(uint8_t out[NODE_HELLO_BYTES], uint64_t id, uint64_t instance,
                        const uint8_t nonce[NODE_NONCE_BYTES])
 {
     out[0] = DSIG_NODE_PROTOCOL_VERSION;
-    st64(out + 1, id);
-    st64(out + 9, instance);
+    dsig_store_be64(out + 1, id);
+    dsig_store_be64(out + 9, instance);
     memcpy(out + 17, nonce, NODE_NONCE_BYTES);
 }
 
@@ -45,11 +28,11 @@ int node_hello_parse(const uint8_t *p, size_t len, uint64_t *id, uint64_t *insta
     if (p[0] != DSIG_NODE_PROTOCOL_VERSION)
         return dsig_fail(DSIG_E_FORMAT, "node HELLO: protocol version %u, expected %u", p[0],
                          DSIG_NODE_PROTOCOL_VERSION);
-    uint64_t v = ld64(p + 1);
+    uint64_t v = dsig_load_be64(p + 1);
     if (v == 0 || v > DSIG_NODE_MAX_ID)
         return dsig_fail(DSIG_E_FORMAT, "node HELLO: node id out of range");
     *id = v;
-    *instance = ld64(p + 9);
+    *instance = dsig_load_be64(p + 9);
     memcpy(nonce, p + 17, NODE_NONCE_BYTES);
     return DSIG_OK;
 }
@@ -65,8 +48,8 @@ void node_auth_transcript(uint8_t out[NODE_AUTH_TRANSCRIPT_BYTES], uint64_t sign
     memcpy(out, NODE_AUTH_LABEL, NODE_AUTH_LABEL_BYTES);
     uint8_t *p = out + NODE_AUTH_LABEL_BYTES;
     p[0] = DSIG_NODE_PROTOCOL_VERSION;
-    st64(p + 1, signer);
-    st64(p + 9, verifier);
+    dsig_store_be64(p + 1, signer);
+    dsig_store_be64(p + 9, verifier);
     memcpy(p + 17, signer_nonce, NODE_NONCE_BYTES);
     memcpy(p + 17 + NODE_NONCE_BYTES, verifier_nonce, NODE_NONCE_BYTES);
 }
@@ -74,7 +57,7 @@ void node_auth_transcript(uint8_t out[NODE_AUTH_TRANSCRIPT_BYTES], uint64_t sign
 /* Write signer id ‖ name length ‖ name, the part of a BATCH frame before the batch message. */
 size_t node_batch_prefix(uint8_t out[NODE_BATCH_HDR_MAX], uint64_t signer, const char *group, size_t glen)
 {
-    st64(out, signer);
+    dsig_store_be64(out, signer);
     out[8] = (uint8_t)glen;
     memcpy(out + 9, group, glen);
     return 9 + glen;
@@ -99,7 +82,7 @@ int node_batch_parse(const uint8_t *p, size_t len, struct node_batch_view *out)
         return dsig_fail(DSIG_E_FORMAT, "node BATCH: group name length %zu", glen);
     if (len < 9 + glen + NODE_BATCH_MSG_SEQ_OFF + 8)
         return dsig_fail(DSIG_E_FORMAT, "node BATCH: %zu bytes, too short for a batch message", len);
-    out->signer = ld64(p);
+    out->signer = dsig_load_be64(p);
     out->group = (const char *)p + 9;
     out->group_len = glen;
     out->msg = p + 9 + glen;
@@ -112,8 +95,8 @@ int node_batch_parse(const uint8_t *p, size_t len, struct node_batch_view *out)
 size_t node_ack_encode(uint8_t out[NODE_ACK_MAX], uint64_t signer, uint64_t seq, const char *group,
                        size_t glen)
 {
-    st64(out, signer);
-    st64(out + 8, seq);
+    dsig_store_be64(out, signer);
+    dsig_store_be64(out + 8, seq);
     out[16] = (uint8_t)glen;
     memcpy(out + 17, group, glen);
     return 17 + glen;
@@ -125,8 +108,8 @@ int node_ack_parse(const uint8_t *p, size_t len, uint64_t *signer, uint64_t *seq
 {
     if (len < 18 || p[16] == 0 || p[16] > DSIG_NODE_MAX_NAME || len != 17u + p[16])
         return dsig_fail(DSIG_E_FORMAT, "node BATCH_ACK: bad length %zu", len);
-    *signer = ld64(p);
-    *seq = ld64(p + 8);
+    *signer = dsig_load_be64(p);
+    *seq = dsig_load_be64(p + 8);
     *glen = p[16];
     *group = (const char *)p + 17;
     return DSIG_OK;

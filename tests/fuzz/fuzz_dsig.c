@@ -311,7 +311,7 @@ static void fuzz_batch(fd_preset *P, unsigned sel, const uint8_t *bm, size_t len
     const dsig_hb_params *p = P->p;
     const unsigned path = (sel >> 2) & 3;
     const int known = len == p->batch_msg_bytes && memcmp(bm, P->bmsg, len) == 0;
-    st_parsed[1] += len == p->batch_msg_bytes && bm[0] == DSIG_HB_VERSION && hb_ld32(bm + 1) == p->id;
+    st_parsed[1] += len == p->batch_msg_bytes && bm[0] == DSIG_HB_VERSION && dsig_load_le32(bm + 1) == p->id;
     if (path != 1) {
         dsig_hb_batch b;
         int rc = dsig_hb_batch_verify(p, bm, len, S.pk, &b);

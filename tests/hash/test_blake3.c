@@ -721,7 +721,7 @@ static void ref_cv(const struct ref_node *n, uint8_t out[32])
     memcpy(cv, n->cv, sizeof cv);
     dsig_b3_portable_compress_cv(cv, n->block, n->block_len, n->counter, n->flags);
     for (int i = 0; i < 8; i++)
-        b3_store32(out + 4 * i, cv[i]);
+        dsig_store_le32(out + 4 * i, cv[i]);
 }
 
 /* @spec BLAKE3 spec §5.1.1: the node over `len` bytes starting at chunk `ctr`;
@@ -770,14 +770,14 @@ static void ref_hash(enum mode m, const uint8_t *in, size_t len, uint8_t *out, s
         ref_root(dsig_b3_iv, 0, in, len, out, out_len);
     } else if (m == M_KEYED) {
         for (int i = 0; i < 8; i++)
-            k[i] = b3_load32((const uint8_t *)tu_str(vectors, "key") + 4 * i);
+            k[i] = dsig_load_le32((const uint8_t *)tu_str(vectors, "key") + 4 * i);
         ref_root(k, B3_KEYED_HASH, in, len, out, out_len);
     } else {
         const char *ctx = tu_str(vectors, "context_string");
         uint8_t ck[32];
         ref_root(dsig_b3_iv, B3_DERIVE_KEY_CONTEXT, (const uint8_t *)ctx, strlen(ctx), ck, sizeof ck);
         for (int i = 0; i < 8; i++)
-            k[i] = b3_load32(ck + 4 * i);
+            k[i] = dsig_load_le32(ck + 4 * i);
         ref_root(k, B3_DERIVE_KEY_MATERIAL, in, len, out, out_len);
     }
 }

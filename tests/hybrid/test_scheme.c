@@ -429,9 +429,9 @@ static void corrupt_all(const dsig_hb_params *p)
     /* index out of range, truncated, over-long, empty */
     uint8_t *c = malloc(p->sig_bytes + 1);
     memcpy(c, sig, p->sig_bytes);
-    hb_le16(c + 13, p->batch);
+    dsig_store_le16(c + 13, p->batch);
     assert_int_equal(both(p, &v, c, p->sig_bytes, msg, 8), DSIG_E_VERIFY);
-    hb_le16(c + 13, 0xffff);
+    dsig_store_le16(c + 13, 0xffff);
     assert_int_equal(both(p, &v, c, p->sig_bytes, msg, 8), DSIG_E_VERIFY);
     memcpy(c, sig, p->sig_bytes);
     c[p->sig_bytes] = 0;

@@ -34,6 +34,7 @@
 #include "core/internal.h"
 #include "pq/falcon/falcon.h"
 #include "pq/falcon/falcon_tables.h"
+#include "core/bytes.h"
 
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
 #error "Falcon signing needs binary64 evaluation without excess precision (FLT_EVAL_METHOD == 0)"
@@ -416,25 +417,16 @@ typedef struct fprng {
         st[b] = ROTL32(st[b], 7);                                                                  \
     } while (0)
 
-/* Little-endian loads/stores. */
-static inline uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-static inline uint64_t le64(const uint8_t *p)
-{
-    return (uint64_t)le32(p) | ((uint64_t)le32(p + 4) << 32);
-}
 
 /* Refill the 512-byte buffer with 8 ChaCha20 blocks (RFC 8439 core, 20 rounds) whose last two state
  * words are XORed with a 64-bit counter; word v of block u lands at byte 4u + 32v. */
 static void fprng_refill(fprng *p)
 {
     static const uint32_t CW[4] = { 0x61707865, 0x3320646e, 0x79622d32, 0x6b206574 };
-    uint64_t cc = le64(p->state + 48);
+    uint64_t cc = dsig_load_le64(p->state + 48);
     uint32_t key[12];
     for (int i = 0; i < 12; i++)
-        key[i] = le32(p->state + 4 * i);
+        key[i] = dsig_load_le32(p->state + 4 * i);
     for (unsigned u = 0; u < 8; u++) {
         /* Keep u as the loop counter: otherwise the compiler counts with the (secret) block
          * counter cc and compares it against cc + 8. */
@@ -492,7 +484,7 @@ static inline uint64_t fprng_u64(fprng *p)
         u = 0;
     }
     p->ptr = u + 8;
-    return le64(p->buf + u);
+    return dsig_load_le64(p->buf + u);
 }
 
 /* Next byte. */

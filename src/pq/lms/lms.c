@@ -18,30 +18,7 @@
 #include "hash/sha256.h"
 #include "hash/sha256_impl.h"
 #include "pq/lms/lms.h"
-
-/* ---- encoding helpers ---------------------------------------------------------------------- */
-
-/* Big-endian 32-bit store (RFC 8554 u32str). */
-static inline void put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-/* Big-endian 16-bit store (u16str). */
-static inline void put16(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-/* Big-endian 32-bit load. */
-static inline uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
+#include "core/bytes.h"
 
 /* ---- hashes --------------------------------------------------------------------------------- */
 
@@ -101,8 +78,8 @@ void dsig_lms_hash_final(dsig_lms_hash *h, uint8_t *out, size_t n)
     }
     memset(b + used, 0, 56 - used);
     uint64_t bits = h->u.sha.total * 8;
-    put32(b + 56, (uint32_t)(bits >> 32));
-    put32(b + 60, (uint32_t)bits);
+    dsig_store_be32(b + 56, (uint32_t)(bits >> 32));
+    dsig_store_be32(b + 60, (uint32_t)bits);
     dsig_sha256_compress(h->u.sha.s, b, 1);
     uint8_t full[32];
     dsig_sha256_store(full, h->u.sha.s);
@@ -136,21 +113,21 @@ static void chain(int shake, unsigned n, const uint8_t *I, uint32_t q, uint32_t 
     uint8_t blk[64];
     const size_t len = 23 + n;
     memcpy(blk, I, 16);
-    put32(blk + 16, q);
-    put16(blk + 20, i);
+    dsig_store_be32(blk + 16, q);
+    dsig_store_be16(blk + 20, i);
     memcpy(blk + 23, tmp, n);
     if (!shake) {
         blk[len] = 0x80;
         memset(blk + len + 1, 0, 56 - len - 1);
-        put32(blk + 56, 0);
-        put32(blk + 60, (uint32_t)(len * 8));
+        dsig_store_be32(blk + 56, 0);
+        dsig_store_be32(blk + 60, (uint32_t)(len * 8));
         for (unsigned j = from; j < to; j++) {
             uint32_t st[8];
             blk[22] = (uint8_t)j;
             memcpy(st, dsig_sha256_iv, sizeof st);
             dsig_sha256_compress(st, blk, 1);
             for (unsigned w = 0; w < n / 4; w++)
-                put32(blk + 23 + 4 * w, st[w]);
+                dsig_store_be32(blk + 23 + 4 * w, st[w]);
         }
     } else {
         uint8_t o[DSIG_LMS_N_MAX];
@@ -173,8 +150,8 @@ static void chain_x4_full(unsigned n, unsigned w, const uint8_t *I, uint32_t q, 
     const size_t len = 23 + n;
     for (unsigned k = 0; k < 4; k++) {
         memcpy(blk[k], I, 16);
-        put32(blk[k] + 16, q);
-        put16(blk[k] + 20, i0 + k);
+        dsig_store_be32(blk[k] + 16, q);
+        dsig_store_be16(blk[k] + 20, i0 + k);
         memcpy(blk[k] + 23, x[k], n);
     }
     const uint8_t *in[4] = {blk[0], blk[1], blk[2], blk[3]};
@@ -213,7 +190,7 @@ static void digits(const dsig_lmots_params *op, const uint8_t *Q, uint8_t *a)
         sum += max - coef(Q, i, w);
     sum <<= op->ls;
     memcpy(qc, Q, n);
-    put16(qc + n, sum);
+    dsig_store_be16(qc + n, sum);
     for (unsigned i = 0; i < op->p; i++)
         a[i] = (uint8_t)coef(qc, i, w);
 }
@@ -246,14 +223,14 @@ static void chain_full_wide(unsigned lanes, unsigned n, unsigned w, const uint8_
     const size_t len = 23 + n;
     for (unsigned k = 0; k < lanes; k++) {
         memcpy(blk[k], I, 16);
-        put32(blk[k] + 16, q);
-        put16(blk[k] + 20, i0 + k);
+        dsig_store_be32(blk[k] + 16, q);
+        dsig_store_be16(blk[k] + 20, i0 + k);
         blk[k][22] = 0xff; /* Appendix A: x_q[i] = H(I ‖ q ‖ i ‖ 0xff ‖ SEED) */
         memcpy(blk[k] + 23, seed, n);
         blk[k][len] = 0x80;
         memset(blk[k] + len + 1, 0, 56 - len - 1);
-        put32(blk[k] + 56, 0);
-        put32(blk[k] + 60, (uint32_t)(len * 8));
+        dsig_store_be32(blk[k] + 56, 0);
+        dsig_store_be32(blk[k] + 60, (uint32_t)(len * 8));
         bp[k] = blk[k];
     }
     for (unsigned j = 0; j <= (1u << w) - 1; j++) {
@@ -264,7 +241,7 @@ static void chain_full_wide(unsigned lanes, unsigned n, unsigned w, const uint8_
         for (unsigned k = 0; k < lanes; k++) {
             blk[k][22] = (uint8_t)j; /* the next step's chain position (unused after the last) */
             for (unsigned v = 0; v < n / 4; v++)
-                put32(blk[k] + 23 + 4 * v, st[k][v]);
+                dsig_store_be32(blk[k] + 23 + 4 * v, st[k][v]);
         }
     }
     for (unsigned k = 0; k < lanes; k++)
@@ -287,8 +264,8 @@ static void lmots_pub_K(const dsig_lmots_params *op, const uint8_t *I, uint32_t 
     uint8_t pre[22], y[8][DSIG_LMS_N_MAX];
     dsig_lms_hash h;
     memcpy(pre, I, 16);
-    put32(pre + 16, q);
-    put16(pre + 20, DSIG_LMS_D_PBLC);
+    dsig_store_be32(pre + 16, q);
+    dsig_store_be16(pre + 20, DSIG_LMS_D_PBLC);
     dsig_lms_hash_init(&h, op->shake);
     dsig_lms_hash_update(&h, pre, sizeof pre);
     unsigned i = 0;
@@ -345,8 +322,8 @@ static void lmots_candidate(const dsig_lmots_params *op, const uint8_t *I, uint3
     dsig_lms_hash h;
     digits(op, Q, a);
     memcpy(pre, I, 16);
-    put32(pre + 16, q);
-    put16(pre + 20, DSIG_LMS_D_PBLC);
+    dsig_store_be32(pre + 16, q);
+    dsig_store_be16(pre + 20, DSIG_LMS_D_PBLC);
     dsig_lms_hash_init(&h, op->shake);
     dsig_lms_hash_update(&h, pre, sizeof pre);
     for (unsigned i = 0; i < op->p; i++) {
@@ -363,8 +340,8 @@ static void mesg_init(dsig_lms_hash *h, int shake, const uint8_t *I, uint32_t q,
 {
     uint8_t pre[22];
     memcpy(pre, I, 16);
-    put32(pre + 16, q);
-    put16(pre + 20, DSIG_LMS_D_MESG);
+    dsig_store_be32(pre + 16, q);
+    dsig_store_be16(pre + 20, DSIG_LMS_D_MESG);
     dsig_lms_hash_init(h, shake);
     dsig_lms_hash_update(h, pre, sizeof pre);
     dsig_lms_hash_update(h, C, n);
@@ -378,8 +355,8 @@ static void leaf_node(const dsig_lms_params *lp, const uint8_t *I, uint32_t r, c
 {
     uint8_t b[22 + DSIG_LMS_N_MAX];
     memcpy(b, I, 16);
-    put32(b + 16, r);
-    put16(b + 20, DSIG_LMS_D_LEAF);
+    dsig_store_be32(b + 16, r);
+    dsig_store_be16(b + 20, DSIG_LMS_D_LEAF);
     memcpy(b + 22, K, lp->m);
     hash1(lp->shake, out, lp->m, b, 22 + lp->m);
 }
@@ -390,8 +367,8 @@ static void inner_node(const dsig_lms_params *lp, const uint8_t *I, uint32_t r, 
 {
     uint8_t b[22 + 2 * DSIG_LMS_N_MAX];
     memcpy(b, I, 16);
-    put32(b + 16, r);
-    put16(b + 20, DSIG_LMS_D_INTR);
+    dsig_store_be32(b + 16, r);
+    dsig_store_be16(b + 20, DSIG_LMS_D_INTR);
     memcpy(b + 22, left, lp->m);
     memcpy(b + 22 + lp->m, right, lp->m);
     hash1(lp->shake, out, lp->m, b, 22 + 2 * (size_t)lp->m);
@@ -453,8 +430,8 @@ static int key_begin(dsig_lms_key *k, const dsig_lms_params *lp, const dsig_lmot
         return dsig_fail(DSIG_E_NOMEM, "LMS: out of memory for the %s tree", lp->name);
     }
     memset(k->pub, 0, sizeof k->pub);
-    put32(k->pub, lp->type);
-    put32(k->pub + 4, op->type);
+    dsig_store_be32(k->pub, lp->type);
+    dsig_store_be32(k->pub + 4, op->type);
     memcpy(k->pub + 8, I, DSIG_LMS_I_LEN);
     return DSIG_OK;
 }
@@ -569,11 +546,11 @@ void dsig_lms_derive_c(const dsig_lms_key *k, uint32_t q, uint8_t *c)
 size_t dsig_lms_sign_frame(dsig_lms_key *k, uint32_t q, const uint8_t *c, uint8_t *sig)
 {
     const dsig_lmots_params *op = k->op;
-    put32(sig, q);
-    put32(sig + 4, op->type);
+    dsig_store_be32(sig, q);
+    dsig_store_be32(sig + 4, op->type);
     memcpy(sig + 8, c, op->n);
     size_t off = 8 + op->n + (size_t)op->p * op->n;
-    put32(sig + off, k->lp->type);
+    dsig_store_be32(sig + off, k->lp->type);
     auth_path(k, q, sig + off + 4);
     return 8 + op->n;
 }
@@ -603,11 +580,11 @@ static size_t pub_parse(const uint8_t *p, size_t avail, const char *where, int c
         dsig_fail(code, "HSS-LMS: %s: LMS public key truncated", where);
         return 0;
     }
-    const dsig_lms_params *lp = dsig_lms_params_by_type(get32(p));
-    const dsig_lmots_params *op = dsig_lmots_params_by_type(get32(p + 4));
+    const dsig_lms_params *lp = dsig_lms_params_by_type(dsig_load_be32(p));
+    const dsig_lmots_params *op = dsig_lmots_params_by_type(dsig_load_be32(p + 4));
     if (!lp || !op) {
         dsig_fail(code, "HSS-LMS: %s: unknown %s typecode 0x%08x", where,
-                  lp ? "LM-OTS" : "LMS", lp ? get32(p + 4) : get32(p));
+                  lp ? "LM-OTS" : "LMS", lp ? dsig_load_be32(p + 4) : dsig_load_be32(p));
         return 0;
     }
     if (!dsig_lms_pair_ok(lp, op)) {
@@ -627,15 +604,15 @@ static size_t pub_parse(const uint8_t *p, size_t avail, const char *where, int c
  * public key (types equal, q < 2^h); its length, or 0 (error recorded). */
 static size_t sig_parse(const uint8_t *pub, const uint8_t *s, size_t avail, const char *where)
 {
-    const dsig_lms_params *lp = dsig_lms_params_by_type(get32(pub));
-    const dsig_lmots_params *op = dsig_lmots_params_by_type(get32(pub + 4));
+    const dsig_lms_params *lp = dsig_lms_params_by_type(dsig_load_be32(pub));
+    const dsig_lmots_params *op = dsig_lmots_params_by_type(dsig_load_be32(pub + 4));
     if (avail < 8) {
         dsig_fail(DSIG_E_VERIFY, "HSS-LMS: %s: signature truncated", where);
         return 0;
     }
-    if (get32(s + 4) != op->type) {
+    if (dsig_load_be32(s + 4) != op->type) {
         dsig_fail(DSIG_E_VERIFY, "HSS-LMS: %s: LM-OTS type 0x%08x differs from the public key's %s",
-                  where, get32(s + 4), op->name);
+                  where, dsig_load_be32(s + 4), op->name);
         return 0;
     }
     size_t ots = 4 + (size_t)op->n * (op->p + 1);
@@ -643,13 +620,13 @@ static size_t sig_parse(const uint8_t *pub, const uint8_t *s, size_t avail, cons
         dsig_fail(DSIG_E_VERIFY, "HSS-LMS: %s: signature truncated", where);
         return 0;
     }
-    if (get32(s + 4 + ots) != lp->type) {
+    if (dsig_load_be32(s + 4 + ots) != lp->type) {
         dsig_fail(DSIG_E_VERIFY, "HSS-LMS: %s: LMS type 0x%08x differs from the public key's %s", where,
-                  get32(s + 4 + ots), lp->name);
+                  dsig_load_be32(s + 4 + ots), lp->name);
         return 0;
     }
-    if (get32(s) >> lp->h) {
-        dsig_fail(DSIG_E_VERIFY, "HSS-LMS: %s: leaf index %u out of range for %s", where, get32(s),
+    if (dsig_load_be32(s) >> lp->h) {
+        dsig_fail(DSIG_E_VERIFY, "HSS-LMS: %s: leaf index %u out of range for %s", where, dsig_load_be32(s),
                   lp->name);
         return 0;
     }
@@ -665,10 +642,10 @@ static size_t sig_parse(const uint8_t *pub, const uint8_t *s, size_t avail, cons
  * leads to the public key's root. */
 static int lms_check(const uint8_t *pub, const uint8_t *s, const uint8_t *Q)
 {
-    const dsig_lms_params *lp = dsig_lms_params_by_type(get32(pub));
-    const dsig_lmots_params *op = dsig_lmots_params_by_type(get32(pub + 4));
+    const dsig_lms_params *lp = dsig_lms_params_by_type(dsig_load_be32(pub));
+    const dsig_lmots_params *op = dsig_lmots_params_by_type(dsig_load_be32(pub + 4));
     const uint8_t *I = pub + 8;
-    uint32_t q = get32(s);
+    uint32_t q = dsig_load_be32(s);
     uint8_t Kc[DSIG_LMS_N_MAX], tmp[DSIG_LMS_N_MAX];
     lmots_candidate(op, I, q, Q, s + 8 + op->n, Kc);
     const uint8_t *path = s + 4 + 4 + (size_t)op->n * (op->p + 1) + 4;
@@ -688,7 +665,7 @@ int dsig_hss_pub_check(const uint8_t *pub, size_t pub_len)
 {
     if (!pub || pub_len < 4)
         return dsig_fail(DSIG_E_KEY, "HSS-LMS public key: too short (%zu bytes)", pub_len);
-    uint32_t L = get32(pub);
+    uint32_t L = dsig_load_be32(pub);
     if (L < 1 || L > DSIG_HSS_L_MAX)
         return dsig_fail(DSIG_E_KEY, "HSS-LMS public key: L = %u levels, must be 1..8", L);
     size_t len = pub_parse(pub + 4, pub_len - 4, "public key", DSIG_E_KEY);
@@ -705,12 +682,12 @@ int dsig_hss_verify_init(dsig_hss_verify_ctx *c, const uint8_t *pub, size_t pub_
     memset(c, 0, sizeof *c);
     if (dsig_hss_pub_check(pub, pub_len))
         return DSIG_E_VERIFY;
-    unsigned L = get32(pub);
+    unsigned L = dsig_load_be32(pub);
     if (!sig || sig_len < 4)
         return dsig_fail(DSIG_E_VERIFY, "HSS-LMS signature: too short (%zu bytes)", sig_len);
-    if (get32(sig) != L - 1)
+    if (dsig_load_be32(sig) != L - 1)
         return dsig_fail(DSIG_E_VERIFY, "HSS-LMS signature: Nspk = %u, the public key has L = %u",
-                         get32(sig), L);
+                         dsig_load_be32(sig), L);
     size_t off = 4;
     c->lpub[0] = pub + 4;
     for (unsigned i = 0; i < L; i++) {
@@ -732,8 +709,8 @@ int dsig_hss_verify_init(dsig_hss_verify_ctx *c, const uint8_t *pub, size_t pub_
         return dsig_fail(DSIG_E_VERIFY, "HSS-LMS signature: %zu bytes, expected %zu", sig_len, off);
     c->L = L;
     const uint8_t *bp = c->lpub[L - 1], *bs = c->lsig[L - 1];
-    const dsig_lmots_params *op = dsig_lmots_params_by_type(get32(bp + 4));
-    mesg_init(&c->h, op->shake, bp + 8, get32(bs), bs + 8, op->n);
+    const dsig_lmots_params *op = dsig_lmots_params_by_type(dsig_load_be32(bp + 4));
+    mesg_init(&c->h, op->shake, bp + 8, dsig_load_be32(bs), bs + 8, op->n);
     return DSIG_OK;
 }
 
@@ -750,15 +727,15 @@ int dsig_hss_verify_final(dsig_hss_verify_ctx *c)
         return dsig_fail(DSIG_E_STATE, "HSS-LMS: verify context not initialized");
     uint8_t Q[DSIG_LMS_N_MAX];
     const uint8_t *bp = c->lpub[c->L - 1];
-    const dsig_lmots_params *bop = dsig_lmots_params_by_type(get32(bp + 4));
+    const dsig_lmots_params *bop = dsig_lmots_params_by_type(dsig_load_be32(bp + 4));
     dsig_lms_hash_final(&c->h, Q, bop->n);
     int ok = lms_check(bp, c->lsig[c->L - 1], Q);
     for (unsigned i = 0; i + 1 < c->L; i++) {
         const uint8_t *p = c->lpub[i], *s = c->lsig[i];
-        const dsig_lms_params *nlp = dsig_lms_params_by_type(get32(c->lpub[i + 1]));
-        const dsig_lmots_params *op = dsig_lmots_params_by_type(get32(p + 4));
+        const dsig_lms_params *nlp = dsig_lms_params_by_type(dsig_load_be32(c->lpub[i + 1]));
+        const dsig_lmots_params *op = dsig_lmots_params_by_type(dsig_load_be32(p + 4));
         dsig_lms_hash h;
-        mesg_init(&h, op->shake, p + 8, get32(s), s + 8, op->n);
+        mesg_init(&h, op->shake, p + 8, dsig_load_be32(s), s + 8, op->n);
         dsig_lms_hash_update(&h, c->lpub[i + 1], dsig_lms_pub_len(nlp));
         dsig_lms_hash_final(&h, Q, op->n);
         ok &= lms_check(p, s, Q);
@@ -785,12 +762,12 @@ int dsig_lms_verify(const uint8_t *pub, size_t pub_len, const uint8_t *msg, size
     uint8_t hpub[DSIG_HSS_PUB_MAX];
     if (!pub || pub_len > DSIG_LMS_PUB_MAX || !sig)
         return dsig_fail(DSIG_E_VERIFY, "LMS: public key of %zu bytes", pub_len);
-    put32(hpub, 1);
+    dsig_store_be32(hpub, 1);
     memcpy(hpub + 4, pub, pub_len);
     uint8_t *hs = dsig_malloc(sig_len + 4);
     if (!hs)
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    put32(hs, 0);
+    dsig_store_be32(hs, 0);
     memcpy(hs + 4, sig, sig_len);
     int rc = dsig_hss_verify(hpub, pub_len + 4, msg, msg_len, hs, sig_len + 4);
     dsig_xfree(hs, 0);
@@ -1026,7 +1003,7 @@ void dsig_hss_priv_free(dsig_hss_priv *k)
 
 size_t dsig_hss_priv_pub(const dsig_hss_priv *k, uint8_t *pub)
 {
-    put32(pub, k->L);
+    dsig_store_be32(pub, k->L);
     memcpy(pub + 4, k->lv[0].pub, dsig_lms_key_pub_len(&k->lv[0]));
     return 4 + dsig_lms_key_pub_len(&k->lv[0]);
 }
@@ -1090,7 +1067,7 @@ int dsig_hss_sign_init(dsig_hss_sign_ctx *c, dsig_hss_priv *k, uint64_t index, c
     const unsigned L = k->L;
     dsig_lms_key *b = &k->lv[L - 1];
     size_t off = 4;
-    put32(c->sig, L - 1);
+    dsig_store_be32(c->sig, L - 1);
     for (unsigned i = 1; i < L; i++) {
         memcpy(c->sig + off, k->psig[i], k->psig_len[i]);
         off += k->psig_len[i];

@@ -18,6 +18,7 @@
 #include "core/internal.h"
 #include "dsig/mem.h"
 #include "pq/lms/lms.h"
+#include "core/bytes.h"
 
 #define DEFAULT_PARAM "LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4,LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4"
 
@@ -73,21 +74,6 @@ const struct dsig_keytype dsig_keytype_hss_lms = {
 };
 
 /* ---- key material ------------------------------------------------------------------------------ */
-
-/* Big-endian 32-bit store. */
-static void put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-/* Big-endian 32-bit load. */
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /* Key type hook: free the trees (the core wipes the seeds). */
 static void hss_destroy(struct dsig_key *key)
@@ -202,10 +188,10 @@ static int hss_save_private(const struct dsig_key *key, uint8_t **out, size_t *l
     uint8_t *b = dsig_malloc(total);
     if (!b)
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    put32(b, L);
+    dsig_store_be32(b, L);
     for (unsigned i = 0; i < L; i++) {
-        put32(b + 4 + 8 * i, lt[i]);
-        put32(b + 8 + 8 * i, ot[i]);
+        dsig_store_be32(b + 4 + 8 * i, lt[i]);
+        dsig_store_be32(b + 8 + 8 * i, ot[i]);
     }
     memcpy(b + 4 + 8 * L, seed, sn);
     memcpy(b + 4 + 8 * L + sn, dsig_hss_priv_I(k->priv), DSIG_LMS_I_LEN);
@@ -222,12 +208,12 @@ static int hss_load_private(struct dsig_key *key, const uint8_t *in, size_t len,
 {
     if (!in || len < 4)
         return dsig_fail(DSIG_E_KEY, "HSS-LMS private material: too short (%zu bytes)", len);
-    uint32_t L = get32(in), lt[DSIG_HSS_L_MAX], ot[DSIG_HSS_L_MAX];
+    uint32_t L = dsig_load_be32(in), lt[DSIG_HSS_L_MAX], ot[DSIG_HSS_L_MAX];
     if (L < 1 || L > DSIG_HSS_L_MAX || len < 4 + 8 * (size_t)L)
         return dsig_fail(DSIG_E_KEY, "HSS-LMS private material: L = %u, must be 1..8", L);
     for (uint32_t i = 0; i < L; i++) {
-        lt[i] = get32(in + 4 + 8 * i);
-        ot[i] = get32(in + 8 + 8 * i);
+        lt[i] = dsig_load_be32(in + 4 + 8 * i);
+        ot[i] = dsig_load_be32(in + 8 + 8 * i);
     }
     const dsig_lms_params *top = dsig_lms_params_by_type(lt[0]);
     if (!top)
@@ -252,8 +238,8 @@ static int hss_check_private(const uint8_t *priv, size_t priv_len, const uint8_t
 {
     if (priv_len < 4 + 8 + DSIG_LMS_I_LEN || pub_len < 12 + DSIG_LMS_I_LEN)
         return dsig_fail(DSIG_E_KEY, "HSS-LMS state: private part or public key too short");
-    if (get32(priv) != get32(pub) || get32(priv + 4) != get32(pub + 4) ||
-        get32(priv + 8) != get32(pub + 8))
+    if (dsig_load_be32(priv) != dsig_load_be32(pub) || dsig_load_be32(priv + 4) != dsig_load_be32(pub + 4) ||
+        dsig_load_be32(priv + 8) != dsig_load_be32(pub + 8))
         return dsig_fail(DSIG_E_KEY, "HSS-LMS state: the private part's levels or top-level typecodes "
                                      "differ from the public key's");
     if (memcmp(priv + priv_len - DSIG_LMS_I_LEN, pub + 12, DSIG_LMS_I_LEN) != 0)

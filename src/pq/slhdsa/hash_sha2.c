@@ -22,22 +22,7 @@
 #include "hash/sha256_impl.h"
 #include "hash/sha512.h"
 #include "pq/slhdsa/hash.h"
-
-/* Big-endian 32-bit store. */
-static inline void be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-/* Big-endian 64-bit store. */
-static inline void be64(uint8_t *p, uint64_t v)
-{
-    be32(p, (uint32_t)(v >> 32));
-    be32(p + 4, (uint32_t)v);
-}
+#include "core/bytes.h"
 
 /* Bits of dsig_slhdsa_ctx.wide: which batched kernels this key's f_many / h_many use. */
 enum {
@@ -80,14 +65,14 @@ static inline void block256(uint8_t blk[64], const uint8_t adrs[32], const uint8
     memcpy(blk + 22, in, inlen);
     blk[22 + inlen] = 0x80;
     memset(blk + 23 + inlen, 0, 64 - 8 - 23 - inlen);
-    be64(blk + 56, (uint64_t)(64 + 22 + inlen) * 8);
+    dsig_store_be64(blk + 56, (uint64_t)(64 + 22 + inlen) * 8);
 }
 
 /* Truncated big-endian output of a SHA-256 state (Trunc_n). */
 static inline void out256(uint8_t *out, const uint32_t st[8], unsigned n)
 {
     for (unsigned i = 0; i < n / 4; i++)
-        be32(out + 4 * i, st[i]);
+        dsig_store_be32(out + 4 * i, st[i]);
 }
 
 /* count one-block SHA-256 hashes over the seeded state: out[i] = Trunc_n(SHA-256(seed ‖ ADRSc ‖ in)).
@@ -165,15 +150,15 @@ static inline void block512(uint8_t blk[128], const uint8_t adrs[32], const uint
     memcpy(blk + 22, in, 2 * n);
     blk[22 + 2 * n] = 0x80;
     memset(blk + 23 + 2 * n, 0, 128 - 16 - 23 - 2 * n);
-    be64(blk + 112, 0);
-    be64(blk + 120, (uint64_t)(128 + 22 + 2 * n) * 8);
+    dsig_store_be64(blk + 112, 0);
+    dsig_store_be64(blk + 120, (uint64_t)(128 + 22 + 2 * n) * 8);
 }
 
 /* Truncated big-endian output of a SHA-512 state (Trunc_n, n a multiple of 8). */
 static inline void out512(uint8_t *out, const uint64_t st[8], unsigned n)
 {
     for (unsigned w = 0; w < n / 8; w++)
-        be64(out + 8 * w, st[w]);
+        dsig_store_be64(out + 8 * w, st[w]);
 }
 
 /* @spec FIPS 205 §11.2.2 H for n > 16: Trunc_n(SHA-512(PK.seed ‖ 0^(128-n) ‖ ADRSc ‖ M2)).
@@ -273,7 +258,7 @@ static void sha2_t(const dsig_slhdsa_ctx *c, const uint8_t adrs[32], const uint8
         fill = 0;
     }
     memset(blk + fill, 0, bs - fill);
-    be64(blk + bs - 8, total_bits);
+    dsig_store_be64(blk + bs - 8, total_bits);
     if (big) {
         dsig_sha512_compress(s512, blk, 1);
         out512(out, s512, n);

@@ -22,6 +22,7 @@
 #include "hash/sha256_impl.h"
 #include "hash/sha512.h"
 #include "pq/xmss/xmss.h"
+#include "core/bytes.h"
 
 unsigned dsig_xmss_test_split;
 
@@ -29,22 +30,6 @@ unsigned dsig_xmss_test_split;
 enum { PAD_F = 0, PAD_H = 1, PAD_HMSG = 2, PAD_PRF = 3, PAD_PRF_KEYGEN = 4 };
 
 #define SCRATCH 256 /* padlen + n + 2n at most (64 + 64 + 128) */
-
-/* Big-endian stores. */
-static inline void be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-/* Big-endian 64-bit store. */
-static inline void be64(uint8_t *p, uint64_t v)
-{
-    be32(p, (uint32_t)(v >> 32));
-    be32(p + 4, (uint32_t)v);
-}
 
 /* @spec RFC 8391 §2.4 toByte(x, y): x big-endian in y bytes. */
 static void to_byte(uint8_t *out, uint64_t x, size_t y)
@@ -57,7 +42,7 @@ static void to_byte(uint8_t *out, uint64_t x, size_t y)
 static inline void adrs_bytes(uint8_t out[32], const uint32_t a[8])
 {
     for (int i = 0; i < 8; i++)
-        be32(out + 4 * i, a[i]);
+        dsig_store_be32(out + 4 * i, a[i]);
 }
 
 /* An address with layer and tree set (§2.5 words 0-2) and a type (word 3); the rest zero. */
@@ -113,7 +98,7 @@ static inline void sha256_tail(const dsig_xmss_hash *c, uint32_t st[8], const ui
     memcpy(blk, data, dlen);
     blk[dlen] = 0x80;
     memset(blk + dlen + 1, 0, 55 - dlen);
-    be64(blk + 56, total * 8);
+    dsig_store_be64(blk + 56, total * 8);
     c->c256(st, blk, 1);
 }
 
@@ -136,7 +121,7 @@ static void prf_adrs(const dsig_xmss_hash *c, uint8_t *out, const uint32_t a[8],
         memcpy(blk, ab, 32);
         blk[32] = 0x80;
         memset(blk + 33, 0, 128 - 33 - 8);
-        be64(blk + 120, (128 + 32) * 8);
+        dsig_store_be64(blk + 120, (128 + 32) * 8);
         dsig_sha512_compress(st, blk, 1);
         dsig_sha512_store(out, st);
     } else {
@@ -159,7 +144,7 @@ static void prf_keygen(const dsig_xmss_hash *c, uint8_t *out, const uint32_t a[8
         c->c256(st, in, 1);
         blk[0] = 0x80;
         memset(blk + 1, 0, 55);
-        be64(blk + 56, 128 * 8);
+        dsig_store_be64(blk + 56, 128 * 8);
         c->c256(st, blk, 1);
         dsig_sha256_store(out, st);
         dsig_memzero(st, sizeof st);
@@ -170,7 +155,7 @@ static void prf_keygen(const dsig_xmss_hash *c, uint8_t *out, const uint32_t a[8
         memcpy(blk, in, 96);
         blk[96] = 0x80;
         memset(blk + 97, 0, 128 - 97 - 8);
-        be64(blk + 120, (128 + 96) * 8);
+        dsig_store_be64(blk + 120, (128 + 96) * 8);
         dsig_sha512_compress(st, blk, 1);
         dsig_sha512_store(out, st);
         dsig_memzero(st, sizeof st);
@@ -212,7 +197,7 @@ static void hash_h(const dsig_xmss_hash *c, uint8_t *out, const uint8_t *key, co
         c->c256(st, scr, 2);
         blk[0] = 0x80;
         memset(blk + 1, 0, 55);
-        be64(blk + 56, 128 * 8);
+        dsig_store_be64(blk + 56, 128 * 8);
         c->c256(st, blk, 1);
         dsig_sha256_store(out, st);
     } else {
@@ -280,18 +265,18 @@ static void chain_sha256(const dsig_xmss_hash *c, uint8_t *x, unsigned start, un
     adrs_bytes(pblk, a);
     pblk[32] = 0x80;
     memset(pblk + 33, 0, 23);
-    be64(pblk + 56, 96 * 8);
+    dsig_store_be64(pblk + 56, 96 * 8);
     memset(f1, 0, 32); /* toByte(0, 32) ‖ KEY */
     f2[32] = 0x80;     /* (X xor BM) ‖ padding */
     memset(f2 + 33, 0, 23);
-    be64(f2 + 56, 96 * 8);
+    dsig_store_be64(f2 + 56, 96 * 8);
     for (unsigned j = start; j < start + steps; j++) {
-        be32(pblk + 24, j);
-        be32(pblk + 28, 0);
+        dsig_store_be32(pblk + 24, j);
+        dsig_store_be32(pblk + 28, 0);
         memcpy(st, c->prf256, sizeof st);
         c->c256(st, pblk, 1);
         dsig_sha256_store(f1 + 32, st);
-        be32(pblk + 28, 1);
+        dsig_store_be32(pblk + 28, 1);
         memcpy(st, c->prf256, sizeof st);
         c->c256(st, pblk, 1);
         dsig_sha256_store(f2, st);
@@ -393,7 +378,7 @@ static void wots_pkgen_wide(const dsig_xmss_hash *c, unsigned lanes, uint8_t *pk
     uint32_t st[8][8], key[8][8], bm[8][8];
     pad[0] = 0x80; /* the second block of PRF_keygen: only padding (message of 128 bytes) */
     memset(pad + 1, 0, 55);
-    be64(pad + 56, 128 * 8);
+    dsig_store_be64(pad + 56, 128 * 8);
     for (unsigned k = 0; k < lanes; k++) {
         a[5] = i0 + k;
         a[6] = 0;
@@ -403,12 +388,12 @@ static void wots_pkgen_wide(const dsig_xmss_hash *c, unsigned lanes, uint8_t *pk
         adrs_bytes(pk_[k], a);
         pk_[k][32] = 0x80;
         memset(pk_[k] + 33, 0, 23);
-        be64(pk_[k] + 56, 96 * 8);
+        dsig_store_be64(pk_[k] + 56, 96 * 8);
         memcpy(pm[k], pk_[k], 64);
         memset(f1[k], 0, 32); /* toByte(0, 32) ‖ KEY */
         f2[k][32] = 0x80;     /* (X xor BM) ‖ padding */
         memset(f2[k] + 33, 0, 23);
-        be64(f2[k] + 56, 96 * 8);
+        dsig_store_be64(f2[k] + 56, 96 * 8);
         bk[k] = kb[k], bpad[k] = pad, bpk[k] = pk_[k], bpm[k] = pm[k], bf1[k] = f1[k], bf2[k] = f2[k];
     }
     wide_from(lanes, st, c->kg256, bk);
@@ -417,10 +402,10 @@ static void wots_pkgen_wide(const dsig_xmss_hash *c, unsigned lanes, uint8_t *pk
         dsig_sha256_store(pk + (i0 + k) * 32, st[k]);
     for (unsigned j = 0; j < 15; j++) {
         for (unsigned k = 0; k < lanes; k++) {
-            be32(pk_[k] + 24, j);
-            be32(pk_[k] + 28, 0);
-            be32(pm[k] + 24, j);
-            be32(pm[k] + 28, 1);
+            dsig_store_be32(pk_[k] + 24, j);
+            dsig_store_be32(pk_[k] + 28, 0);
+            dsig_store_be32(pm[k] + 24, j);
+            dsig_store_be32(pm[k] + 28, 1);
         }
         wide_from(lanes, key, c->prf256, bpk);
         wide_from(lanes, bm, c->prf256, bpm);
