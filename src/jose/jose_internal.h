@@ -38,6 +38,10 @@ int jose_fail_prefix(int code, const char *prefix);
 /* Parse exactly one JSON object from `len` bytes (duplicates rejected, no trailing data). `what`
  * names the document in the failure detail ("JWK", "JWS header", ...). */
 int jose_json_load_object(json_t **out, const char *text, size_t len, const char *what);
+/* Strict configuration objects: DSIG_E_JSON naming the first member of `obj` that is not in the
+ * NULL-terminated `allowed` list ("<prefix><where>: unknown member \"k\""). Used by the serve and
+ * node configuration parsers. */
+int jose_json_only_members(const json_t *obj, const char *prefix, const char *where, const char *const *allowed);
 
 /* Wipe the characters of a string member in place (secrets parsed from JSON) — the parsed object is
  * ours alone (refcount 1), so overwriting its buffer before json_decref is safe. */

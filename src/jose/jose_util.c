@@ -100,6 +100,20 @@ int jose_json_load_object(json_t **out, const char *text, size_t len, const char
     return DSIG_OK;
 }
 
+int jose_json_only_members(const json_t *obj, const char *prefix, const char *where, const char *const *allowed)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)obj, k, v) {
+        size_t i = 0;
+        while (allowed[i] && strcmp(k, allowed[i]) != 0)
+            i++;
+        if (!allowed[i])
+            return dsig_fail(DSIG_E_JSON, "%s%s: unknown member \"%s\"", prefix, where, k);
+    }
+    return DSIG_OK;
+}
+
 void jose_json_wipe_string(json_t *obj, const char *name)
 {
     json_t *v = json_object_get(obj, name);

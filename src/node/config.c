@@ -14,6 +14,7 @@
 #include "core/internal.h"
 #include "dsig/jwk.h"
 #include "net/net.h"
+#include "jose/jose_internal.h"
 #include "node/node_internal.h"
 
 #define CFG "node config: "
@@ -44,17 +45,7 @@ void dsig_node_config_free(dsig_node_config *cfg)
 /* Reject any member of `obj` not in the NULL-terminated `allowed` list, naming it. */
 static int only_members(const json_t *obj, const char *where, const char *const *allowed)
 {
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)obj, k, v) {
-        int ok = 0;
-        for (size_t i = 0; allowed[i]; i++)
-            if (strcmp(k, allowed[i]) == 0)
-                ok = 1;
-        if (!ok)
-            return dsig_fail(DSIG_E_JSON, CFG "%s: unknown member \"%s\"", where, k);
-    }
-    return DSIG_OK;
+    return jose_json_only_members(obj, CFG, where, allowed);
 }
 
 /* A group name: 1..DSIG_NODE_MAX_NAME bytes of [A-Za-z0-9._-]. */

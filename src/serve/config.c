@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "core/internal.h"
+#include "jose/jose_internal.h"
 #include "serve_internal.h"
 
 /* Bounds of the numeric settings (docs/serve.md). */
@@ -25,17 +26,7 @@
 /* Reject members of `obj` that are not in the NULL-terminated `allowed` list. */
 static int check_members(const json_t *obj, const char *where, const char *const *allowed)
 {
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)obj, k, v) {
-        int ok = 0;
-        for (size_t i = 0; allowed[i]; i++)
-            if (strcmp(k, allowed[i]) == 0)
-                ok = 1;
-        if (!ok)
-            return dsig_fail(DSIG_E_JSON, "config: %s: unknown member \"%s\"", where, k);
-    }
-    return DSIG_OK;
+    return jose_json_only_members(obj, "config: ", where, allowed);
 }
 
 /* Optional string member (absent: *out untouched); copies it. */
