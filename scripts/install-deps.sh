@@ -3,7 +3,7 @@
 # exact command and stop (exit 1), so nothing is half-done.
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config libssl-dev openssl libsodium-dev libjansson-dev libgcrypt20-dev
-      libcmocka-dev iproute2 valgrind libmicrohttpd-dev curl jq
+      libcmocka-dev liblzma-dev iproute2 valgrind libmicrohttpd-dev curl jq
       b3sum                   # the BLAKE3 team's tool: serve audit digests cross-checked (tests/serve)
       wrk                     # bench/serve_bench.sh request rates
       libengine-gost-openssl) # the OpenSSL GOST engine: tests/gost interop only (skipped without it)

@@ -2,6 +2,7 @@
 
 #include "core/internal.h" /* dsig_b64url_encode_alloc */
 
+#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 const char *tu_vectors_dir(void)
 {
     const char *d = getenv("DSIG_VECTORS");
-    return d && *d ? d : "../shared/vectors";
+    return d && *d ? d : "tests/vectors";
 }
 
 static char *path_of(const char *rel)
@@ -19,31 +20,99 @@ static char *path_of(const char *rel)
     return buf;
 }
 
-json_t *tu_load_json(const char *relpath)
+/* The whole of `f`, NUL-terminated; NULL on a read error. */
+static char *read_stream(FILE *f, size_t *len)
 {
-    json_error_t err;
-    json_t *j = json_load_file(path_of(relpath), 0, &err);
-    if (!j)
-        fail_msg("cannot load vectors %s: %s (line %d)", path_of(relpath), err.text, err.line);
-    return j;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    for (;;) {
+        if (cap - n < 2) {
+            buf = realloc(buf, cap *= 2);
+            assert_non_null(buf);
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* The decompressed content of the .xz file `f`, NUL-terminated; fails the test on a corrupt file. */
+static char *read_xz(FILE *f, const char *path, size_t *len)
+{
+    size_t clen;
+    char *packed = read_stream(f, &clen);
+    if (!packed)
+        fail_msg("cannot read %s", path);
+    lzma_stream strm = LZMA_STREAM_INIT;
+    if (lzma_stream_decoder(&strm, UINT64_MAX, 0) != LZMA_OK)
+        fail_msg("liblzma: cannot start a decoder for %s", path);
+    size_t cap = clen * 4 + 4096;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    strm.next_in = (const uint8_t *)packed;
+    strm.avail_in = clen;
+    lzma_ret r;
+    do {
+        if (strm.total_out + 1 >= cap) {
+            out = realloc(out, cap *= 2);
+            assert_non_null(out);
+        }
+        strm.next_out = (uint8_t *)out + strm.total_out;
+        strm.avail_out = cap - 1 - strm.total_out;
+        r = lzma_code(&strm, LZMA_FINISH);
+    } while (r == LZMA_OK);
+    if (r != LZMA_STREAM_END)
+        fail_msg("%s: corrupt xz data (liblzma code %d)", path, (int)r);
+    *len = strm.total_out;
+    out[*len] = '\0';
+    lzma_end(&strm);
+    free(packed);
+    return out;
 }
 
 char *tu_read_vector_file(const char *relpath, size_t *len)
 {
+    size_t n;
+    char *buf;
     FILE *f = fopen(path_of(relpath), "rb");
-    if (!f)
-        fail_msg("cannot open %s", path_of(relpath));
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
+    if (f) {
+        buf = read_stream(f, &n);
+        if (!buf)
+            fail_msg("cannot read %s", path_of(relpath));
+    } else {
+        /* Files over 32 KiB are stored compressed (tests/vectors/README.md). */
+        char xz[4200];
+        snprintf(xz, sizeof xz, "%s.xz", path_of(relpath));
+        f = fopen(xz, "rb");
+        if (!f)
+            fail_msg("cannot open %s (nor %s.xz)", path_of(relpath), path_of(relpath));
+        buf = read_xz(f, xz, &n);
+    }
     fclose(f);
     if (len)
-        *len = (size_t)n;
+        *len = n;
     return buf;
+}
+
+json_t *tu_load_json(const char *relpath)
+{
+    size_t n;
+    char *text = tu_read_vector_file(relpath, &n);
+    json_error_t err;
+    json_t *j = json_loadb(text, n, 0, &err);
+    free(text);
+    if (!j)
+        fail_msg("cannot load vectors %s: %s (line %d)", path_of(relpath), err.text, err.line);
+    return j;
 }
 
 uint8_t *tu_hex(const char *hex, size_t *len)

@@ -1,6 +1,6 @@
 /*
- * tests/common/testutil.h — shared by every test: cmocka, vector loading from ../shared/vectors (run
- * time; never copied into the repository), hex, files.
+ * tests/common/testutil.h — shared by every test: cmocka, vector loading from tests/vectors (plain or
+ * xz-compressed files, tests/vectors/README.md), hex, files.
  */
 #ifndef DSIG_TESTUTIL_H
 #define DSIG_TESTUTIL_H
@@ -15,14 +15,16 @@
 
 #include "dsig/dsig.h"
 
-/* Directory of the official vectors ($DSIG_VECTORS, else ../shared/vectors relative to the source). */
+/* Directory of the official vectors ($DSIG_VECTORS, which CTest sets to the source tree's tests/vectors;
+ * else tests/vectors relative to the working directory). */
 const char *tu_vectors_dir(void);
 
 /* Load a JSON file relative to the vectors dir (e.g. "eddsa/rfc8032/ed25519.json"); fails the test
  * if missing or invalid. Free with json_decref. */
 json_t *tu_load_json(const char *relpath);
 
-/* Read a whole file relative to the vectors dir; NUL-terminated; fails the test if missing. */
+/* Read a whole file relative to the vectors dir; NUL-terminated; fails the test if missing. A file stored
+ * as RELPATH.xz is decompressed in memory, so callers always name the uncompressed file. */
 char *tu_read_vector_file(const char *relpath, size_t *len);
 
 /* Hex string -> newly allocated bytes (free with free()). Fails the test on bad hex. */

@@ -1,6 +1,6 @@
 /*
  * Falcon-512 / Falcon-1024 against the round-3 submission's known-answer tests
- * (../shared/vectors/falcon/round3-kat, read at run time):
+ * (tests/vectors/falcon/round3-kat, read at run time):
  *   - every record's signed message verifies under its pk (detached signature rebuilt as
  *     0x30+logn ‖ nonce ‖ compressed s2), streamed in chunks; and mutations are rejected;
  *   - the KAT pk equals h = g/f mod q recomputed from the KAT sk;
