@@ -20,9 +20,13 @@ serve_lib_init() {
     trap serve_lib_cleanup EXIT
     trap 'die "unexpected failure at line $LINENO: $BASH_COMMAND"' ERR
     SAN=0
-    if [ "${DSIG_SANITIZE:-OFF}" = "ON" ] || ldd "$D" 2>/dev/null | grep -Eq 'lib(asan|tsan)'; then
-        SAN=1
-    fi
+    # Not `ldd | grep -q`: under pipefail, grep leaving early makes ldd die of SIGPIPE and the
+    # pipeline fail, which read a TSan build as a plain one.
+    local libs
+    libs=$(ldd "$D" 2>/dev/null || true)
+    case "${DSIG_SANITIZE:-OFF}/${DSIG_TSAN:-OFF}/$libs" in
+        ON/* | */ON/* | *libasan* | *libtsan*) SAN=1 ;;
+    esac
 }
 serve_lib_cleanup() {
     [ -n "$SP" ] && kill "$SP" 2>/dev/null
