@@ -70,7 +70,7 @@ static int op_verify(op_ctx *op, bench_feeder *f)
     if (op->format == BENCH_FMT_JWS) {
         dsig_jws_verify_ctx *c;
         dsig_jws_verify_opts vo = {.format = DSIG_FMT_JWS, .alg = op->alg};
-        if ((rc = dsig_jws_verify_init(&c, op->jws, op->sig_len, op->verify_key, &vo)))
+        if ((rc = dsig_jws_verify_init(&c, op->verify_key, op->jws, op->sig_len, &vo)))
             return rc;
         if ((rc = feed_run(f, sink_verify_jws, c))) {
             dsig_jws_verify_abort(c);

@@ -87,8 +87,8 @@ DSIG_EXPORT void dsig_jws_sign_abort(dsig_jws_sign_ctx *ctx);
  * DSIG_E_FORMAT: verify it with dsig_jws_verify_compact(), which returns the payload it verified
  * (dsig_jws_has_embedded_payload() tells which entry point a signature needs).
  */
-DSIG_EXPORT int dsig_jws_verify_init(dsig_jws_verify_ctx **ctx, const char *sig, size_t sig_len,
-                                     const dsig_key *key, const dsig_jws_verify_opts *opts);
+DSIG_EXPORT int dsig_jws_verify_init(dsig_jws_verify_ctx **ctx, const dsig_key *key, const char *sig,
+                                     size_t sig_len, const dsig_jws_verify_opts *opts);
 DSIG_EXPORT int dsig_jws_verify_update(dsig_jws_verify_ctx *ctx, const void *data, size_t len);
 /* DSIG_OK valid, DSIG_E_VERIFY invalid, other codes errors. Frees ctx. */
 DSIG_EXPORT DSIG_WARN_UNUSED int dsig_jws_verify_final(dsig_jws_verify_ctx *ctx);
@@ -100,7 +100,7 @@ DSIG_EXPORT const dsig_alg *dsig_jws_verify_alg(const dsig_jws_verify_ctx *ctx);
  * with "payload" — the one entry point for embedded payloads; on success *payload (allocated, free
  * with dsig_free) receives the decoded payload. The caller must use that payload (or compare its own
  * copy with it): the signature covers nothing else. */
-DSIG_EXPORT DSIG_WARN_UNUSED int dsig_jws_verify_compact(const char *jws, size_t len, const dsig_key *key,
+DSIG_EXPORT DSIG_WARN_UNUSED int dsig_jws_verify_compact(const dsig_key *key, const char *jws, size_t len,
                                                          const dsig_jws_verify_opts *opts,
                                                          uint8_t **payload, size_t *payload_len);
 

@@ -123,7 +123,7 @@ static int verify_embedded(const char *sig, size_t sig_len, const dsig_key *key,
 {
     uint8_t *payload = NULL;
     size_t plen = 0;
-    int rc = dsig_jws_verify_compact(sig, sig_len, key, vopts, &payload, &plen);
+    int rc = dsig_jws_verify_compact(key, sig, sig_len, vopts, &payload, &plen);
     if (rc == DSIG_OK && !file) {
         dsig_free(payload);
         /* Say what was checked: a user who meant to verify standard input must see it was not. */
@@ -283,7 +283,7 @@ int cmd_verify(int argc, char **argv)
     }
     if (input_open(&in, file) != 0)
         goto out;
-    rc = dsig_jws_verify_init(&feed.ctx, sig, use_len, key, &vopts);
+    rc = dsig_jws_verify_init(&feed.ctx, key, sig, use_len, &vopts);
     if (rc != DSIG_OK) {
         status = outcome(rc, sigpath, keypath, in.name);
         goto out;
