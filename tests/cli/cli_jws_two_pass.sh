@@ -122,10 +122,10 @@ DOC=$DSIG_SOURCE_DIR/docs/cli.md
 opts() { grep -oE -- '--[a-z][a-z0-9-]*' | grep -vxE -- '--(help|quiet)' | sort -u || true; }
 section() { awk -v h="### dsig $1" '$0 == h {on = 1; next} /^#/ {on = 0} on' "$DOC"; }
 table_opts() { section "$1" | grep -E '^\| `-' | cut -d'|' -f2 | opts; }
-synopsis() { awk -v c="$1" '/^## Synopsis/ {s = 1} s && /^```$/ {n++} n == 1 && $1 == "dsig" {on = ($2 == c)}
+synopsis() { awk -v c="$1" '/^## Synopsis/ {s = 1} s && /^```/ {n++} n == 1 && $1 == "dsig" {on = ($2 == c)}
                              n == 1 && on' "$DOC" | opts; }
 usage_line() { awk 'NR > 1 && /^$/ {exit} {print}' "$OUT" | opts; }
-for c in list keygen pubkey sign verify; do
+for c in list keygen pubkey sign verify key; do
     run 0 "$D" "$c" --help
     u=$(opts <"$OUT")
     check "$c: the page has a section" test -n "$(section "$c")"
