@@ -2,8 +2,12 @@
 # cli_docs.sh — every command block of README.md and docs/*.md runs as written.
 #
 # Fenced blocks are classified by their info string:
-#   ```sh          run here: in a fresh directory holding the sample inputs below, with `dsig` the
-#                  tool under test on PATH, under bash -e -o pipefail; any failing command fails the test
+#   ```sh          run here, as a reader does: the blocks of one document top to bottom in one
+#                  directory (a fresh one per document, holding the sample inputs below), each under
+#                  bash -e -o pipefail with `dsig` the tool under test on PATH; any failing command fails
+#                  the test — so a block may use what an earlier block of its document made, and must not
+#                  trip over it (a key file that already exists). Processes a block leaves running (a
+#                  server started with &) are stopped after it
 #   ```sh no-run   shell that is not run here (a build, a server that runs until stopped, minutes of
 #                  benchmarks); the text around it says why. Listed in the output, never silently skipped
 #   ```text, c, json, nginx, yaml ...   not shell: output samples, synopses, code, configuration
@@ -50,9 +54,12 @@ fixture() {
     printf 'two\n' >"$d/dir/sub/two.txt"
 }
 
-ran=0 norun=0
+ran=0 norun=0 ndoc=0
 for doc in "$SRC"/README.md "$SRC"/docs/*.md; do
     rel=${doc#"$SRC"/}
+    ndoc=$((ndoc + 1))
+    d="$T/run/$ndoc-$(basename "$rel" .md)"   # one directory per document, made at its first block
+    extract "$doc" >"$T/blocks.idx"   # complete before any block runs
     n=0
     while IFS=$'\t' read -r kind line; do
         n=$((n + 1))
@@ -62,10 +69,14 @@ for doc in "$SRC"/README.md "$SRC"/docs/*.md; do
         unterminated) die "unterminated code block" ;;
         norun) norun=$((norun + 1)); echo "not run ($kind): $rel:$line: $(head -c 70 "$T/blocks/$n.sh" | head -1)" ;;
         run)
-            d="$T/run/$n-$(basename "$rel" .md)"
-            fixture "$d"
+            [ -d "$d" ] || fixture "$d"
             rc=0
-            (cd "$d" && timeout 600 bash -e -o pipefail "$T/blocks/$n.sh") >"$OUT" 2>"$ERR" || rc=$?
+            # timeout leads a process group of its own: what the block started in the background
+            # is in it, and is stopped once the block is done.
+            (cd "$d" && exec timeout 600 bash -e -o pipefail "$T/blocks/$n.sh") </dev/null >"$OUT" 2>"$ERR" &
+            pid=$!
+            wait "$pid" || rc=$?
+            kill -TERM -- "-$pid" 2>/dev/null || true
             no_sanitizer_report "$rel:$line"
             if [ "$rc" -ne 0 ]; then
                 sed 's/^/    block: /' "$T/blocks/$n.sh" >&2
@@ -74,10 +85,10 @@ for doc in "$SRC"/README.md "$SRC"/docs/*.md; do
             fi
             ran=$((ran + 1))
             PASSED=$((PASSED + 1))
-            rm -rf "$d"
             ;;
         esac
-    done < <(extract "$doc")
+    done <"$T/blocks.idx"
+    rm -rf "$d"
 done
 CASE=""
 [ "$ran" -ge 8 ] || die "only $ran runnable blocks found: is DSIG_SOURCE_DIR right?"

@@ -128,6 +128,10 @@ run 2 "$D" verify -k es.pub -s garbage.sig --json m
 check "error object" jqe '.valid == false and .status == "error" and (.reason|test("malformed"))' "$OUT"
 run 0 "$D" verify -k mine.pub -s kid.jws --json m
 check "kid is the key's own" jqe '.kid == "release-2026"' "$OUT"
+run 2 "$D" verify -k es.pub --json m                   # a usage error is an outcome too
+check "usage error object" jqe '.valid == false and .status == "error" and (.reason|test("missing -s SIG"))' "$OUT"
+run 2 "$D" verify -k nowhere.jwk -s m.jws --json m
+check "unreadable key object" jqe '.status == "error" and .kid == null and (.reason|test("nowhere.jwk"))' "$OUT"
 CASE="key info"
 run 0 "$D" key info es.jwk
 grep -q '^algorithm: *ES256 (bound' "$OUT" || die "key info algorithm: $(cat "$OUT")"
@@ -206,7 +210,8 @@ run 0 sh -c "'$D' sign -k es.jwk --format raw m > raw.sig"   # redirected: fine
 # ---- 23. messages ----------------------------------------------------------------------------------
 CASE="messages"
 reject "needs a key of type EC P-256, got one of type RSA" "$D" sign -k pkcs1.pem -a ES256 m
-for c in "bench stream" "bench sig" "bench dsig" "bench keccak" ping; do
+for c in list keygen pubkey sign verify key bench "bench stream" "bench sig" "bench dsig" "bench keccak" \
+         ping node serve version help; do
     # shellcheck disable=SC2086
     "$D" $c --help 2>&1 | head -1 | grep -q '^Usage: dsig' || die "'dsig $c --help' does not start with 'Usage: dsig'"
 done

@@ -324,26 +324,30 @@ int cmd_verify(int argc, char **argv)
         default: return CLI_EXIT_ERROR;
         }
     }
-    if (!keypath)
-        return cli_usage_error("verify", "missing -k KEY");
-    if (!sigpath)
-        return cli_usage_error("verify", "missing -s SIG");
-    if (input_is_stdin(keypath) && input_is_stdin(sigpath))
-        return cli_usage_error("verify", "the key and the signature cannot both come from standard input");
-    if ((context_hex || so.prehash) && vopts.format != DSIG_FMT_AUTO && vopts.format != DSIG_FMT_RAW)
-        return cli_usage_error("verify", "--context and --prehash apply to raw signatures only (JOSE "
-                                         "signatures use an empty context and pure signing)");
-    uint8_t *context = NULL;
-    if (context_hex && cli_parse_hex("verify", "--context", context_hex, &context, &so.context_len) != 0)
-        return CLI_EXIT_ERROR;
-    so.context = context;
-    if (context_hex || so.prehash)
-        vopts.sign_opts = &so;
+    /* From here on every outcome, usage errors included, is reported by --json. */
     if (json)
         cli_quiet = 1; /* the object on stdout says it; errors still go to stderr */
     const dsig_alg *used_alg = NULL;
     dsig_key *used_key = NULL;
-    int status = verify_run(keypath, sigpath, alg_name, file, &vopts, &used_alg, &used_key);
+    uint8_t *context = NULL;
+    int status;
+    if (!keypath) {
+        status = cli_usage_error("verify", "missing -k KEY");
+    } else if (!sigpath) {
+        status = cli_usage_error("verify", "missing -s SIG");
+    } else if (input_is_stdin(keypath) && input_is_stdin(sigpath)) {
+        status = cli_usage_error("verify", "the key and the signature cannot both come from standard input");
+    } else if ((context_hex || so.prehash) && vopts.format != DSIG_FMT_AUTO && vopts.format != DSIG_FMT_RAW) {
+        status = cli_usage_error("verify", "--context and --prehash apply to raw signatures only (JOSE "
+                                           "signatures use an empty context and pure signing)");
+    } else if (context_hex && cli_parse_hex("verify", "--context", context_hex, &context, &so.context_len) != 0) {
+        status = CLI_EXIT_ERROR;
+    } else {
+        so.context = context;
+        if (context_hex || so.prehash)
+            vopts.sign_opts = &so;
+        status = verify_run(keypath, sigpath, alg_name, file, &vopts, &used_alg, &used_key);
+    }
     if (json)
         print_json(status, used_alg, used_key);
     dsig_key_free(used_key);
