@@ -438,8 +438,8 @@ static size_t bits_for(const bench_stream_opts *o, const dsig_alg *alg, unsigned
 static int write_payload_files(run *R)
 {
     const bench_stream_opts *o = R->o;
-    const char *dir = o->out_dir ? o->out_dir : getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR")
-                                                                                     : "/tmp";
+    const char *tmp = getenv("TMPDIR");
+    const char *dir = o->out_dir ? o->out_dir : tmp && *tmp ? tmp : "/tmp";
     for (size_t s = 0; s < o->nsizes; s++) {
         snprintf(R->paths[s], sizeof R->paths[s], "%s/.dsig-bench-payload-%ld-%llu.bin", dir,
                  (long)getpid(), (unsigned long long)o->sizes[s]);
