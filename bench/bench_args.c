@@ -92,7 +92,7 @@ static int has_flag(int argc, char **argv, const char *flag)
 /* Help of `dsig bench stream`. */
 void bench_print_stream_help(FILE *f)
 {
-    fputs("usage: dsig bench stream [options]\n"
+    fputs("Usage: dsig bench stream [options]\n"
           "Streaming sign then verify (JWS, detached unencoded payload) of every algorithm and size.\n"
           "  --alg LIST        names or globs, comma-separated (default: every algorithm)\n"
           "  --sizes LIST      payload sizes; bare numbers are MiB (default 1,5,10,50,100; 64K ok)\n"
@@ -106,7 +106,7 @@ void bench_print_stream_help(FILE *f)
           "  --seed N          payload and key seed, decimal or 0x-hex (default 1)\n"
           "  --rsa-bits LIST   RSA key sizes (full profile: 2048..8192 for the first RSA alg,\n"
           "                    the default size for the others; quick: default size only)\n"
-          "  --out DIR         where the CSV and SVG go (default .)\n"
+          "  --out DIR         write the CSV and the SVG chart there (default: no files)\n"
           "  --quick           sizes 1,10 MiB, 1 warm-up, 3 measured\n"
           "  --json            rows as JSON lines on stdout (summary on stderr)\n"
           "  --list            list the algorithms and exit\n",
@@ -116,7 +116,7 @@ void bench_print_stream_help(FILE *f)
 /* Help of `dsig bench sig`. */
 void bench_print_sig_help(FILE *f)
 {
-    fputs("usage: dsig bench sig [options]\n"
+    fputs("Usage: dsig bench sig [options]\n"
           "Key generation, one-shot sign and verify of short messages, for every algorithm.\n"
           "  --alg LIST        names or globs, comma-separated (default: every algorithm)\n"
           "  --size N          message bytes (default 32; K/M units accepted)\n"
@@ -278,7 +278,6 @@ int bench_stream_parse(int argc, char **argv, bench_stream_opts *o, char *err, s
     o->chunk = DSIG_IO_DEFAULT_CHUNK;
     o->source = BENCH_SRC_MEM;
     o->format = BENCH_FMT_JWS;
-    o->out_dir = ".";
 
     static const char *const own[] = {"--sizes", "--chunk", "--source", "--format", "--reserve", NULL};
     const struct arg_spec sp = {

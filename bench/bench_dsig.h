@@ -47,6 +47,7 @@ typedef struct bench_dsig_opts {
     size_t nhash;
     uint64_t seed;                       /* payload and baseline key seed */
     int quick, json;
+    int targets;                         /* --targets: also judge the issue-4 targets (PASS/FAIL) */
 } bench_dsig_opts;
 
 /* One measured row (latency or throughput) of the report. */
@@ -80,6 +81,9 @@ bench_dsig_cfg bench_dsig_primary(const bench_dsig_opts *o);
  * "PASS ...", "FAIL ..." or "SKIP ..." lines on f. Returns the number of FAIL lines (stretch goals
  * are reported but never counted). */
 int bench_dsig_targets(FILE *f, const bench_dsig_row *rows, size_t n, const bench_dsig_cfg *primary);
+/* The figures the targets are about, as same-run ratios (no judgement): the 8-byte primary DSig sign
+ * and fast-verify medians and how many times faster they are than libsodium's Ed25519 in this run. */
+void bench_dsig_ratios(FILE *f, const bench_dsig_row *rows, size_t n, const bench_dsig_cfg *primary);
 
 /* 1 when this build has the DSig runtime (include/dsig/hybrid.h), 0 when only the baselines run. */
 int bench_dsig_available(void);

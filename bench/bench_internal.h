@@ -30,7 +30,7 @@ typedef struct bench_stream_opts {
     int source;                      /* enum bench_source */
     int format;                      /* enum bench_format */
     uint32_t reserve;                /* stateful keys: indices per durable write (0 = bench default) */
-    const char *out_dir;
+    const char *out_dir;             /* CSV and SVG only when given (NULL: none) */
     const char *algs;                /* comma-separated names/globs; NULL = every algorithm */
     unsigned rsa_bits[BENCH_MAX_BITS];
     size_t nrsa_bits;                /* 0 = profile default */
@@ -111,6 +111,9 @@ int bench_make_keys(const dsig_alg *alg, unsigned bits, uint64_t seed, uint64_t 
 const char *bench_errstr(int rc, char *buf, size_t cap);
 int bench_mkdir_p(const char *dir);
 void bench_timestamp(char *buf, size_t cap);   /* local time, YYYYMMDD_HHMMSS */
+void bench_utc_date(char *buf, size_t cap);    /* "YYYY-MM-DD HH:MM UTC" */
+/* The CPU model (/proc/cpuinfo) and the number of online CPUs, e.g. "Intel(R) Xeon(R) ..., 2 CPUs". */
+void bench_machine(char *buf, size_t cap);
 
 /* ---- option parsing shared by bench_args.c, bench_dsig.c and bench_ping.c (bench_util.c) ---- */
 /* Format an error message into err (printf-style) and return -1. */
@@ -143,16 +146,29 @@ int bench_parse_list(const bench_list_spec *ls, const char *s, void *out, size_t
                      char *err, size_t len);
 
 /* ---- formatting (bench_report.c) ---- */
-/* 1024 -> "1.024", 102400 -> "102.400", 7 -> "7" (the report's thousands dot). */
-void bench_fmt_thousands(char *buf, size_t cap, uint64_t v);
+/* An efficiency above this is physically impossible (the operation contains the bare hash it is
+ * divided into): the baseline measurement was disturbed. Such rows are flagged ("!" in the table,
+ * eff_suspect in CSV and JSON, a warning after the table). */
+#define BENCH_EFF_SUSPECT 1.10
+int bench_eff_suspect(double eff);
+int bench_row_suspect(const bench_row *r);
 void bench_table_header(FILE *f);
 void bench_table_rule(FILE *f);
 void bench_table_row(FILE *f, const bench_row *r);
 void bench_csv_header(FILE *f);
 void bench_csv_row(FILE *f, const bench_row *r);
 void bench_json_row(FILE *f, const bench_row *r);
-/* Grouped bar chart of sign/verify MiB/s of the rows whose bytes == `bytes`. */
-void bench_svg_write(FILE *f, const bench_row *rows, size_t n, uint64_t bytes);
+/* What the chart says about its run, so that it can be read without the CSV beside it. */
+typedef struct bench_svg_meta {
+    const char *machine;  /* bench_machine() */
+    const char *date;     /* UTC, "YYYY-MM-DD HH:MM UTC" */
+    unsigned warmup, measure;
+} bench_svg_meta;
+/* Grouped bar chart of sign/verify MiB/s of the rows whose bytes == `bytes`: medians as bars,
+ * min-max whiskers, an x axis with ticks; the title names the machine, date and iterations. */
+void bench_svg_write(FILE *f, const bench_row *rows, size_t n, uint64_t bytes, const bench_svg_meta *m);
+/* The x-axis tick step for values up to max: 1, 2 or 5 times a power of ten, at most 8 steps. */
+double bench_svg_tick_step(double max);
 
 /* ---- runners ---- */
 int bench_stream_run(const bench_stream_opts *o);

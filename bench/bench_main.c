@@ -13,7 +13,7 @@
 /* Top-level usage. */
 static void usage(FILE *f)
 {
-    fputs("usage: dsig bench stream [options]   streaming sign/verify per algorithm and payload size\n"
+    fputs("Usage: dsig bench stream [options]   streaming sign/verify per algorithm and payload size\n"
           "       dsig bench sig [options]      keygen/sign/verify of short messages\n"
           "       dsig bench dsig [options]     DSig hybrid signatures vs Ed25519 (issue 4)\n"
           "       dsig bench keccak [options]   Keccak-f[1600] and SHAKE256: ours vs OpenSSL EVP\n"
@@ -24,7 +24,7 @@ static void usage(FILE *f)
 /* Usage of `dsig bench keccak`. */
 static void keccak_usage(FILE *f)
 {
-    fputs("usage: dsig bench keccak [--quick] [--runs N]\n"
+    fputs("Usage: dsig bench keccak [--quick] [--runs N]\n"
           "  Keccak-f[1600] ns per permutation (one state; four states with the portable and AVX2 x4\n"
           "  back-ends), SHAKE256 MiB/s absorbing 64 KiB chunks (the streaming hot path) and ns per\n"
           "  32-byte-in / 32-byte-out SHAKE256 call, src/hash/keccak.h against OpenSSL 3 EVP. Each\n"

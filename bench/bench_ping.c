@@ -193,7 +193,7 @@ int ping_parse(int argc, char **argv, ping_opts *o, char *err, size_t errlen)
 /* Usage of `dsig ping`. */
 void ping_print_help(FILE *f)
 {
-    fputs("usage: dsig ping [options]\n"
+    fputs("Usage: dsig ping [options]\n"
           "       dsig ping --config FILE --id N --key KEY [--peer M] [options]\n"
           "\n"
           "The DSig paper's two-process ping-pong: sign -> send -> verify -> reply, with no signature,\n"

@@ -70,7 +70,7 @@ static int op_verify(op_ctx *op, bench_feeder *f)
     if (op->format == BENCH_FMT_JWS) {
         dsig_jws_verify_ctx *c;
         dsig_jws_verify_opts vo = {.format = DSIG_FMT_JWS, .alg = op->alg};
-        if ((rc = dsig_jws_verify_init(&c, op->jws, op->sig_len, op->verify_key, &vo)))
+        if ((rc = dsig_jws_verify_init(&c, op->verify_key, op->jws, op->sig_len, &vo)))
             return rc;
         if ((rc = feed_run(f, sink_verify_jws, c))) {
             dsig_jws_verify_abort(c);
@@ -252,8 +252,10 @@ static int emit_row(run *R, const bench_row *row)
     else
         bench_table_row(stdout, row);
     fflush(stdout);
-    bench_csv_row(R->csv, row);
-    fflush(R->csv);
+    if (R->csv) {
+        bench_csv_row(R->csv, row);
+        fflush(R->csv);
+    }
     return 0;
 }
 
@@ -432,12 +434,14 @@ static size_t bits_for(const bench_stream_opts *o, const dsig_alg *alg, unsigned
     return 1;
 }
 
-/* Write the payload of each size to a file in --out (file source), once per run. */
+/* Write the payload of each size to a file (file source), once per run: in --out, else $TMPDIR. */
 static int write_payload_files(run *R)
 {
     const bench_stream_opts *o = R->o;
+    const char *tmp = getenv("TMPDIR");
+    const char *dir = o->out_dir ? o->out_dir : tmp && *tmp ? tmp : "/tmp";
     for (size_t s = 0; s < o->nsizes; s++) {
-        snprintf(R->paths[s], sizeof R->paths[s], "%s/.dsig-bench-payload-%ld-%llu.bin", o->out_dir,
+        snprintf(R->paths[s], sizeof R->paths[s], "%s/.dsig-bench-payload-%ld-%llu.bin", dir,
                  (long)getpid(), (unsigned long long)o->sizes[s]);
         FILE *f = fopen(R->paths[s], "wb");
         if (!f || fwrite(R->payload, 1, o->sizes[s], f) != o->sizes[s] || fclose(f) != 0) {
@@ -457,13 +461,9 @@ static void print_summary(run *R, FILE *f, size_t nalgs, const char *csv, const 
         tv += R->rows[i].ver_ms.median;
         bytes += (double)R->rows[i].bytes * R->o->measure * 2.0;
     }
-    char b[48], s[48], v[48];
-    bench_fmt_thousands(b, sizeof b, (uint64_t)bytes);
-    bench_fmt_thousands(s, sizeof s, (uint64_t)llround(ts));
-    bench_fmt_thousands(v, sizeof v, (uint64_t)llround(tv));
-    fprintf(f, "Total algs: %zu Total measurements: %zu Total bytes: %s (≈%.1f GB) Total sign: %s ms "
-               "Total verify: %s ms\n",
-            nalgs, R->nrows, b, bytes / 1e9, s, v);
+    fprintf(f, "Total algs: %zu Total measurements: %zu Total bytes: %.0f (%.1f MiB) Total sign: %.0f ms "
+               "Total verify: %.0f ms\n",
+            nalgs, R->nrows, bytes, bytes / (1024.0 * 1024.0), ts, tv);
     fprintf(f, "Source: %s, chunk %zu bytes, format %s, warm-up %u, measured %u, seed %llu\n",
             R->o->source == BENCH_SRC_FILE ? "file" : R->o->source == BENCH_SRC_PIPE ? "pipe" : "mem",
             R->o->chunk, R->o->format == BENCH_FMT_RAW ? "raw" : "jws",
@@ -478,7 +478,50 @@ static void print_summary(run *R, FILE *f, size_t nalgs, const char *csv, const 
     fprintf(f, "Skipped: %zu\n", R->nskipped);
     for (size_t i = 0; i < R->nskipped; i++)
         fprintf(f, "  %s\n", R->skipped[i]);
-    fprintf(f, "CSV: %s\nSVG: %s\n", csv, svg);
+    size_t suspect = 0;
+    for (size_t i = 0; i < R->nrows; i++)
+        suspect += bench_row_suspect(&R->rows[i]) != 0;
+    if (suspect) {
+        fprintf(f, "WARNING: %zu row%s with efficiency above %.2f (marked !): an operation cannot be "
+                   "faster than the bare hash it contains, so the baseline measurement was disturbed "
+                   "(other load on the machine); do not read these ratios, re-run those rows:\n",
+                suspect, suspect == 1 ? "" : "s", BENCH_EFF_SUSPECT);
+        for (size_t i = 0; i < R->nrows; i++)
+            if (bench_row_suspect(&R->rows[i]))
+                fprintf(f, "  %s %llu KiB: efficiency sign %.2f, verify %.2f (%s baseline %.3f ms)\n",
+                        R->rows[i].label, (unsigned long long)(R->rows[i].bytes / 1024), R->rows[i].eff_s,
+                        R->rows[i].eff_v, R->rows[i].baseline, R->rows[i].base_ms);
+    }
+    if (csv)
+        fprintf(f, "CSV: %s\nSVG: %s\n", csv, svg);
+    else
+        fputs("CSV, SVG: not written (give --out DIR)\n", f);
+}
+
+/* Close the CSV and write the SVG of the largest size (--out). 0, or -1 reported. */
+static int write_chart(run *R, const char *csv, const char *svg, uint64_t max)
+{
+    int bad = fclose(R->csv) != 0;
+    R->csv = NULL;
+    if (bad) {
+        fprintf(stderr, "dsig bench stream: error writing %s\n", csv);
+        return -1;
+    }
+    FILE *sf = fopen(svg, "w");
+    if (!sf) {
+        fprintf(stderr, "dsig bench stream: cannot write %s: %s\n", svg, strerror(errno));
+        return -1;
+    }
+    char machine[256], date[64];
+    bench_machine(machine, sizeof machine);
+    bench_utc_date(date, sizeof date);
+    const bench_svg_meta meta = {machine, date, R->o->warmup, R->o->measure};
+    bench_svg_write(sf, R->rows, R->nrows, max, &meta);
+    if (fclose(sf) != 0) {
+        fprintf(stderr, "dsig bench stream: error writing %s\n", svg);
+        return -1;
+    }
+    return 0;
 }
 
 /* `dsig bench stream` with parsed options. Returns a process exit code. */
@@ -501,7 +544,7 @@ int bench_stream_run(const bench_stream_opts *o)
         fprintf(stderr, "dsig bench stream: no algorithm is registered in this build\n");
         return 2;
     }
-    if (bench_mkdir_p(o->out_dir) != 0) {
+    if (o->out_dir && bench_mkdir_p(o->out_dir) != 0) {
         fprintf(stderr, "dsig bench stream: cannot create --out directory %s: %s\n", o->out_dir,
                 strerror(errno));
         return 1;
@@ -515,10 +558,12 @@ int bench_stream_run(const bench_stream_opts *o)
     for (size_t s = 0; s < o->nsizes; s++)
         if (o->sizes[s] > max)
             max = o->sizes[s];
-    char stamp[32], csv[4200], svg[4200];
+    char stamp[32], csv[4200] = "", svg[4200] = "";
     bench_timestamp(stamp, sizeof stamp);
-    snprintf(csv, sizeof csv, "%s/benchmark_stream_sig_%s.csv", o->out_dir, stamp);
-    snprintf(svg, sizeof svg, "%s/benchmark_stream_sig_%s.svg", o->out_dir, stamp);
+    if (o->out_dir) {
+        snprintf(csv, sizeof csv, "%s/benchmark_stream_sig_%s.csv", o->out_dir, stamp);
+        snprintf(svg, sizeof svg, "%s/benchmark_stream_sig_%s.svg", o->out_dir, stamp);
+    }
 
     R.payload = malloc(max);
     R.chunkbuf = malloc(o->chunk);
@@ -535,12 +580,12 @@ int bench_stream_run(const bench_stream_opts *o)
     memset(R.chunkbuf, 0, o->chunk); /* touch it now so its pages are not counted as growth */
     if (o->source == BENCH_SRC_FILE && write_payload_files(&R) != 0)
         goto out;
-    R.csv = fopen(csv, "w");
-    if (!R.csv) {
+    if (o->out_dir && !(R.csv = fopen(csv, "w"))) {
         fprintf(stderr, "dsig bench stream: cannot write %s: %s\n", csv, strerror(errno));
         goto out;
     }
-    bench_csv_header(R.csv);
+    if (R.csv)
+        bench_csv_header(R.csv);
     if (!o->json) {
         bench_table_header(stdout);
         bench_table_rule(stdout);
@@ -589,23 +634,9 @@ int bench_stream_run(const bench_stream_opts *o)
     }
     if (!o->json)
         bench_table_rule(stdout);
-    if (fclose(R.csv) != 0) {
-        R.csv = NULL;
-        fprintf(stderr, "dsig bench stream: error writing %s\n", csv);
+    if (R.csv && write_chart(&R, csv, svg, max) != 0)
         goto out;
-    }
-    R.csv = NULL;
-    FILE *sf = fopen(svg, "w");
-    if (!sf) {
-        fprintf(stderr, "dsig bench stream: cannot write %s: %s\n", svg, strerror(errno));
-        goto out;
-    }
-    bench_svg_write(sf, R.rows, R.nrows, max);
-    if (fclose(sf) != 0) {
-        fprintf(stderr, "dsig bench stream: error writing %s\n", svg);
-        goto out;
-    }
-    print_summary(&R, o->json ? stderr : stdout, nalgs, csv, svg);
+    print_summary(&R, o->json ? stderr : stdout, nalgs, o->out_dir ? csv : NULL, svg);
     code = 0;
 out:
     state_drop(&R);

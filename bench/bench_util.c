@@ -242,6 +242,33 @@ void bench_timestamp(char *buf, size_t cap)
     strftime(buf, cap, "%Y%m%d_%H%M%S", &tm);
 }
 
+void bench_utc_date(char *buf, size_t cap)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, cap, "%Y-%m-%d %H:%M UTC", &tm);
+}
+
+void bench_machine(char *buf, size_t cap)
+{
+    char model[160] = "unknown CPU", line[512];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            colon += 1 + strspn(colon + 1, " \t");
+            colon[strcspn(colon, "\n")] = '\0';
+            snprintf(model, sizeof model, "%s", colon);
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(buf, cap, "%s, %ld CPU%s", model, n, n == 1 ? "" : "s");
+}
+
 /* Format an error message into err and return -1 (so parsers can `return bench_fail(...)`). */
 int bench_fail(char *err, size_t len, const char *fmt, ...)
 {

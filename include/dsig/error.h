@@ -36,7 +36,8 @@ enum dsig_status {
     DSIG_E_RNG = -14,            /* random number generator failure */
     DSIG_E_CRYPTO = -15,         /* failure inside a cryptographic backend */
     DSIG_E_BUFFER = -16,         /* output buffer too small */
-    DSIG_E_STATE = -17,          /* context used in the wrong state */
+    DSIG_E_STATE = -17,          /* context used out of order, or a key state file refused (locked,
+                                    restored from an older copy, wrong owner or mode, damaged) */
     DSIG_E_POINT = -18,          /* invalid curve point */
     DSIG_E_NO_PRIVATE = -19,     /* operation needs a private key */
     DSIG_E_TOO_LARGE = -20,      /* input exceeds a documented bound */

@@ -41,7 +41,7 @@ typedef enum dsig_format {
 
 typedef struct dsig_jws_sign_opts {
     dsig_format format;     /* DSIG_FMT_JWS if 0 */
-    int include_kid;        /* add "kid" = RFC 7638 thumbprint of the key */
+    int include_kid;        /* add "kid": the key's own (dsig_key_kid), else its RFC 7638 thumbprint */
     /* Per-signature options (stream.h; NULL = defaults) for algorithms flagged DSIG_ALG_OPTIONS.
      * JOSE fixes an empty context and pure signing (RFC 9964), so a context or pre-hash is refused
      * (DSIG_E_UNSUPPORTED) unless format is DSIG_FMT_RAW; `deterministic` is allowed everywhere. */
@@ -87,8 +87,8 @@ DSIG_EXPORT void dsig_jws_sign_abort(dsig_jws_sign_ctx *ctx);
  * DSIG_E_FORMAT: verify it with dsig_jws_verify_compact(), which returns the payload it verified
  * (dsig_jws_has_embedded_payload() tells which entry point a signature needs).
  */
-DSIG_EXPORT int dsig_jws_verify_init(dsig_jws_verify_ctx **ctx, const char *sig, size_t sig_len,
-                                     const dsig_key *key, const dsig_jws_verify_opts *opts);
+DSIG_EXPORT int dsig_jws_verify_init(dsig_jws_verify_ctx **ctx, const dsig_key *key, const char *sig,
+                                     size_t sig_len, const dsig_jws_verify_opts *opts);
 DSIG_EXPORT int dsig_jws_verify_update(dsig_jws_verify_ctx *ctx, const void *data, size_t len);
 /* DSIG_OK valid, DSIG_E_VERIFY invalid, other codes errors. Frees ctx. */
 DSIG_EXPORT DSIG_WARN_UNUSED int dsig_jws_verify_final(dsig_jws_verify_ctx *ctx);
@@ -100,7 +100,7 @@ DSIG_EXPORT const dsig_alg *dsig_jws_verify_alg(const dsig_jws_verify_ctx *ctx);
  * with "payload" — the one entry point for embedded payloads; on success *payload (allocated, free
  * with dsig_free) receives the decoded payload. The caller must use that payload (or compare its own
  * copy with it): the signature covers nothing else. */
-DSIG_EXPORT DSIG_WARN_UNUSED int dsig_jws_verify_compact(const char *jws, size_t len, const dsig_key *key,
+DSIG_EXPORT DSIG_WARN_UNUSED int dsig_jws_verify_compact(const dsig_key *key, const char *jws, size_t len,
                                                          const dsig_jws_verify_opts *opts,
                                                          uint8_t **payload, size_t *payload_len);
 
@@ -108,6 +108,12 @@ DSIG_EXPORT DSIG_WARN_UNUSED int dsig_jws_verify_compact(const char *jws, size_t
  * flattened JSON with a "payload" member): verify it with dsig_jws_verify_compact(); 0 if it does not
  * (detached JWS, or not a JWS: raw); a negative DSIG_E_* if it is JSON that does not parse. */
 DSIG_EXPORT int dsig_jws_has_embedded_payload(const char *sig, size_t len);
+
+/* A JOSE "alg" name as JWS verification reads it, for `key`: the registry's algorithm of that name
+ * (dsig_alg_by_name), or — for the legacy "EdDSA" of RFC 8037 — the EdDSA algorithm of the key's OKP
+ * curve (Ed25519 or Ed448). NULL when the name is neither (or is "EdDSA" and key is NULL or not an
+ * OKP key). */
+DSIG_EXPORT const dsig_alg *dsig_jws_alg_for_key(const char *name, const dsig_key *key);
 
 /* Detect the format of a signature text: DSIG_FMT_JWS, DSIG_FMT_JSON, DSIG_FMT_COMPACT_B64, or
  * DSIG_FMT_RAW when it is none of those. */

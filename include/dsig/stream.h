@@ -5,8 +5,10 @@
  * depend on the chunking. Memory is bounded by the algorithm, never by the payload: nothing is
  * buffered. Lengths are 64-bit throughout (size_t chunks, uint64_t totals).
  *
- * Context lifetime: *_init allocates; *_final and *_abort always wipe and free the context, on every
- * path, success or failure. After either, the pointer must not be used again.
+ * Context lifetime: *_init allocates; *_abort always wipes and frees the context; *_final does too, on
+ * every path, success or failure — except the two outcomes of dsig_sign_final that keep the context
+ * (a size query with a NULL buffer, and DSIG_E_BUFFER), documented there. After a context is freed,
+ * the pointer must not be used again.
  *
  * The signature is given to dsig_verify_init, not to the final call: several schemes (EdDSA, Falcon,
  * SLH-DSA) hash part of the signature before the message, and reading it first is what lets them verify
@@ -29,7 +31,20 @@ typedef struct dsig_verify_ctx dsig_verify_ctx;
 
 DSIG_EXPORT int dsig_sign_init(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key);
 DSIG_EXPORT int dsig_sign_update(dsig_sign_ctx *ctx, const void *data, size_t len);
-/* Writes at most `cap` bytes (dsig_alg_sig_max(alg) always suffices). Frees ctx. */
+/*
+ * Finish signing: write the signature (at most `cap` bytes) to `sig` and its length to *sig_len.
+ * A buffer of dsig_alg_sig_max(alg) bytes always suffices. The payload of a stream (a pipe) cannot
+ * be fed again, so a signature is never lost to a small buffer:
+ *   - sig == NULL: size query. The signature is made and kept in the context, *sig_len receives
+ *     its exact length, DSIG_OK is returned and ctx stays allocated (no update is accepted any
+ *     more): call dsig_sign_final again with a buffer of *sig_len bytes, or dsig_sign_abort.
+ *   - cap < the signature's length: DSIG_E_BUFFER, *sig_len receives the length needed, and ctx
+ *     stays allocated, keeping the signature, exactly as after a size query.
+ * Returns: DSIG_OK (signature written, ctx freed; or the size query above); DSIG_E_BUFFER (above);
+ * DSIG_E_ARG (ctx or sig_len NULL; a non-NULL ctx is freed); DSIG_E_STATE (after a failed update, a
+ * two-pass context still in pass 1, or passes of different lengths; ctx freed); DSIG_E_EXHAUSTED,
+ * DSIG_E_CRYPTO, DSIG_E_NOMEM and the other provider errors (ctx freed).
+ */
 DSIG_EXPORT int dsig_sign_final(dsig_sign_ctx *ctx, uint8_t *sig, size_t cap, size_t *sig_len);
 DSIG_EXPORT void dsig_sign_abort(dsig_sign_ctx *ctx);
 /* Bytes fed so far. */

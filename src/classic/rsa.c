@@ -519,6 +519,7 @@ const struct dsig_keytype dsig_keytype_rsa = {
     .pub_members = rsa_pub,
     .priv_members = rsa_priv,
     .has_public = 1,
+    .sized = 1,
     .generate = rsa_generate,
     .import_jwk = rsa_import_jwk,
     .export_jwk = rsa_export_jwk,

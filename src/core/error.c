@@ -28,7 +28,7 @@ const char *dsig_strerror(int code)
     case DSIG_E_RNG: return "random number generator failure";
     case DSIG_E_CRYPTO: return "cryptographic backend failure";
     case DSIG_E_BUFFER: return "output buffer too small";
-    case DSIG_E_STATE: return "context used in the wrong state";
+    case DSIG_E_STATE: return "wrong state (a context used out of order, or a key state file refused)";
     case DSIG_E_POINT: return "invalid curve point";
     case DSIG_E_NO_PRIVATE: return "private key required";
     case DSIG_E_TOO_LARGE: return "input too large";

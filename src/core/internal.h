@@ -108,6 +108,8 @@ struct dsig_keytype {
     const char *const *pub_members;  /* NULL-terminated, in RFC 7638 (lexicographic) order */
     const char *const *priv_members; /* NULL-terminated, private-only members */
     int has_public;                  /* 0 for oct (MAC) keys */
+    int sized;                       /* 1: generate takes a size in bits (RSA modulus, MAC key);
+                                        other types have one size, and keygen refuses another */
 
     /* Fill key->impl from generated material. bits = 0 means default. */
     int (*generate)(struct dsig_key *key, unsigned bits, dsig_rng *rng);
@@ -165,6 +167,7 @@ struct dsig_key {
     int has_private;
     void *impl;
     struct dsig_state_file *state; /* open state file of a stateful key, else NULL (statefile.c) */
+    char *kid;               /* the JWK's own "kid" (dsig_malloc), or NULL: the RFC 7638 thumbprint */
 };
 
 /* All key types, NULL-terminated (keytypes.c). */
@@ -234,6 +237,10 @@ struct dsig_alg {
      * several curves (GOST3410-2012-256: GOST-256-A..D). NULL = `keytype` only. `keytype` stays the
      * default (keygen without a param, dsig_alg_curve) and must be in the list. */
     const struct dsig_keytype *const *keytypes;
+    /* 1: never chosen for an unbound key from its type alone (dsig_key_infer_alg): a key is used
+     * with this algorithm only when bound to it or when the caller names it. DSig takes the keys
+     * of Ed25519; an unbound Ed25519 key is an Ed25519 key. */
+    int explicit_only;
 };
 
 /* 1 if alg takes keys of type t (its keytype, or one of its optional keytypes list), else 0. */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include <openssl/bio.h>
+#include <openssl/decoder.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
@@ -24,6 +25,8 @@ void dsig_key_free(dsig_key *key)
         dsig_state_close(key);
     if (key->impl && key->type->destroy)
         key->type->destroy(key);
+    if (key->kid)
+        dsig_xfree(key->kid, 0);
     dsig_xfree(key, sizeof *key);
 }
 
@@ -55,7 +58,7 @@ int dsig_key_check_alg(const dsig_key *key, const dsig_alg *alg)
                 strcat(strcat(also, *also ? ", " : " (or "), (*p)->crv);
         if (*also)
             strcat(also, ")");
-        return dsig_fail(DSIG_E_KEY_MISMATCH, "%s needs a %s%s%s%s key, got %s%s%s", alg->name,
+        return dsig_fail(DSIG_E_KEY_MISMATCH, "%s needs a key of type %s%s%s%s, got one of type %s%s%s", alg->name,
                          alg->keytype->kty, *ac ? " " : "", ac, also, key->type->kty, *kc ? " " : "", kc);
     }
     unsigned bits = key->type->bits ? key->type->bits(key) : 0;
@@ -90,6 +93,15 @@ int dsig_key_generate(dsig_key **out, const dsig_alg *alg, const dsig_keygen_par
                          alg->name, param);
     if (param && strlen(param) > 400)
         return dsig_fail(DSIG_E_ARG, "parameter set name longer than 400 characters");
+    if (params && params->bits && !alg->keytype->sized && params->bits != alg->default_key_bits) {
+        const char *crv = alg->keytype->crv;
+        if (!alg->default_key_bits)
+            return dsig_fail(DSIG_E_ARG, "%s keys have one size, set by the algorithm: a key size "
+                             "(%u bits) does not apply", alg->name, params->bits);
+        return dsig_fail(DSIG_E_ARG, "%s keys have one size (%s%s%s, %u bits): a key size of %u bits "
+                         "does not apply; the algorithm sets the size", alg->name, alg->keytype->kty,
+                         crv ? " " : "", crv ? crv : "", alg->default_key_bits, params->bits);
+    }
     unsigned bits = params && params->bits ? params->bits : alg->default_key_bits;
     if (alg->min_key_bits && bits < alg->min_key_bits)
         return dsig_fail(DSIG_E_KEY_WEAK, "%s needs a key of at least %u bits", alg->name,
@@ -147,6 +159,10 @@ int dsig_key_public(dsig_key **out, const dsig_key *key)
     }
     k->has_private = 0;
     k->alg = key->alg;
+    if (key->kid && !(k->kid = dsig_strdup(key->kid))) {
+        dsig_key_free(k);
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    }
     *out = k;
     return DSIG_OK;
 }
@@ -156,6 +172,38 @@ const char *dsig_key_kty(const dsig_key *key) { return key->type->kty; }
 const char *dsig_key_curve(const dsig_key *key) { return key->type->crv; }
 unsigned dsig_key_bits(const dsig_key *key) { return key->type->bits ? key->type->bits(key) : 0; }
 const dsig_alg *dsig_key_alg(const dsig_key *key) { return key->alg; }
+const char *dsig_key_kid(const dsig_key *key) { return key ? key->kid : NULL; }
+
+int dsig_key_infer_alg(const dsig_key *key, const dsig_alg **out)
+{
+    if (!key || !out)
+        return dsig_fail(DSIG_E_ARG, "dsig_key_infer_alg: NULL argument");
+    *out = key->alg;
+    if (key->alg)
+        return DSIG_OK;
+    const dsig_alg *only = NULL;
+    size_t fits = 0;
+    char names[256] = "";
+    for (size_t i = 0, n = dsig_alg_count(); i < n; i++) {
+        const dsig_alg *a = dsig_alg_at(i);
+        if (a->explicit_only || !dsig_alg_takes_keytype(a, key->type))
+            continue;
+        only = a;
+        if (fits++ < 12 && strlen(names) + strlen(a->name) + 3 < sizeof names)
+            strcat(strcat(names, *names ? ", " : ""), a->name);
+    }
+    if (fits == 1) {
+        *out = only;
+        return DSIG_OK;
+    }
+    const char *crv = key->type->crv;
+    if (fits == 0)
+        return dsig_fail(DSIG_E_UNSUPPORTED, "no registered algorithm takes keys of type %s%s%s",
+                         key->type->kty, crv ? " " : "", crv ? crv : "");
+    return dsig_fail(DSIG_E_ALG_NOT_ALLOWED, "the key is not bound to an algorithm and keys of type "
+                     "%s%s%s fit %zu algorithms (%s%s)",
+                     key->type->kty, crv ? " " : "", crv ? crv : "", fits, names, fits > 12 ? ", ..." : "");
+}
 
 /* ---- PEM ------------------------------------------------------------------------------------ */
 
@@ -192,46 +240,109 @@ static int key_from_pkey(EVP_PKEY *pkey, struct dsig_key **out)
     return dsig_fail(DSIG_E_UNSUPPORTED, "PEM: key type %s is not supported", name ? name : "?");
 }
 
-int dsig_key_import_pem(dsig_key **out, const char *pem, size_t len)
+/* Decode one key with OpenSSL's decoders: `type` "PEM" or "DER", `selection` a key pair (private)
+ * or a public key. Every form openssl writes is accepted: PKCS#8, SEC1 ("EC PRIVATE KEY"), PKCS#1
+ * ("RSA PRIVATE KEY", "RSA PUBLIC KEY"), SubjectPublicKeyInfo. NULL when it is not such a key. */
+static EVP_PKEY *decode_pkey(const unsigned char *data, size_t len, const char *type, int selection)
 {
-    if (!out || !pem)
-        return dsig_fail(DSIG_E_ARG, "dsig_key_import_pem: NULL argument");
+    EVP_PKEY *pkey = NULL;
+    OSSL_DECODER_CTX *d = OSSL_DECODER_CTX_new_for_pkey(&pkey, type, NULL, NULL, selection, NULL, NULL);
+    if (!d)
+        return NULL;
+    /* Never prompt: encrypted keys fail instead of reading the terminal. */
+    OSSL_DECODER_CTX_set_pem_password_cb(d, dsig_pem_no_passphrase, NULL);
+    if (!OSSL_DECODER_from_data(d, &data, &len)) {
+        EVP_PKEY_free(pkey);
+        pkey = NULL;
+    }
+    OSSL_DECODER_CTX_free(d);
+    return pkey;
+}
+
+/* PEM or DER (`type`) to a dsig key. */
+static int import_encoded(dsig_key **out, const unsigned char *data, size_t len, const char *type)
+{
+    int priv = 1;
+    EVP_PKEY *pkey = decode_pkey(data, len, type, EVP_PKEY_KEYPAIR);
+    if (!pkey) {
+        priv = 0;
+        pkey = decode_pkey(data, len, type, EVP_PKEY_PUBLIC_KEY);
+    }
+    if (!pkey) {
+        char what[96];
+        snprintf(what, sizeof what, "%s: cannot parse the key (PKCS#8, SEC1, PKCS#1 or "
+                                    "SubjectPublicKeyInfo, unencrypted)", type);
+        return dsig_fail_openssl(DSIG_E_FORMAT, what);
+    }
+    struct dsig_key *k = NULL;
+    int rc = key_from_pkey(pkey, &k);
+    EVP_PKEY_free(pkey);
+    if (rc)
+        return rc;
+    if (!priv) /* a public key never yields a signing key, whatever the provider said */
+        k->has_private = 0;
+    *out = k;
+    return DSIG_OK;
+}
+
+/* The first PEM block that holds a key ("... PRIVATE KEY" or "... PUBLIC KEY"): `openssl ecparam
+ * -genkey` writes an "EC PARAMETERS" block before the key. NULL when there is none. */
+static const char *first_key_block(const char *pem, size_t len)
+{
+    static const char begin[] = "-----BEGIN ";
+    const char *p = pem, *end = pem + len;
+    while ((p = memmem(p, (size_t)(end - p), begin, sizeof begin - 1)) != NULL) {
+        const char *label = p + sizeof begin - 1;
+        const char *dash = memmem(label, (size_t)(end - label), "-----", 5);
+        if (!dash)
+            return NULL;
+        size_t n = (size_t)(dash - label);
+        if ((n >= 11 && memcmp(dash - 11, "PRIVATE KEY", 11) == 0) ||
+            (n >= 10 && memcmp(dash - 10, "PUBLIC KEY", 10) == 0))
+            return p;
+        p = dash;
+    }
+    return NULL;
+}
+
+/* What both imports check first: arguments, the backends, the size bound. */
+static int import_begin(dsig_key **out, const void *data, size_t len, const char *type)
+{
+    if (!out || !data)
+        return dsig_fail(DSIG_E_ARG, "dsig_key_import_%s: NULL argument", type[0] == 'P' ? "pem" : "der");
     *out = NULL;
     int rc = dsig_backend_init();
     if (rc)
         return rc;
     if (len > DSIG_JWK_MAX_BYTES)
-        return dsig_fail(DSIG_E_TOO_LARGE, "PEM input larger than %u bytes", DSIG_JWK_MAX_BYTES);
+        return dsig_fail(DSIG_E_TOO_LARGE, "%s input larger than %u bytes", type, DSIG_JWK_MAX_BYTES);
+    return DSIG_OK;
+}
+
+int dsig_key_import_pem(dsig_key **out, const char *pem, size_t len)
+{
+    int rc = import_begin(out, pem, len, "PEM");
+    if (rc)
+        return rc;
     if (memmem(pem, len, "ENCRYPTED", 9))
         return dsig_fail(DSIG_E_UNSUPPORTED, "PEM: encrypted private keys are not supported; "
                                              "decrypt it first (openssl pkey -in KEY -out PLAIN)");
-    BIO *bio = BIO_new_mem_buf(pem, (int)len);
-    if (!bio)
-        return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    int priv = 1;
-    EVP_PKEY *pkey = NULL;
-    if (memmem(pem, len, "-----BEGIN PUBLIC KEY-----", 26)) {
-        priv = 0;
-        pkey = PEM_read_bio_PUBKEY(bio, NULL, dsig_pem_no_passphrase, NULL);
-    } else if (memmem(pem, len, "-----BEGIN PRIVATE KEY-----", 27)) {
-        pkey = PEM_read_bio_PrivateKey(bio, NULL, dsig_pem_no_passphrase, NULL);
-    } else {
-        BIO_free(bio);
-        return dsig_fail(DSIG_E_FORMAT, "PEM: expected \"-----BEGIN PRIVATE KEY-----\" (PKCS#8) or "
-                                        "\"-----BEGIN PUBLIC KEY-----\" (SubjectPublicKeyInfo)");
-    }
-    BIO_free(bio);
-    if (!pkey)
-        return dsig_fail_openssl(DSIG_E_FORMAT, "PEM: cannot parse key");
-    struct dsig_key *k = NULL;
-    rc = key_from_pkey(pkey, &k);
-    EVP_PKEY_free(pkey);
+    const char *block = first_key_block(pem, len);
+    if (!block)
+        return dsig_fail(DSIG_E_FORMAT, "PEM: no key block (\"-----BEGIN PRIVATE KEY-----\", \"EC "
+                                        "PRIVATE KEY\", \"RSA PRIVATE KEY\", \"PUBLIC KEY\" or \"RSA "
+                                        "PUBLIC KEY\")");
+    return import_encoded(out, (const unsigned char *)block, len - (size_t)(block - pem), "PEM");
+}
+
+int dsig_key_import_der(dsig_key **out, const uint8_t *der, size_t len)
+{
+    int rc = import_begin(out, der, len, "DER");
     if (rc)
         return rc;
-    if (!priv) /* a PUBLIC KEY block never yields a signing key, whatever the provider said */
-        k->has_private = 0;
-    *out = k;
-    return DSIG_OK;
+    if (len == 0 || der[0] != 0x30)
+        return dsig_fail(DSIG_E_FORMAT, "DER: a key starts with an ASN.1 SEQUENCE (0x30)");
+    return import_encoded(out, der, len, "DER");
 }
 
 int dsig_key_export_pem(const dsig_key *key, int include_private, char **pem, size_t *len)

@@ -15,6 +15,10 @@ struct stream {
     int failed;
     int pass;              /* two-pass signing: 1 or 2; 0 = ordinary one-pass context */
     uint64_t pass1_total;  /* two-pass signing: bytes fed in pass 1 */
+    /* Signing: the finished signature, held when dsig_sign_final was given no buffer or one too
+     * small — a streamed payload cannot be fed again, so the signature must not be lost. */
+    uint8_t *sig;
+    size_t sig_len;
 };
 
 struct dsig_sign_ctx {
@@ -48,6 +52,8 @@ static int stream_update(struct stream *s, int (*update)(void *, const uint8_t *
         return dsig_fail(DSIG_E_ARG, "%s: NULL argument", fn);
     if (s->failed)
         return dsig_fail(DSIG_E_STATE, "%s after a failure", fn);
+    if (s->sig)
+        return dsig_fail(DSIG_E_STATE, "%s after dsig_sign_final made the signature", fn);
     if (len == 0)
         return DSIG_OK;
     int rc = update(s->state, data, len);
@@ -64,6 +70,8 @@ static void stream_free(struct stream *s)
         return;
     if (s->state)
         s->alg->ops->free_state(s->state);
+    if (s->sig)
+        dsig_xfree(s->sig, 0); /* a signature is public */
     dsig_xfree(s, sizeof *s);
 }
 
@@ -143,8 +151,9 @@ int dsig_sign_next_pass(dsig_sign_ctx *ctx)
 {
     if (!ctx)
         return dsig_fail(DSIG_E_ARG, "dsig_sign_next_pass: NULL context");
-    if (ctx->s.failed)
-        return dsig_fail(DSIG_E_STATE, "dsig_sign_next_pass after a failure");
+    if (ctx->s.failed || ctx->s.sig)
+        return dsig_fail(DSIG_E_STATE, "dsig_sign_next_pass after a failure or after "
+                                       "dsig_sign_final");
     if (ctx->s.pass != 1)
         return dsig_fail(DSIG_E_STATE, ctx->s.pass ? "dsig_sign_next_pass called twice"
                                                    : "dsig_sign_next_pass on a one-pass context "
@@ -181,26 +190,60 @@ void dsig_sign_abort(dsig_sign_ctx *ctx)
     stream_free(ctx ? &ctx->s : NULL);
 }
 
+/* Checks before the provider's final: the context must be complete. */
+static int sign_final_check(const struct stream *s)
+{
+    if (s->failed)
+        return dsig_fail(DSIG_E_STATE, "dsig_sign_final after a failed update");
+    if (s->pass == 1)
+        return dsig_fail(DSIG_E_STATE, "dsig_sign_final: two-pass signing is still in pass 1 (call "
+                                       "dsig_sign_next_pass and feed the payload again)");
+    if (s->pass == 2 && s->total != s->pass1_total)
+        return dsig_fail(DSIG_E_STATE, "dsig_sign_final: pass 2 fed %llu bytes, pass 1 fed %llu: the "
+                                       "two passes must read the same payload",
+                         (unsigned long long)s->total, (unsigned long long)s->pass1_total);
+    return DSIG_OK;
+}
+
 int dsig_sign_final(dsig_sign_ctx *ctx, uint8_t *sig, size_t cap, size_t *sig_len)
 {
     if (!ctx)
         return dsig_fail(DSIG_E_ARG, "dsig_sign_final: NULL context");
-    int rc;
-    if (!sig || !sig_len)
-        rc = dsig_fail(DSIG_E_ARG, "dsig_sign_final: NULL output");
-    else if (ctx->s.failed)
-        rc = dsig_fail(DSIG_E_STATE, "dsig_sign_final after a failed update");
-    else if (ctx->s.pass == 1)
-        rc = dsig_fail(DSIG_E_STATE, "dsig_sign_final: two-pass signing is still in pass 1 (call "
-                                     "dsig_sign_next_pass and feed the payload again)");
-    else if (ctx->s.pass == 2 && ctx->s.total != ctx->s.pass1_total)
-        rc = dsig_fail(DSIG_E_STATE, "dsig_sign_final: pass 2 fed %llu bytes, pass 1 fed %llu: the "
-                                     "two passes must read the same payload",
-                       (unsigned long long)ctx->s.total, (unsigned long long)ctx->s.pass1_total);
-    else
-        rc = ctx->s.alg->ops->sign_final(ctx->s.state, sig, cap, sig_len);
+    struct stream *s = &ctx->s;
+    int rc = sig_len ? DSIG_OK : dsig_fail(DSIG_E_ARG, "dsig_sign_final: NULL sig_len");
+    if (rc == DSIG_OK && !s->sig) {
+        if ((rc = sign_final_check(s)) == DSIG_OK && sig && cap >= s->alg->sig_max) {
+            /* The common case: a buffer of dsig_alg_sig_max bytes always suffices. */
+            rc = s->alg->ops->sign_final(s->state, sig, cap, sig_len);
+            dsig_sign_abort(ctx);
+            return rc;
+        }
+        /* No buffer, or one that may be too small: sign into the context, which keeps the
+         * signature until a buffer that fits arrives. The signer's state is wiped right away. */
+        if (rc == DSIG_OK && !(s->sig = dsig_malloc(s->alg->sig_max)))
+            rc = dsig_fail(DSIG_E_NOMEM, "out of memory");
+        if (rc == DSIG_OK)
+            rc = s->alg->ops->sign_final(s->state, s->sig, s->alg->sig_max, &s->sig_len);
+        if (rc == DSIG_OK) {
+            s->alg->ops->free_state(s->state);
+            s->state = NULL;
+        }
+    }
+    if (rc) {
+        dsig_sign_abort(ctx);
+        return rc;
+    }
+    *sig_len = s->sig_len;
+    if (!sig)
+        return DSIG_OK; /* size query: the context stays */
+    if (cap < s->sig_len)
+        return dsig_fail(DSIG_E_BUFFER, "dsig_sign_final: the %s signature needs %zu bytes, the buffer "
+                                        "has %zu; the context keeps the signature: call "
+                                        "dsig_sign_final again with a larger buffer, or dsig_sign_abort",
+                         s->alg->name, s->sig_len, cap);
+    memcpy(sig, s->sig, s->sig_len);
     dsig_sign_abort(ctx);
-    return rc;
+    return DSIG_OK;
 }
 
 int dsig_verify_init_ex(dsig_verify_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
@@ -285,7 +328,10 @@ int dsig_sign_ex(const dsig_alg *alg, const dsig_key *key, const void *msg, size
         dsig_sign_abort(c);
         return rc;
     }
-    return dsig_sign_final(c, sig, cap, sig_len);
+    rc = dsig_sign_final(c, sig, cap, sig_len);
+    if (rc == DSIG_E_BUFFER) /* the one-shot form keeps nothing: the message is still the caller's */
+        dsig_sign_abort(c);
+    return rc;
 }
 
 int dsig_sign(const dsig_alg *alg, const dsig_key *key, const void *msg, size_t msg_len,

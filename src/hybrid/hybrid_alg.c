@@ -343,6 +343,7 @@ static const dsig_alg dsig_alg_dsig = {
     .default_key_bits = 256,
     .ops = &dsig_hybrid_ops,
     .params = NULL,
+    .explicit_only = 1,
 };
 
 const dsig_alg *const dsig_hybrid_algs[] = {&dsig_alg_dsig, NULL};

@@ -101,6 +101,45 @@ static void free_members(dsig_jwk_member *m, size_t n)
             dsig_xfree(m[i].data, m[i].len);
 }
 
+/* @spec RFC 7517 §4.5: "kid" is a case-sensitive string. Kept as the key's own id, bounded and free
+ * of control characters (it is printed, and written back into JWKs and JWS headers). */
+static int keep_kid(dsig_key *key, const char *kid)
+{
+    size_t n = strlen(kid);
+    if (n == 0 || n > DSIG_KID_MAX)
+        return dsig_fail(DSIG_E_KEY, "JWK: \"kid\" must be 1 to %u bytes, got %zu", DSIG_KID_MAX, n);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)kid[i] < 0x20 || kid[i] == 0x7f)
+            return dsig_fail(DSIG_E_KEY, "JWK: \"kid\" holds a control character at byte %zu", i);
+    if (!(key->kid = dsig_strdup(kid)))
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    return DSIG_OK;
+}
+
+/* The curves of key type `kty` ("P-256, P-384, ..."), for a message naming what "crv" may be. */
+static void curves_of(const char *kty, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    for (const struct dsig_keytype *const *t = dsig_keytypes; *t; t++)
+        if ((*t)->crv && strcmp((*t)->kty, kty) == 0 && strlen(buf) + strlen((*t)->crv) + 3 < cap)
+            strcat(strcat(buf, *buf ? ", " : ""), (*t)->crv);
+}
+
+/* No key type answers (kty, crv): say which member is missing or wrong rather than "unsupported". */
+static int no_keytype(const char *kty, const char *crv)
+{
+    char curves[256];
+    curves_of(kty, curves, sizeof curves);
+    if (!*curves)
+        return dsig_fail(DSIG_E_UNSUPPORTED, "JWK: unsupported key type \"%.32s\"%s", kty,
+                         crv ? " (and it takes no \"crv\")" : "");
+    if (!crv)
+        return dsig_fail(DSIG_E_KEY, "JWK: member \"crv\" is missing: key type \"%s\" needs one of %s",
+                         kty, curves);
+    return dsig_fail(DSIG_E_UNSUPPORTED, "JWK: \"crv\" \"%.32s\" is not supported for key type \"%s\" "
+                     "(supported: %s)", crv, kty, curves);
+}
+
 /* Bind the key to the JWK "alg" (the EdDSA alias resolves through the key type). */
 static int bind_alg(dsig_key *key, const char *alg_name)
 {
@@ -136,8 +175,7 @@ static int import_object(dsig_key **out, json_t *jwk)
         return dsig_fail(DSIG_E_UNSUPPORTED, "JWK: key type \"%.32s\" with \"alg\" \"%.64s\" is not "
                                              "supported%s", kty, alg, crv ? " (and takes no \"crv\")" : "");
     if (!t)
-        return dsig_fail(DSIG_E_UNSUPPORTED, "JWK: unsupported key type \"%.32s\"%s%.32s%s", kty,
-                         crv ? " with curve \"" : "", crv ? crv : "", crv ? "\"" : "");
+        return no_keytype(kty, crv);
     if (!t->import_jwk)
         return dsig_fail(DSIG_E_UNSUPPORTED, "JWK: key type \"%s\" cannot be imported (no provider)", kty);
     dsig_jwk_member m[DSIG_JWK_MAX_MEMBERS];
@@ -154,6 +192,8 @@ static int import_object(dsig_key **out, json_t *jwk)
         key->has_private = has_private;
         if (alg)
             rc = bind_alg(key, alg);
+        if (rc == DSIG_OK && kid)
+            rc = keep_kid(key, kid);
     }
     if (rc) {
         dsig_key_free(key);
@@ -241,7 +281,7 @@ int dsig_jwk_export(const dsig_key *key, int include_private, char **json, size_
         return dsig_fail(DSIG_E_UNSUPPORTED, "%s keys are secret keys and have no public part",
                          key->type->kty);
     char kid[DSIG_THUMBPRINT_LEN];
-    int rc = dsig_jwk_thumbprint(key, kid);
+    int rc = key->kid ? DSIG_OK : dsig_jwk_thumbprint(key, kid);
     if (rc)
         return rc;
     dsig_jwk_member m[DSIG_JWK_MAX_MEMBERS];
@@ -263,7 +303,7 @@ int dsig_jwk_export(const dsig_key *key, int include_private, char **json, size_
         jose_buf_member(&b, ",", "alg", key->alg->name);
     else if (key->type->alg) /* AKP: "alg" is part of the key */
         jose_buf_member(&b, ",", "alg", key->type->alg);
-    jose_buf_member(&b, ",", "kid", kid);
+    jose_buf_member(&b, ",", "kid", key->kid ? key->kid : kid);
     jose_buf_adds(&b, "}");
     if (rc == DSIG_OK && b.oom)
         rc = dsig_fail(DSIG_E_NOMEM, "out of memory");
@@ -310,7 +350,7 @@ int dsig_jwk_thumbprint(const dsig_key *key, char out[DSIG_THUMBPRINT_LEN])
     dsig_jwk_member m[DSIG_JWK_MAX_MEMBERS];
     size_t n;
     if (!t->has_public && !key->has_private)
-        return dsig_fail(DSIG_E_NO_PRIVATE, "thumbprint of a %s key needs its secret", t->kty);
+        return dsig_fail(DSIG_E_NO_PRIVATE, "the thumbprint of an %s (secret) key needs the secret", t->kty);
     int rc = export_members(key, !t->has_public, m, &n);
     if (rc)
         return rc;

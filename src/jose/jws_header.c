@@ -129,7 +129,7 @@ int jose_header_build(const dsig_alg *alg, const dsig_key *key, int b64, int inc
 {
     *b64_out = NULL;
     char kid[DSIG_THUMBPRINT_LEN];
-    if (include_kid) {
+    if (include_kid && !key->kid) { /* the key's own "kid" first, else its thumbprint */
         int rc = dsig_jwk_thumbprint(key, kid);
         if (rc)
             return rc;
@@ -140,7 +140,7 @@ int jose_header_build(const dsig_alg *alg, const dsig_key *key, int b64, int inc
     if (!b64)
         jose_buf_adds(&b, ",\"b64\":false,\"crit\":[\"b64\"]");
     if (include_kid)
-        jose_buf_member(&b, ",", "kid", kid);
+        jose_buf_member(&b, ",", "kid", key->kid ? key->kid : kid);
     jose_buf_adds(&b, "}");
     if (b.oom) {
         jose_buf_wipe(&b);
@@ -166,6 +166,14 @@ const dsig_alg *jose_legacy_alias(const char *name, const struct dsig_keytype *k
             return a;
     }
     return NULL;
+}
+
+const dsig_alg *dsig_jws_alg_for_key(const char *name, const dsig_key *key)
+{
+    if (!name)
+        return NULL;
+    const dsig_alg *a = dsig_alg_by_name(name);
+    return a ? a : jose_legacy_alias(name, key ? key->type : NULL);
 }
 
 /* Does header alg `h` name `alg` (directly, or through the EdDSA alias for this key type)? */
@@ -213,6 +221,12 @@ int jose_decide_alg(const char *h, const dsig_key *key, const dsig_jws_verify_op
         if (h && !header_names(h, a, key))
             return dsig_fail(DSIG_E_ALG_NOT_ALLOWED, "JWS header says %.64s but the %s %s",
                              h, key->alg ? "key is bound to" : "caller expects", a->name);
+    } else if (dsig_key_infer_alg(key, &a) == DSIG_OK) {
+        /* An unbound key whose type admits exactly one algorithm (a public JWK without "alg" from
+         * another JOSE library): that algorithm, decided by the key; the header must agree. */
+        if (h && !header_names(h, a, key))
+            return dsig_fail(DSIG_E_ALG_NOT_ALLOWED, "JWS header says %.64s but %s keys are used with %s "
+                             "only", h, kw, a->name);
     } else if (allowed && h) {
         if (!in_list(allowed, h))
             return dsig_fail(DSIG_E_ALG_NOT_ALLOWED,
@@ -223,8 +237,9 @@ int jose_decide_alg(const char *h, const dsig_key *key, const dsig_jws_verify_op
         if (!a)
             return dsig_fail(DSIG_E_UNSUPPORTED, "JWS header: algorithm \"%.64s\" is not supported", h);
     } else {
-        return dsig_fail(DSIG_E_ALG_NOT_ALLOWED,
-                         "the key is not bound to an algorithm: pass the algorithm (opts->alg)%s",
+        char why[320]; /* dsig_key_infer_alg named the algorithms that fit */
+        snprintf(why, sizeof why, "%s", dsig_last_error_detail());
+        return dsig_fail(DSIG_E_ALG_NOT_ALLOWED, "%s: pass the algorithm (opts->alg)%s", why,
                          h ? " or an allow-list (opts->allowed)" : "");
     }
     if (!allowed_has(allowed, a, h))
@@ -233,7 +248,7 @@ int jose_decide_alg(const char *h, const dsig_key *key, const dsig_jws_verify_op
     if (rc == DSIG_E_KEY_MISMATCH) {
         char why[256];
         snprintf(why, sizeof why, "%s", dsig_last_error_detail());
-        return dsig_fail(DSIG_E_ALG_NOT_ALLOWED, "%s%.64s but the key is an %s key (%s)",
+        return dsig_fail(DSIG_E_ALG_NOT_ALLOWED, "%s%.64s but the key's type is %s (%s)",
                          h ? "JWS header says " : "algorithm ", h ? h : a->name, kw, why);
     }
     if (rc)

@@ -224,7 +224,7 @@ static int refuse_embedded(dsig_format fmt)
 /* Shared by dsig_jws_verify_init (`embedded` 0: the payload is detached and streams through
  * updates; a JWS carrying a payload is refused) and dsig_jws_verify_compact (`embedded` 1: the
  * payload must be inside the JWS; an empty middle segment is an empty payload). */
-static int verify_init(dsig_jws_verify_ctx **ctx, const char *sig, size_t sig_len, const dsig_key *key,
+static int verify_init(dsig_jws_verify_ctx **ctx, const dsig_key *key, const char *sig, size_t sig_len,
                        const dsig_jws_verify_opts *opts, int embedded)
 {
     if (!ctx || !sig || !key)
@@ -275,10 +275,10 @@ static int verify_init(dsig_jws_verify_ctx **ctx, const char *sig, size_t sig_le
     return DSIG_OK;
 }
 
-int dsig_jws_verify_init(dsig_jws_verify_ctx **ctx, const char *sig, size_t sig_len, const dsig_key *key,
+int dsig_jws_verify_init(dsig_jws_verify_ctx **ctx, const dsig_key *key, const char *sig, size_t sig_len,
                          const dsig_jws_verify_opts *opts)
 {
-    return verify_init(ctx, sig, sig_len, key, opts, 0);
+    return verify_init(ctx, key, sig, sig_len, opts, 0);
 }
 
 int dsig_jws_verify_update(dsig_jws_verify_ctx *ctx, const void *data, size_t len)
@@ -334,7 +334,7 @@ const dsig_alg *dsig_jws_verify_alg(const dsig_jws_verify_ctx *ctx)
     return ctx ? ctx->alg : NULL;
 }
 
-int dsig_jws_verify_compact(const char *jws, size_t len, const dsig_key *key,
+int dsig_jws_verify_compact(const dsig_key *key, const char *jws, size_t len,
                             const dsig_jws_verify_opts *opts, uint8_t **payload, size_t *payload_len)
 {
     if (!payload)
@@ -343,7 +343,7 @@ int dsig_jws_verify_compact(const char *jws, size_t len, const dsig_key *key,
     if (payload_len)
         *payload_len = 0;
     dsig_jws_verify_ctx *c;
-    int rc = verify_init(&c, jws, len, key, opts, 1);
+    int rc = verify_init(&c, key, jws, len, opts, 1);
     if (rc)
         return rc;
     return verify_finish(c, payload, payload_len);

@@ -153,6 +153,7 @@ const struct dsig_keytype dsig_keytype_oct = {
     .pub_members = oct_pub,
     .priv_members = oct_priv,
     .has_public = 0,
+    .sized = 1,
     .generate = oct_generate,
     .import_jwk = oct_import_jwk,
     .export_jwk = oct_export_jwk,

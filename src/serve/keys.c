@@ -162,7 +162,9 @@ static int load_one(const struct dsig_serve_config *cfg, const struct serve_keys
     if (rc != DSIG_OK)
         goto fail;
     if (!dsig_key_has_private(k->key)) {
-        rc = dsig_fail(DSIG_E_NO_PRIVATE, "key file \"%s\": a public key cannot sign", path);
+        rc = dsig_fail(DSIG_E_NO_PRIVATE, "key file \"%s\": a public key cannot sign (key_dir holds private "
+                       "keys: keep public keys elsewhere or name them *.pub, which are ignored; a served "
+                       "key's public JWK is at GET /v1/keys/%s)", path, kid);
         goto fail;
     }
     if (!(k->alg = dsig_key_alg(k->key))) {

@@ -403,7 +403,7 @@ static enum MHD_Result begin_verify(struct dsig_server *s, struct MHD_Connection
                                         "flattened JSON without \"payload\")", NULL, NULL);
     dsig_jws_verify_opts o = {0};
     o.format = f;
-    int rc = dsig_jws_verify_init(&r->vctx, sig, n, r->key->pub, &o);
+    int rc = dsig_jws_verify_init(&r->vctx, r->key->pub, sig, n, &o);
     if (rc == DSIG_E_ALG_NOT_ALLOWED || rc == DSIG_E_KEY_MISMATCH) {
         /* Well-formed, but made with another algorithm than this key's: not valid for this key. */
         r->vctx = NULL;

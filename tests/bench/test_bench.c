@@ -42,7 +42,7 @@ static void test_stream_defaults(void **state)
     assert_int_equal(o.chunk, 64 * 1024);
     assert_int_equal(o.source, BENCH_SRC_MEM);
     assert_int_equal(o.format, BENCH_FMT_JWS);
-    assert_string_equal(o.out_dir, ".");
+    assert_null(o.out_dir); /* files only with --out */
     assert_null(o.algs);
     assert_int_equal(o.nrsa_bits, 0);
 
@@ -227,18 +227,28 @@ static void test_stats(void **state)
     assert_true(bench_percentile(v, 1, 0.5) == 1);
 }
 
-static void test_thousands(void **state)
+/* Efficiency above 1.10 is flagged: the operation contains the bare hash, so the baseline was
+ * disturbed. */
+static void test_eff_suspect(void **state)
 {
     (void)state;
-    char b[32];
+    assert_false(bench_eff_suspect(-1));
+    assert_false(bench_eff_suspect(0.97));
+    assert_false(bench_eff_suspect(1.10));
+    assert_true(bench_eff_suspect(1.11));
+}
+
+/* Tick steps are 1, 2 or 5 times a power of ten, at most 8 of them up to the maximum. */
+static void test_svg_ticks(void **state)
+{
+    (void)state;
     static const struct {
-        uint64_t v;
-        const char *s;
-    } t[] = {{0, "0"}, {7, "7"}, {999, "999"}, {1000, "1.000"}, {1024, "1.024"}, {102400, "102.400"},
-             {6788481024ull, "6.788.481.024"}};
+        double max, step;
+    } t[] = {{1, 0.2}, {8, 1}, {9, 2}, {1234, 200}, {1990, 500}, {4000, 500}, {0.3, 0.05}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        bench_fmt_thousands(b, sizeof b, t[i].v);
-        assert_string_equal(b, t[i].s);
+        double s = bench_svg_tick_step(t[i].max);
+        assert_true(s > t[i].step * 0.999 && s < t[i].step * 1.001);
+        assert_true(t[i].max / s <= 8);
     }
 }
 
@@ -288,8 +298,11 @@ static void test_table_format(void **state)
     assert_string_equal(buf, "--------+----------------------+---------+---------+----------+----------+"
                              "----------+---------+---------+----------+----------+-------+------\n");
     CAPTURE(buf, bench_table_row(f, &r));
-    assert_string_equal(buf, "oct     | HS256                | 102.400 | 56      | 57       | 62       | "
-                             "1.235    | 0       | 8       | 1773     | 1767     | 0.98  | 0.97\n");
+    assert_string_equal(buf, "oct     | HS256                | 102400  | 56      | 57       | 62       | "
+                             "1235     | 0       | 8       | 1773     | 1767     | 0.98  | 0.97\n");
+    r.eff_v = 1.15; /* a disturbed baseline is marked */
+    CAPTURE(buf, bench_table_row(f, &r));
+    assert_non_null(strstr(buf, "| 0.98  | 1.15!\n"));
     r.eff_s = r.eff_v = -1;
     CAPTURE(buf, bench_table_row(f, &r));
     assert_non_null(strstr(buf, "| n/a   | n/a\n"));
@@ -306,17 +319,17 @@ static void test_csv_format(void **state)
                         "ver_ms_min,ver_ms_max,cpu_s_ms_median,cpu_s_ms_min,cpu_s_ms_max,cpu_v_ms_median,"
                         "cpu_v_ms_min,cpu_v_ms_max,mem_s_kib_median,mem_s_kib_min,mem_s_kib_max,"
                         "mem_v_kib_median,mem_v_kib_min,mem_v_kib_max,mibps_s,mibps_v,baseline,"
-                        "baseline_ms,eff_s,eff_v\n");
+                        "baseline_ms,eff_s,eff_v,eff_suspect\n");
     CAPTURE(buf, bench_csv_row(f, &r));
     assert_string_equal(buf, "oct,HS256,256,102400,104857600,56.400,55.000,60.250,56.600,55.500,57.000,"
                              "62.000,61.000,63.000,1234.500,1200.000,1300.000,0.250,0.000,1.000,8.000,"
-                             "4.000,12.000,1773.050,1766.780,SHA-256,55.000,0.9752,0.9717\n");
+                             "4.000,12.000,1773.050,1766.780,SHA-256,55.000,0.9752,0.9717,0\n");
     /* n/a baseline: empty fields; a name with a comma is quoted. */
     r.base_ms = r.eff_s = r.eff_v = -1;
     strcpy(r.alg, "A,B");
     CAPTURE(buf, bench_csv_row(f, &r));
     assert_non_null(strstr(buf, "oct,\"A,B\",256,"));
-    assert_non_null(strstr(buf, ",SHA-256,,,\n"));
+    assert_non_null(strstr(buf, ",SHA-256,,,,0\n"));
 }
 
 static void test_json_format(void **state)
@@ -335,6 +348,12 @@ static void test_json_format(void **state)
     assert_true(json_real_value(json_object_get(j, "sign_max")) == 60.25);
     assert_true(json_real_value(json_object_get(j, "mem_v")) == 8.0);
     assert_non_null(json_object_get(j, "eff_s"));
+    assert_true(json_is_false(json_object_get(j, "eff_suspect")));
+    json_decref(j);
+    r.eff_s = 1.2;
+    CAPTURE(buf, bench_json_row(f, &r));
+    j = json_loads(buf, 0, &je);
+    assert_true(json_is_true(json_object_get(j, "eff_suspect")));
     json_decref(j);
     r.base_ms = r.eff_s = r.eff_v = -1;
     CAPTURE(buf, bench_json_row(f, &r));
@@ -347,17 +366,32 @@ static void test_json_format(void **state)
 static void test_svg_format(void **state)
 {
     (void)state;
-    char buf[8192];
+    char buf[16384];
     bench_row rows[2] = {known_row(), known_row()};
     strcpy(rows[1].label, "A<&>");
     rows[1].bytes = MIB; /* not at the largest size: not drawn */
-    CAPTURE(buf, bench_svg_write(f, rows, 2, 100 * MIB));
+    const bench_svg_meta m = {"Test CPU <x>, 2 CPUs", "2026-12-01 10:00 UTC", 5, 10};
+    CAPTURE(buf, bench_svg_write(f, rows, 2, 100 * MIB, &m));
     assert_memory_equal(buf, "<svg", 4);
     assert_non_null(strstr(buf, ">HS256</text>"));
     assert_null(strstr(buf, "A&lt;"));
     assert_non_null(strstr(buf, "</svg>\n"));
+    /* Readable alone: machine, date, iterations, the axis with its ticks and unit. */
+    assert_non_null(strstr(buf, "Test CPU &lt;x&gt;, 2 CPUs; 2026-12-01 10:00 UTC; 5 warm-up, 10 measured"));
+    assert_non_null(strstr(buf, ">MiB/s</text>"));
+    /* Fastest iteration 100 MiB / 55 ms = 1818 MiB/s: ticks every 500 up to 2000. */
+    assert_non_null(strstr(buf, "text-anchor=\"middle\">0</text>"));
+    assert_non_null(strstr(buf, "text-anchor=\"middle\">500</text>"));
+    assert_non_null(strstr(buf, "text-anchor=\"middle\">2000</text>"));
+    assert_null(strstr(buf, "text-anchor=\"middle\">2500</text>"));
+    /* Whiskers: sign from 100/60.25 s^-1 to 100/55 s^-1 MiB/s, on the 2000-wide axis of 560 px. */
+    char whisker[96];
+    snprintf(whisker, sizeof whisker, "<line x1=\"%.1f\"", 190 + (100.0 / 0.06025) / 2000 * 560);
+    assert_non_null(strstr(buf, whisker));
+    snprintf(whisker, sizeof whisker, "x2=\"%.1f\"", 190 + (100.0 / 0.055) / 2000 * 560);
+    assert_non_null(strstr(buf, whisker));
     rows[1].bytes = 100 * MIB;
-    CAPTURE(buf, bench_svg_write(f, rows, 2, 100 * MIB));
+    CAPTURE(buf, bench_svg_write(f, rows, 2, 100 * MIB, &m));
     assert_non_null(strstr(buf, ">A&lt;&amp;&gt;</text>"));
 }
 
@@ -468,7 +502,7 @@ int main(void)
         cmocka_unit_test(test_stream_bad_options), cmocka_unit_test(test_sig_options),
         cmocka_unit_test(test_parse_size),        cmocka_unit_test(test_select_algs),
         cmocka_unit_test(test_payload_deterministic), cmocka_unit_test(test_stats),
-        cmocka_unit_test(test_thousands),         cmocka_unit_test(test_table_format),
+        cmocka_unit_test(test_eff_suspect),       cmocka_unit_test(test_svg_ticks),         cmocka_unit_test(test_table_format),
         cmocka_unit_test(test_csv_format),        cmocka_unit_test(test_json_format),
         cmocka_unit_test(test_svg_format),        cmocka_unit_test(test_quick_run),
     };

@@ -24,6 +24,24 @@ grep -q '^KTY *| ALG *| KiB *| SIGN' "$tmp/stdout" || fail "table header"
 grep -q 'CSV: ' "$tmp/stdout" || fail "summary does not name the CSV"
 ls -a "$tmp" | grep -q dsig-bench-payload && fail "payload file left behind"
 
+# Plain integers: no thousands dot in KiB (1024, not 1.024) or in the summary's totals.
+grep -Eq '^[a-zA-Z]+ *\| [^|]+\| 1024 +\|' "$tmp/stdout" || fail "KiB column is not a plain 1024: $(sed -n 3p "$tmp/stdout")"
+grep -Eq '[0-9]\.[0-9]{3}\.[0-9]{3}' "$tmp/stdout" && fail "a thousands-dotted number: $(grep -E '[0-9]\.[0-9]{3}\.' "$tmp/stdout")"
+grep -q '^Total algs: .* Total bytes: [0-9]* (' "$tmp/stdout" || fail "summary totals: $(grep Total "$tmp/stdout")"
+# The chart can be read alone: machine, date, iterations, axis ticks and unit, whiskers.
+grep -q 'CPU.*UTC; 0 warm-up, 1 measured iterations' "$svg" || fail "SVG lacks machine/date/iterations"
+grep -q '>MiB/s</text>' "$svg" || fail "SVG lacks its axis unit"
+[ "$(grep -c 'text-anchor="middle">[0-9]' "$svg")" -ge 3 ] || fail "SVG lacks axis ticks"
+
+# Files only with --out: neither a table run nor --json writes into the current directory.
+mkdir "$tmp/cwd"
+(cd "$tmp/cwd" && "$tool" bench stream --alg "$algs" --sizes 64K --warmup 0 --measure 1 >"$tmp/noout" \
+    2>/dev/null) || fail "run without --out"
+(cd "$tmp/cwd" && "$tool" bench stream --alg "$algs" --sizes 64K --warmup 0 --measure 1 --json \
+    --source file >/dev/null 2>&1) || fail "--json run without --out"
+[ -z "$(ls -A "$tmp/cwd")" ] || fail "files written without --out: $(ls -A "$tmp/cwd")"
+grep -q 'not written (give --out DIR)' "$tmp/noout" || fail "summary does not say no files were written"
+
 # --json: one object per row.
 "$tool" bench stream --alg "$algs" --sizes 64K --warmup 0 --measure 1 --json --out "$tmp/j" \
     >"$tmp/json" 2>/dev/null || fail "json run"

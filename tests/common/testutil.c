@@ -166,7 +166,10 @@ int tu_sign_chunked(const dsig_alg *alg, const dsig_key *key, const uint8_t *msg
             return rc;
         }
     }
-    return dsig_sign_final(c, sig, cap, sig_len);
+    rc = dsig_sign_final(c, sig, cap, sig_len);
+    if (rc == DSIG_E_BUFFER) /* the context keeps the signature: not wanted here */
+        dsig_sign_abort(c);
+    return rc;
 }
 
 int tu_verify_chunked(const dsig_alg *alg, const dsig_key *key, const uint8_t *msg, size_t len,

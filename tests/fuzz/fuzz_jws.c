@@ -29,12 +29,12 @@ int fuzz_jws_one(const uint8_t *data, size_t size)
         if (mode & 0x80) {
             uint8_t *p = NULL;
             size_t pl = 0;
-            if (dsig_jws_verify_compact(text, n, fk->key[i], &o, &p, &pl) == DSIG_OK)
+            if (dsig_jws_verify_compact(fk->key[i], text, n, &o, &p, &pl) == DSIG_OK)
                 dsig_free(p);
             continue;
         }
         dsig_jws_verify_ctx *c;
-        if (dsig_jws_verify_init(&c, text, n, fk->key[i], &o) != DSIG_OK)
+        if (dsig_jws_verify_init(&c, fk->key[i], text, n, &o) != DSIG_OK)
             continue;
         if (embedded == 1 && o.format != DSIG_FMT_RAW)
             abort(); /* a JWS carrying its payload got into the detached API */

@@ -78,7 +78,7 @@ int jt_verify_embedded(const char *jws, const dsig_key *key, const dsig_jws_veri
 {
     uint8_t *p = NULL;
     size_t n = 0;
-    int rc = dsig_jws_verify_compact(jws, strlen(jws), key, opts, &p, &n);
+    int rc = dsig_jws_verify_compact(key, jws, strlen(jws), opts, &p, &n);
     if (rc == DSIG_OK)
         assert_non_null(p);
     else
@@ -91,7 +91,7 @@ int jt_verify_detached(const char *jws, const dsig_key *key, const dsig_jws_veri
                        const void *payload, size_t len, size_t chunk)
 {
     dsig_jws_verify_ctx *c;
-    int rc = dsig_jws_verify_init(&c, jws, strlen(jws), key, opts);
+    int rc = dsig_jws_verify_init(&c, key, jws, strlen(jws), opts);
     if (rc)
         return rc;
     const uint8_t *p = payload;

@@ -50,7 +50,7 @@ static void test_detached_refuses_embedded_json(void **state)
     for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
         dsig_jws_verify_opts o = {.format = fmts[i], .alg = jt_hs};
         dsig_jws_verify_ctx *c = (dsig_jws_verify_ctx *)1;
-        int rc = dsig_jws_verify_init(&c, json, strlen(json), jt_hkey, &o);
+        int rc = dsig_jws_verify_init(&c, jt_hkey, json, strlen(json), &o);
         if (rc == DSIG_OK) {
             int fin = dsig_jws_verify_final(c); /* the old behaviour: DSIG_OK over an empty payload */
             fail_msg("format %d: detached init accepted a JWS with an embedded payload (final %d)",
@@ -67,7 +67,7 @@ static void test_detached_refuses_embedded_json(void **state)
     dsig_jws_verify_opts o = {.alg = jt_hs};
     uint8_t *p = NULL;
     size_t n = 0;
-    assert_int_equal(dsig_jws_verify_compact(json, strlen(json), jt_hkey, &o, &p, &n), DSIG_OK);
+    assert_int_equal(dsig_jws_verify_compact(jt_hkey, json, strlen(json), &o, &p, &n), DSIG_OK);
     assert_int_equal(n, 5);
     assert_memory_equal(p, "hello", 5);
     dsig_free(p);
@@ -99,7 +99,7 @@ static void test_detached_refuses_embedded_compact(void **state)
     for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
         dsig_jws_verify_opts o = {.format = fmts[i], .alg = jt_hs};
         dsig_jws_verify_ctx *c = NULL;
-        int rc = dsig_jws_verify_init(&c, compact, strlen(compact), jt_hkey, &o);
+        int rc = dsig_jws_verify_init(&c, jt_hkey, compact, strlen(compact), &o);
         if (rc == DSIG_OK) {
             int fin = dsig_jws_verify_final(c);
             fail_msg("format %d: detached init accepted a compact JWS with a payload (final %d)",

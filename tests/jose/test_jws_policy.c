@@ -203,16 +203,16 @@ static void test_formats(void **state)
         dsig_jws_verify_ctx *vc;
         if (f == DSIG_FMT_COMPACT_B64) {
             /* embedded payload: refused by the streaming API, verified by the compact one */
-            assert_int_equal(dsig_jws_verify_init(&vc, out, ol, jt_hkey, &o), DSIG_E_FORMAT);
+            assert_int_equal(dsig_jws_verify_init(&vc, jt_hkey, out, ol, &o), DSIG_E_FORMAT);
         } else {
-            assert_int_equal(dsig_jws_verify_init(&vc, out, ol, jt_hkey, &o), DSIG_OK);
+            assert_int_equal(dsig_jws_verify_init(&vc, jt_hkey, out, ol, &o), DSIG_OK);
             assert_int_equal(dsig_jws_verify_update(vc, msg, sizeof msg - 1), DSIG_OK);
             assert_int_equal(dsig_jws_verify_final(vc), DSIG_OK);
         }
         if (f == DSIG_FMT_COMPACT_B64) {
             uint8_t *p;
             size_t pl;
-            assert_int_equal(dsig_jws_verify_compact(out, ol, jt_hkey, &o, &p, &pl), DSIG_OK);
+            assert_int_equal(dsig_jws_verify_compact(jt_hkey, out, ol, &o, &p, &pl), DSIG_OK);
             assert_int_equal(pl, sizeof msg - 1);
             assert_memory_equal(p, msg, pl);
             dsig_free(p);
@@ -224,7 +224,7 @@ static void test_formats(void **state)
             if (f == DSIG_FMT_RAW) {
                 assert_int_equal(dsig_verify(jt_hs, jt_hkey, msg, sizeof msg - 1, (uint8_t *)out, ol), DSIG_OK);
                 o.format = DSIG_FMT_RAW;
-                assert_int_equal(dsig_jws_verify_init(&vc, out, ol, jt_hkey, &o), DSIG_OK);
+                assert_int_equal(dsig_jws_verify_init(&vc, jt_hkey, out, ol, &o), DSIG_OK);
                 assert_int_equal(dsig_jws_verify_update(vc, msg, sizeof msg - 1), DSIG_OK);
                 assert_int_equal(dsig_jws_verify_final(vc), DSIG_OK);
             }
@@ -235,7 +235,7 @@ static void test_formats(void **state)
     char *jws = jt_forge("{\"alg\":\"HS256\"}", "JC4wMg", jt_hs, jt_hkey);
     dsig_jws_verify_opts oj = {.format = DSIG_FMT_JWS, .alg = jt_hs};
     dsig_jws_verify_ctx *vc;
-    assert_int_equal(dsig_jws_verify_init(&vc, jws, strlen(jws), jt_hkey, &oj), DSIG_E_FORMAT);
+    assert_int_equal(dsig_jws_verify_init(&vc, jt_hkey, jws, strlen(jws), &oj), DSIG_E_FORMAT);
     free(jws);
     /* JSON structure */
     static const struct {
@@ -257,7 +257,7 @@ static void test_formats(void **state)
     };
     dsig_jws_verify_opts oa = {.alg = jt_hs};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        int rc = dsig_jws_verify_init(&vc, bad[i].json, strlen(bad[i].json), jt_hkey, &oa);
+        int rc = dsig_jws_verify_init(&vc, jt_hkey, bad[i].json, strlen(bad[i].json), &oa);
         if (rc != bad[i].code)
             fail_msg("%s: got %d (%s), want %d", bad[i].json, rc, dsig_last_error_detail(), bad[i].code);
         assert_true(dsig_last_error_detail()[0] != '\0');

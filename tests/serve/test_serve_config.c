@@ -671,6 +671,7 @@ static void test_keyset(void **state)
     put(dir, "pub.jwk", "{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"x\":\"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo\",\"alg\":\"Ed25519\"}");
     assert_int_not_equal(serve_keyset_load(c, NULL, NULL, NULL, &ks), DSIG_OK);
     assert_non_null(strstr(dsig_last_error_detail(), "pub.jwk"));
+    assert_non_null(strstr(dsig_last_error_detail(), "*.pub")); /* says where public keys go */
     char p[512];
     snprintf(p, sizeof p, "%s/pub.jwk", dir);
     unlink(p);
@@ -684,8 +685,40 @@ static void test_keyset(void **state)
     put(dir, "bad name.jwk", "{}");
     assert_int_not_equal(serve_keyset_load(c, NULL, NULL, NULL, &ks), DSIG_OK);
     assert_non_null(strstr(dsig_last_error_detail(), "bad name.jwk"));
-
+    snprintf(p, sizeof p, "%s/bad name.jwk", dir);
+    unlink(p);
     dsig_serve_config_free(c);
+
+    /* The layout docs/serve.md gives for a stateful key: KID.state with its public key beside it as
+     * KID.pub (ignored by the loader) — the service starts and serves KID from the state file. */
+    const dsig_alg *lms = dsig_alg_by_name("HSS-LMS");
+    if (lms) {
+        snprintf(cfgtext, sizeof cfgtext, "{\"key_dir\":\"%s\",\"state_registry_dir\":\"\",\"tenants\":[]}", dir);
+        assert_int_equal(parse(cfgtext, &c), DSIG_OK);
+        dsig_state_opts so = {.registry_dir = ""};
+        dsig_keygen_params kp = {.param = "LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W8"};
+        dsig_key *sk = NULL, *spub = NULL;
+        snprintf(p, sizeof p, "%s/release.state", dir);
+        assert_int_equal(dsig_state_create(&sk, p, lms, &kp, &so), DSIG_OK);
+        assert_int_equal(dsig_key_public(&spub, sk), DSIG_OK);
+        assert_int_equal(dsig_jwk_export(spub, 0, &jwk, &jl), DSIG_OK);
+        dsig_key_free(spub);
+        dsig_key_free(sk); /* unlocked: the loader opens it */
+        put(dir, "release.pub", jwk);
+        assert_int_equal(serve_keyset_load(c, NULL, NULL, NULL, &ks), DSIG_OK);
+        struct serve_key *sr = serve_keyset_find(ks, "release");
+        assert_non_null(sr);
+        assert_true(sr->stateful);
+        assert_int_equal(ks->n, 3);
+        serve_keyset_unref(ks);
+        /* Named KID.jwk (what the docs once said), the public key stops the start, and says why. */
+        put(dir, "release.jwk", jwk);
+        assert_int_not_equal(serve_keyset_load(c, NULL, NULL, NULL, &ks), DSIG_OK);
+        assert_non_null(strstr(dsig_last_error_detail(), "release.jwk"));
+        assert_non_null(strstr(dsig_last_error_detail(), "*.pub"));
+        dsig_free(jwk);
+        dsig_serve_config_free(c);
+    }
     dsig_key_free(k);
     json_decref(v);
     rmdir_all(dir);

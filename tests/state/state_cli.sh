@@ -62,7 +62,9 @@ CASE=rollback
 cp -p "$T/k.state" "$T/backup.state"
 run 0 "$D" sign -k "$T/k.state" --format raw -o "$T/s-new" "$T/m"
 cp -p "$T/backup.state" "$T/k.state"
-reject "older than the key's high-water mark" "$D" sign -k "$T/k.state" --format raw -o "$T/s-x" "$T/m"
+reject "key state file refused\): state file .* is older than the key's high-water mark" \
+    "$D" sign -k "$T/k.state" --format raw -o "$T/s-x" "$T/m"
+grep -q "context used in the wrong state" "$ERR" && die "a refused state file reported as a misused context"
 check "no signature from the restored copy" [ ! -e "$T/s-x" ]
 reject "chmod 600" bash -c "chmod 644 '$T/backup.state' && '$D' sign -k '$T/backup.state' '$T/m'"
 

@@ -136,6 +136,7 @@ static const struct dsig_keytype toy_keytype = {
     .pub_members = toy_pub_members,
     .priv_members = toy_priv_members,
     .has_public = 1,
+    .sized = 1, /* generate reads bits as the capacity */
     .generate = toy_generate,
     .import_jwk = toy_import,
     .export_jwk = toy_export,

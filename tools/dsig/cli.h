@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "dsig/dsig.h"
@@ -39,12 +40,14 @@ int cmd_keygen(int argc, char **argv);
 int cmd_pubkey(int argc, char **argv);
 int cmd_sign(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_key(int argc, char **argv);
 
 extern const char cli_usage_list[];
 extern const char cli_usage_keygen[];
 extern const char cli_usage_pubkey[];
 extern const char cli_usage_sign[];
 extern const char cli_usage_verify[];
+extern const char cli_usage_key[];
 
 /* ---- argument parsing (args.c) ------------------------------------------------------------ */
 
@@ -80,6 +83,10 @@ int args_next(struct cli_parser *p, const char **val);
 
 /* ---- messages (util.c) ------------------------------------------------------------------- */
 
+/* "dsig: <message>" on stderr. Every failure message of the tool goes through these four, which also
+ * keep the last one (without the prefix) for cli_last_error. */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *cli_last_error(void);
 /* "dsig: <what>: <dsig_strerror(rc)>: <dsig_last_error_detail()>" on stderr. */
 void cli_err_lib(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "dsig: <what>: I/O error: <strerror(errnum)>" on stderr. */
@@ -88,6 +95,11 @@ void cli_err_sys(int errnum, const char *fmt, ...) __attribute__((format(printf,
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Informational line on stderr unless --quiet. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A JSON string literal (RFC 8259 escapes) on f, or null for NULL. */
+void cli_json_string(FILE *f, const char *s);
+/* The key's id: its own "kid", else its RFC 7638 thumbprint (into buf); NULL if neither exists. */
+const char *cli_key_id(const dsig_key *key, char buf[DSIG_THUMBPRINT_LEN]);
 
 /* Resolve -a NAME; reports an unknown name and returns NULL. */
 const dsig_alg *cli_alg_lookup(const char *cmd, const char *name);
@@ -106,6 +118,7 @@ struct cli_fileid {
     int set;              /* a regular file was recorded (devices and pipes never are) */
     dev_t dev;
     ino_t ino;
+    mode_t mode;          /* its permission bits */
     const char *what;     /* for messages: "key", "payload", "private key" */
     const char *name;     /* its path as the user gave it */
 };
@@ -131,6 +144,9 @@ struct cli_input {
 int input_is_stdin(const char *path);
 /* Open a payload: a file, "-" or NULL (stdin). Refuses directories. Reports errors; 0 / -1. */
 int input_open(struct cli_input *in, const char *path);
+/* The payload of sign / verify: input_open, except that a terminal on standard input is refused
+ * when no FILE was given (a usage error for `cmd`) and announced when '-' asks for it. */
+int input_open_payload(struct cli_input *in, const char *path, const char *cmd);
 void input_close(struct cli_input *in);
 /* Read a whole small file (or stdin) of at most `max` bytes into a malloc'ed buffer with a NUL
  * after the data. `what` names it in messages ("key", "signature"). `id` (may be NULL) receives the
@@ -179,6 +195,8 @@ int output_replace_private(const char *path, const void *data, size_t len, const
 /* Load a JWK or PEM key file (auto-detected). *is_pem tells which (PEM keys are unbound). `id` (may
  * be NULL) receives the key file's identity, so that no output replaces it. 0 / -1. */
 int keyfile_load(const char *path, dsig_key **key, int *is_pem, struct cli_fileid *id);
+/* As keyfile_load, with the form the file had: "JWK", "PEM", "DER" or "state file". */
+int keyfile_load_form(const char *path, dsig_key **key, const char **form, struct cli_fileid *id);
 /* Serialize a key as JWK (default) or PEM, private or public part. Reports errors; 0 / -1.
  * *text is freed with dsig_free(). */
 int keyfile_export(const dsig_key *key, int pem, int include_private, const char *what, char **text,
@@ -202,6 +220,11 @@ struct progress {
 };
 
 void progress_start(struct progress *p, const struct cli_input *in);
+/* The progress line (without "\r" and the erase sequence) for a terminal of `width` columns: at
+ * most width - 1 characters — the bar, then the byte counts dropped as the terminal narrows, empty
+ * when not even "NN%" fits. Returns its length. */
+size_t progress_format(char *buf, size_t cap, unsigned width, uint64_t done, int size_known,
+                       uint64_t size, double secs);
 void progress_add(struct progress *p, size_t n);
 void progress_end(struct progress *p);
 

@@ -15,8 +15,8 @@ const char cli_usage_keygen[] =
     "                   [--param NAME] [-q]\n"
     "\n"
     "Generate a private key for ALG. The key is written as a JWK bound to ALG (\"alg\" member), or as\n"
-    "PKCS#8 PEM with --pem (RSA, EC and OKP keys; PEM keys are unbound, so sign and verify then need\n"
-    "-a). Private key files are created with mode 0600; an existing KEY file (or a symbolic link)\n"
+    "PKCS#8 PEM with --pem (RSA, EC and OKP keys; PEM keys are unbound, so sign then needs -a).\n"
+    "Private key files are created with mode 0600; an existing KEY file (or a symbolic link)\n"
     "is never replaced without --force.\n"
     "\n"
     "Stateful algorithms (HSS-LMS, XMSS, XMSSMT) write a state file instead (-o FILE.state, required;\n"
@@ -27,11 +27,13 @@ const char cli_usage_keygen[] =
     "  -a, --alg ALG     algorithm (see 'dsig list'); required\n"
     "  -o, --out KEY     private key file (default: standard output); must not exist yet\n"
     "      --force       replace an existing KEY (atomically: a new file renamed over it; a symbolic\n"
-    "                    link is replaced itself, its target is left alone)\n"
+    "                    link is replaced itself, its target is left alone); give --pub too, or\n"
+    "                    public keys of the old key are stale (a warning says so)\n"
     "      --pub PUB     also write the public key to PUB (not for MAC algorithms)\n"
     "      --seed HEX    derive the key deterministically from this seed (at least 16 bytes = 32 hex\n"
     "                    digits); for tests and benchmarks only: the key is only as secret as the seed\n"
-    "      --bits N      key size in bits (RSA modulus, MAC key); default: the algorithm's default\n"
+    "      --bits N      key size in bits (RSA modulus, MAC key); default: the algorithm's default;\n"
+    "                    other key types have one size (ES256 = P-256) and refuse another\n"
     "      --pem         write PEM instead of JWK\n"
     "      --param NAME  parameter set, for algorithms with several per name (HSS-LMS: e.g.\n"
     "                    LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4, comma-separated levels;\n"
@@ -52,7 +54,7 @@ static int keygen_state(const dsig_alg *alg, const dsig_keygen_params *params, c
     struct cli_fileid avoid;
     fileid_from_path(&avoid, out, "state file");
     if (avoid.set) { /* early, clear refusal; dsig_state_create refuses too (O_EXCL) */
-        fprintf(stderr, "dsig: state file '%s': %s: it already exists; a state file is never replaced\n",
+        cli_err("state file '%s': %s: it already exists; a state file is never replaced",
                 out, dsig_strerror(DSIG_E_ARG));
         return CLI_EXIT_ERROR;
     }
@@ -152,7 +154,7 @@ int cmd_keygen(int argc, char **argv)
     }
     int rc = dsig_key_generate(&key, alg, &params);
     if (rc != DSIG_OK) {
-        cli_err_lib(rc, "cannot generate a %s key", alg_name);
+        cli_err_lib(rc, "cannot generate a key for %s", alg_name);
         goto out;
     }
     /* Serialize everything before creating any file, so a failure leaves no partial output. */
@@ -179,6 +181,12 @@ int cmd_keygen(int argc, char **argv)
     }
     if (output_private_commit(&priv, "private key") != 0)
         goto out;
+    /* The replaced key's public key, wherever the user keeps it, no longer verifies anything this
+     * key signs: say so, since nothing else will until a verify fails. */
+    if (avoid[1].set && !pub && !(dsig_alg_flags(alg) & DSIG_ALG_SYMMETRIC))
+        fprintf(stderr, "dsig: warning: '%s' holds a new key; public keys of the key it replaced do not "
+                        "verify its signatures: write the new one (--pub PUB, or dsig pubkey %s)\n",
+                out, out);
     status = CLI_EXIT_OK;
 out:
     dsig_free(priv_text);

@@ -71,25 +71,6 @@ static void flags_text(unsigned flags, char *out, size_t cap)
         snprintf(out, cap, "-");
 }
 
-/* Print a JSON string literal with the escapes RFC 8259 requires. */
-static void json_string(const char *s)
-{
-    if (!s) {
-        fputs("null", stdout);
-        return;
-    }
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20)
-            printf("\\u%04x", *p);
-        else
-            putchar(*p);
-    }
-    putchar('"');
-}
-
 /* The registry as a JSON array. */
 static void list_json(void)
 {
@@ -98,13 +79,13 @@ static void list_json(void)
     for (size_t i = 0; i < n; i++) {
         const dsig_alg *a = dsig_alg_at(i);
         printf("%s\n  {\"name\": ", i ? "," : "");
-        json_string(dsig_alg_name(a));
+        cli_json_string(stdout, dsig_alg_name(a));
         printf(", \"family\": ");
-        json_string(dsig_alg_family(a));
+        cli_json_string(stdout, dsig_alg_family(a));
         printf(", \"kty\": ");
-        json_string(dsig_alg_kty(a));
+        cli_json_string(stdout, dsig_alg_kty(a));
         printf(", \"crv\": ");
-        json_string(dsig_alg_curve(a));
+        cli_json_string(stdout, dsig_alg_curve(a));
         printf(", \"security_bits\": %u, \"sig_max\": %zu, \"default_key_bits\": %u, \"flags\": [",
                dsig_alg_security_bits(a), dsig_alg_sig_max(a), dsig_alg_default_bits(a));
         int first = 1;
@@ -121,7 +102,7 @@ static void list_json(void)
                 first = 0;
             }
         printf("], \"description\": ");
-        json_string(dsig_alg_description(a));
+        cli_json_string(stdout, dsig_alg_description(a));
         printf("}");
     }
     printf("%s]\n", n ? "\n" : "");

@@ -19,8 +19,9 @@ const char cli_usage_sign[] =
     "                 [--deterministic] [--context HEX] [--prehash NAME] [--one-pass] [-q]\n"
     "                 [FILE|-]\n"
     "\n"
-    "Sign FILE (or standard input when FILE is '-' or absent) in one streaming pass. The algorithm is\n"
-    "the key's bound \"alg\", or -a (required for PEM keys, which are unbound).\n"
+    "Sign FILE (or standard input when FILE is '-' or absent; a terminal only with '-') in one\n"
+    "streaming pass. The algorithm is the key's bound \"alg\", or -a (required for PEM and DER keys,\n"
+    "which are unbound).\n"
     "SLH-DSA (flag two-pass in dsig list) reads a regular file twice (seeking back), in every format,\n"
     "which gives the exact FIPS 205 signature of the signing input (R = PRF_msg over it; for JWS\n"
     "formats the input is header.payload) and allows --deterministic; pipes, standard input that is\n"
@@ -28,7 +29,7 @@ const char cli_usage_sign[] =
     "(still a valid SLH-DSA signature; --deterministic is refused unless --prehash is given).\n"
     "\n"
     "Options:\n"
-    "  -k, --key KEY       private key file, JWK or PEM (detected), or the state file of a stateful\n"
+    "  -k, --key KEY       private key file, JWK, PEM or DER (detected), or the state file of a stateful\n"
     "                      key (HSS-LMS, XMSS, XMSSMT; updated durably before the signature is\n"
     "                      written; $DSIG_STATE_RESERVE indices reserved per update, default 1);\n"
     "                      required\n"
@@ -39,8 +40,10 @@ const char cli_usage_sign[] =
     "                      json    flattened JWS JSON serialization without \"payload\"\n"
     "                      compact ordinary compact JWS with the payload embedded (payloads up to\n"
     "                              64 MiB; held in memory)\n"
-    "                      raw     the bare signature bytes over the payload (no JOSE)\n"
-    "      --kid           put the key's RFC 7638 thumbprint in the header as \"kid\"\n"
+    "                      raw     the bare signature bytes over the payload (no JOSE; never\n"
+    "                              written to a terminal)\n"
+    "      --kid           put the key's \"kid\" in the header (its JWK's own, else the RFC 7638\n"
+    "                      thumbprint); JWS formats only\n"
     "      --deterministic deterministic signature instead of the default hedged one (algorithms\n"
     "                      with signing options: ML-DSA, any format; SLH-DSA: two-pass signatures\n"
     "                      of regular files, or with --prehash)\n"
@@ -142,6 +145,12 @@ int cmd_sign(int argc, char **argv)
         return cli_usage_error("sign", "missing -k KEY");
     if (input_is_stdin(keypath) && input_is_stdin(file))
         return cli_usage_error("sign", "the key and the payload cannot both come from standard input");
+    if (sopts.include_kid && sopts.format == DSIG_FMT_RAW)
+        return cli_usage_error("sign", "--kid puts the key id in the JWS header; a raw signature has "
+                                       "none (drop --kid or choose a JWS format)");
+    if (sopts.format == DSIG_FMT_RAW && input_is_stdin(out) && isatty(STDOUT_FILENO))
+        return cli_usage_error("sign", "refusing to write a binary raw signature to the terminal: give "
+                                       "-o SIG or redirect standard output");
     if ((context_hex || so.prehash) && sopts.format != DSIG_FMT_RAW)
         return cli_usage_error("sign", "--context and --prehash need --format raw (JOSE signatures use "
                                        "an empty context and pure signing)");
@@ -167,8 +176,8 @@ int cmd_sign(int argc, char **argv)
     if (keyfile_load(keypath, &key, &is_pem, &inputs[0]) != 0)
         goto out;
     if (!alg && !(alg = dsig_key_alg(key))) {
-        fprintf(stderr, "dsig: key '%s': %s: the key is not bound to an algorithm%s; give -a ALG\n",
-                keypath, dsig_strerror(DSIG_E_ARG), is_pem ? " (PEM keys never are)" : "");
+        cli_err("key '%s': %s: the key is not bound to an algorithm%s; give -a ALG",
+                keypath, dsig_strerror(DSIG_E_ARG), is_pem ? " (PEM and DER keys never are)" : "");
         goto out;
     }
     if ((rc = dsig_key_check_alg(key, alg)) != DSIG_OK) {
@@ -176,20 +185,20 @@ int cmd_sign(int argc, char **argv)
         goto out;
     }
     if (sopts.sign_opts && !(dsig_alg_flags(alg) & DSIG_ALG_OPTIONS)) {
-        fprintf(stderr, "dsig: %s: %s takes no signing options (--deterministic, --context, "
-                        "--prehash)\n", dsig_strerror(DSIG_E_UNSUPPORTED), dsig_alg_name(alg));
+        cli_err("%s: %s takes no signing options (--deterministic, --context, "
+                        "--prehash)", dsig_strerror(DSIG_E_UNSUPPORTED), dsig_alg_name(alg));
         goto out;
     }
     uint64_t left; /* stateful keys sign only from their state file (dsig/state.h), which the
                       library itself advances durably before each signature */
     int stateful = (dsig_alg_flags(alg) & DSIG_ALG_STATEFUL) && dsig_state_remaining(key, &left) != DSIG_OK;
     if (stateful) {
-        fprintf(stderr, "dsig: key '%s': %s: a %s key signs only from its state file (dsig keygen -o "
-                        "FILE.state); a JWK or PEM of it can only verify\n",
+        cli_err("key '%s': %s: a key of %s signs only from its state file (dsig keygen -o "
+                        "FILE.state); a JWK or PEM of one can only verify",
                 keypath, dsig_strerror(DSIG_E_ARG), dsig_alg_name(alg));
         goto out;
     }
-    if (input_open(&in, file) != 0)
+    if (input_open_payload(&in, file, "sign") != 0)
         goto out;
     fileid_from_fd(&inputs[1], in.fd, "payload", in.name);
     /* Checked before signing so that a stateful key's state is not spent on a refused output;

@@ -55,6 +55,22 @@ int input_open(struct cli_input *in, const char *path)
     return 0;
 }
 
+/* A payload: as input_open, but a terminal on standard input is never read without being asked
+ * for — waiting silently for typing looks like a hang. */
+int input_open_payload(struct cli_input *in, const char *path, const char *cmd)
+{
+    if (input_is_stdin(path) && isatty(STDIN_FILENO)) {
+        if (!path) {
+            memset(in, 0, sizeof *in);
+            in->fd = -1;
+            cli_usage_error(cmd, "no payload: give FILE ('-' reads standard input, here the terminal)");
+            return -1;
+        }
+        cli_note("dsig %s: reading the payload from the terminal; end it with Ctrl-D", cmd);
+    }
+    return input_open(in, path);
+}
+
 /* Close an input opened by input_open (stdin stays open). */
 void input_close(struct cli_input *in)
 {
@@ -76,7 +92,7 @@ int input_read_all(const char *path, size_t max, const char *what, char **buf, s
     if (id)
         fileid_from_fd(id, in.fd, what, in.name);
     if (in.size_known && in.size > max) {
-        fprintf(stderr, "dsig: %s '%s': %s: %llu bytes, larger than the %zu-byte limit\n", what,
+        cli_err("%s '%s': %s: %llu bytes, larger than the %zu-byte limit", what,
                 in.name, dsig_strerror(DSIG_E_TOO_LARGE), (unsigned long long)in.size, max);
         input_close(&in);
         return -1;
@@ -93,7 +109,7 @@ int input_read_all(const char *path, size_t max, const char *what, char **buf, s
     for (;;) {
         if (n + 1 >= cap) {
             if (cap > max + 1) {
-                fprintf(stderr, "dsig: %s '%s': %s: larger than the %zu-byte limit\n", what, in.name,
+                cli_err("%s '%s': %s: larger than the %zu-byte limit", what, in.name,
                         dsig_strerror(DSIG_E_TOO_LARGE), max);
                 goto out;
             }
@@ -119,7 +135,7 @@ int input_read_all(const char *path, size_t max, const char *what, char **buf, s
             break;
         n += (size_t)r;
         if (n > max) {
-            fprintf(stderr, "dsig: %s '%s': %s: larger than the %zu-byte limit\n", what, in.name,
+            cli_err("%s '%s': %s: larger than the %zu-byte limit", what, in.name,
                     dsig_strerror(DSIG_E_TOO_LARGE), max);
             goto out;
         }

@@ -1,13 +1,34 @@
 /*
- * Key files: one JWK object or one PEM key (PKCS#8 private / SubjectPublicKeyInfo public), detected
- * from the content, or the state file of a stateful key (LMS/HSS, XMSS: dsig/state.h), detected by
- * its magic. The file text is wiped as soon as the key is parsed.
+ * Key files: one JWK object, one PEM key or one DER key (every form openssl writes: PKCS#8, SEC1,
+ * PKCS#1, SubjectPublicKeyInfo), detected from the content, or the state file of a stateful key
+ * (LMS/HSS, XMSS: dsig/state.h), detected by its magic. The file text is wiped as soon as the key is
+ * parsed. A private key file that group or others may write is refused, one they may read is used
+ * with a warning — as ssh treats its keys: whoever can write a key file chooses the key. (State
+ * files: the library refuses any group or other access itself.)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+/* Refuse (-1) a private key file writable by group or others; warn when they may read it. */
+static int check_private_mode(const struct cli_fileid *id, const char *kind)
+{
+    if (!id->set)
+        return 0; /* standard input, a pipe: no file mode to judge */
+    if (id->mode & 022) {
+        cli_err("%s '%s': %s: mode %04o: a private key must not be writable by group or "
+                        "others (chmod 600 '%s')",
+                kind, id->name, dsig_strerror(DSIG_E_ARG), (unsigned)id->mode, id->name);
+        return -1;
+    }
+    if (id->mode & 044)
+        fprintf(stderr, "dsig: warning: %s '%s': mode %04o: a private key readable by group or others "
+                        "(chmod 600 '%s')\n",
+                kind, id->name, (unsigned)id->mode, id->name);
+    return 0;
+}
 
 /* Open a state file: locked until the key is freed. A dsig command makes one signature, and the
  * unused rest of a reserved window is lost when it exits: so it reserves 1 index per durable write
@@ -20,7 +41,7 @@ static int keyfile_load_state(const char *path, dsig_key **key, struct cli_filei
         char *end;
         unsigned long v = strtoul(env, &end, 10);
         if (*end || v == 0 || v > 1000000) {
-            fprintf(stderr, "dsig: DSIG_STATE_RESERVE='%s': %s: expected 1..1000000\n", env,
+            cli_err("DSIG_STATE_RESERVE='%s': %s: expected 1..1000000", env,
                     dsig_strerror(DSIG_E_ARG));
             return -1;
         }
@@ -32,6 +53,7 @@ static int keyfile_load_state(const char *path, dsig_key **key, struct cli_filei
         *key = NULL;
         return -1;
     }
+    /* dsig_state_open has refused any group or other access to the file already. */
     if (id)
         fileid_from_path(id, path, "state file");
     return 0;
@@ -40,33 +62,56 @@ static int keyfile_load_state(const char *path, dsig_key **key, struct cli_filei
 /* Load and parse a key file. */
 int keyfile_load(const char *path, dsig_key **key, int *is_pem, struct cli_fileid *id)
 {
+    const char *form;
+    int rc = keyfile_load_form(path, key, &form, id);
+    *is_pem = rc == 0 && (strcmp(form, "PEM") == 0 || strcmp(form, "DER") == 0);
+    return rc;
+}
+
+/* Load and parse a key file, saying which form it had. */
+int keyfile_load_form(const char *path, dsig_key **key, const char **out_form, struct cli_fileid *id)
+{
     *key = NULL;
-    *is_pem = 0;
+    *out_form = "state file";
     if (!input_is_stdin(path) && dsig_state_is_state_file(path))
         return keyfile_load_state(path, key, id);
     char *text;
     size_t len;
-    if (input_read_all(path, DSIG_JWK_MAX_BYTES, "key", &text, &len, id) != 0)
+    struct cli_fileid mine;
+    if (input_read_all(path, DSIG_JWK_MAX_BYTES, "key", &text, &len, &mine) != 0)
         return -1;
+    if (id)
+        *id = mine;
     const char *name = input_is_stdin(path) ? "<stdin>" : path;
     size_t i = 0;
     while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
         i++;
     int rc;
+    const char *form = "JWK";
     if (i < len && text[i] == '{') {
         rc = dsig_jwk_import(key, text, len);
     } else if (memmem(text, len, "-----BEGIN", 10)) {
-        *is_pem = 1;
+        form = "PEM";
         rc = dsig_key_import_pem(key, text, len);
+    } else if (len && (unsigned char)text[0] == 0x30) { /* an ASN.1 SEQUENCE: DER */
+        form = "DER";
+        rc = dsig_key_import_der(key, (const uint8_t *)text, len);
     } else {
         cli_free_secret(text, len);
-        fprintf(stderr, "dsig: key '%s': %s: neither a JWK (JSON object) nor a PEM key\n", name,
+        cli_err("key '%s': %s: neither a JWK (JSON object) nor a PEM or DER key", name,
                 dsig_strerror(DSIG_E_FORMAT));
         return -1;
     }
+    *out_form = form;
     cli_free_secret(text, len);
     if (rc != DSIG_OK) {
-        cli_err_lib(rc, "key '%s' (%s)", name, *is_pem ? "PEM" : "JWK");
+        cli_err_lib(rc, "key '%s' (%s)", name, form);
+        *key = NULL;
+        return -1;
+    }
+    mine.name = name;
+    if (dsig_key_has_private(*key) && check_private_mode(&mine, "key") != 0) {
+        dsig_key_free(*key);
         *key = NULL;
         return -1;
     }

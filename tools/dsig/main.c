@@ -32,6 +32,7 @@ static const struct cli_command commands[] = {
     {"pubkey", "extract the public key of a key file", cli_usage_pubkey, cmd_pubkey},
     {"sign", "sign a file or standard input (streaming)", cli_usage_sign, cmd_sign},
     {"verify", "verify a signature (exit 0 valid, 1 invalid, 2 error)", cli_usage_verify, cmd_verify},
+    {"key", "describe a key file (key info FILE)", cli_usage_key, cmd_key},
     {"bench", "run the benchmarks", usage_bench, cmd_bench},
     {"ping", "ping-pong latency: none / Ed25519 / DSig", cli_usage_ping, cmd_ping},
     {"node", "run a DSig node (background plane) until SIGINT/SIGTERM", cli_usage_node, cmd_node},

@@ -55,6 +55,7 @@ static void fileid_from_stat(struct cli_fileid *id, const struct stat *st, const
         id->set = 1;
         id->dev = st->st_dev;
         id->ino = st->st_ino;
+        id->mode = st->st_mode & 07777;
     }
 }
 
@@ -84,8 +85,8 @@ static int is_avoided(const struct stat *st, const char *path, const char *what,
         return 0; /* /dev/null, a pipe...: writing there destroys nothing */
     for (size_t i = 0; i < n; i++) {
         if (avoid[i].set && avoid[i].dev == st->st_dev && avoid[i].ino == st->st_ino) {
-            fprintf(stderr, "dsig: %s '%s': %s: it is the same file as the %s '%s'; refusing to "
-                            "overwrite it\n",
+            cli_err("%s '%s': %s: it is the same file as the %s '%s'; refusing to "
+                            "overwrite it",
                     what, path, dsig_strerror(DSIG_E_ARG), avoid[i].what, avoid[i].name);
             return 1;
         }
@@ -200,8 +201,8 @@ int output_private_begin(struct cli_private_out *o, const char *path, int force,
         fd = open(path, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC | O_NOCTTY, 0600);
         if (fd < 0) {
             if (errno == EEXIST || errno == ELOOP)
-                fprintf(stderr, "dsig: cannot create %s '%s': %s: the file already exists (or is a "
-                                "symbolic link); it is not replaced unless --force is given\n",
+                cli_err("cannot create %s '%s': %s: the file already exists (or is a "
+                                "symbolic link); it is not replaced unless --force is given",
                         what, path, dsig_strerror(DSIG_E_IO));
             else
                 cli_err_sys(errno, "cannot create %s '%s'", what, path);

@@ -2,8 +2,15 @@
  * The progress bar: on stderr, only when stderr is a terminal and not --quiet, only for large inputs
  * (a known size of at least 64 MiB, or an unknown size once 64 MiB have passed), redrawn at most ten
  * times a second, and erased at the end. When disabled, progress_add is one branch.
+ *
+ * The line always fits the terminal (TIOCGWINSZ, else $COLUMNS, else 80): a line longer than the
+ * terminal wraps, and "\r" then redraws only its last part, leaving a trail of old lines. Narrow
+ * terminals get shorter forms (bar dropped, then the byte counts), never a wrapped line.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -11,6 +18,8 @@
 
 #define PROGRESS_THRESHOLD (64ull << 20)
 #define PROGRESS_INTERVAL_NS 100000000ull
+#define BAR_MAX 20
+#define BAR_MIN 8
 
 /* Monotonic clock in nanoseconds. */
 static uint64_t now_ns(void)
@@ -18,6 +27,17 @@ static uint64_t now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Columns of the terminal on stderr. */
+static unsigned term_width(void)
+{
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    long v = c ? strtol(c, NULL, 10) : 0;
+    return v > 0 && v < 10000 ? (unsigned)v : 80;
 }
 
 /* Decide whether a bar may be shown for this input at all. */
@@ -33,24 +53,59 @@ void progress_start(struct progress *p, const struct cli_input *in)
         p->enabled = 0;
 }
 
+/* The text of the line for a terminal of `width` columns (see cli.h). */
+size_t progress_format(char *buf, size_t cap, unsigned width, uint64_t done, int size_known,
+                       uint64_t size, double secs)
+{
+    double mib = (double)done / (1024.0 * 1024.0);
+    double rate = secs > 0 ? mib / secs : 0;
+    size_t room = width > 1 ? width - 1 : 0; /* the last column would wrap on some terminals */
+    if (room + 1 < cap)
+        cap = room + 1;
+    char forms[3][96];
+    int nforms = 0;
+    unsigned pct = 0;
+    if (size_known && size) {
+        pct = (unsigned)(done * 100 / size);
+        double total = (double)size / (1024.0 * 1024.0);
+        snprintf(forms[nforms++], sizeof forms[0], "%3u%%  %.1f / %.1f MiB  %.1f MiB/s", pct, mib, total, rate);
+        snprintf(forms[nforms++], sizeof forms[0], "%3u%%  %.1f MiB/s", pct, rate);
+        snprintf(forms[nforms++], sizeof forms[0], "%3u%%", pct);
+    } else {
+        snprintf(forms[nforms++], sizeof forms[0], "%.1f MiB  %.1f MiB/s", mib, rate);
+        snprintf(forms[nforms++], sizeof forms[0], "%.1f MiB", mib);
+    }
+    /* The richest text that fits, with a bar in front when the size is known and it leaves the bar
+     * at least BAR_MIN cells. */
+    for (int f = 0; f < nforms; f++) {
+        size_t n = strlen(forms[f]);
+        if (size_known && size && n + 3 + BAR_MIN <= room) {
+            size_t cells = room - n - 3 < BAR_MAX ? room - n - 3 : BAR_MAX;
+            size_t fill = pct >= 100 ? cells : cells * pct / 100;
+            char bar[BAR_MAX + 1];
+            for (size_t i = 0; i < cells; i++)
+                bar[i] = i < fill ? '#' : '.';
+            bar[cells] = '\0';
+            snprintf(buf, cap, "[%s] %s", bar, forms[f]);
+            return strlen(buf);
+        }
+        if (n <= room) {
+            snprintf(buf, cap, "%s", forms[f]);
+            return strlen(buf);
+        }
+    }
+    if (cap)
+        buf[0] = '\0'; /* not even the shortest form fits: draw nothing rather than wrap */
+    return 0;
+}
+
 /* Redraw the bar in place. */
 static void draw(struct progress *p, uint64_t t)
 {
-    double mib = (double)p->done / (1024.0 * 1024.0);
-    double secs = (double)(t - p->t0_ns) / 1e9;
-    double rate = secs > 0 ? mib / secs : 0;
-    if (p->size_known && p->size) {
-        double total = (double)p->size / (1024.0 * 1024.0);
-        unsigned pct = (unsigned)(p->done * 100 / p->size);
-        char bar[21];
-        unsigned fill = pct / 5 > 20 ? 20 : pct / 5;
-        for (unsigned i = 0; i < 20; i++)
-            bar[i] = i < fill ? '#' : '.';
-        bar[20] = '\0';
-        fprintf(stderr, "\r[%s] %3u%%  %.1f / %.1f MiB  %.1f MiB/s\033[K", bar, pct, mib, total, rate);
-    } else {
-        fprintf(stderr, "\r%.1f MiB  %.1f MiB/s\033[K", mib, rate);
-    }
+    char line[256];
+    progress_format(line, sizeof line, term_width(), p->done, p->size_known, p->size,
+                    (double)(t - p->t0_ns) / 1e9);
+    fprintf(stderr, "\r%s\033[K", line);
     fflush(stderr);
     p->visible = 1;
 }

@@ -532,7 +532,7 @@ static int mldsa_key_of(const dsig_key *key, const char *fn, const struct mldsa_
     if (!key)
         return dsig_fail(DSIG_E_ARG, "%s: NULL key", fn);
     if (!alg_of_type(key->type) || !key->impl)
-        return dsig_fail(DSIG_E_KEY_MISMATCH, "%s needs an ML-DSA key, got a %s key", fn,
+        return dsig_fail(DSIG_E_KEY_MISMATCH, "%s needs an ML-DSA key, got one of type %s", fn,
                          key->type->kty);
     *out = key->impl;
     return DSIG_OK;
