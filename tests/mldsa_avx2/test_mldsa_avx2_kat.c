@@ -13,7 +13,7 @@
 
 #include "hash/keccak.h"
 #include "pq/mldsa/ntt.h"
-#include "pq/mldsa/rej_avx2.h"
+#include "pq/mldsa/kernels.h"
 
 #define Q 8380417
 #define KMAX 8

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "hash/keccak.h"
-#include "pq/mldsa/rej_avx2.h"
+#include "pq/mldsa/kernels.h"
 
 #define Q 8380417
 #define CANARY 0x13572468
