@@ -161,20 +161,42 @@ void dsig_mldsa_expand_s(const dsig_mldsa_params *p, mldsa_poly *s1, mldsa_poly 
     dsig_memzero(scratch, sizeof scratch);
 }
 
-/* @spec FIPS 204 Algorithm 34 ExpandMask: y[r] = BitUnpack(H(ρ'' ‖ IntegerToBytes(κ + r, 2), 32c),
- * γ1 - 1, γ1), four per SHAKE256 x4 pass; constant time, buffers wiped. */
-void dsig_mldsa_expand_mask(const dsig_mldsa_params *p, mldsa_poly *y, const uint8_t rhopp[64], unsigned kappa)
+/* Starts the ExpandMask stream of one signature at κ = 0. */
+void dsig_mldsa_mask_init(mldsa_mask_stream *st, const uint8_t rhopp[64])
+{
+    memcpy(st->rhopp, rhopp, sizeof st->rhopp);
+    st->kappa = 0;
+    st->avail = 0;
+}
+
+/*
+ * @spec FIPS 204 Algorithm 34 ExpandMask(ρ'', κ): y[r] = BitUnpack(H(ρ'' ‖ IntegerToBytes(κ + r, 2), 32c),
+ * γ1 − 1, γ1) for r < l and κ = st->kappa, which then advances by l (Algorithm 7 line 32). Polynomials
+ * are made four per SHAKE256 x4 pass for consecutive κ; those past this attempt's l are kept in
+ * st->spare for the next attempt, so no lane of a pass is wasted when l is 5 or 7. Constant time,
+ * buffers wiped.
+ */
+void dsig_mldsa_mask_next(const dsig_mldsa_params *p, mldsa_mask_stream *st, mldsa_poly *y)
 {
     const unsigned zb = mldsa_z_bits(p);
+    unsigned n = st->avail < p->l ? st->avail : p->l;
+    for (unsigned i = 0; i < n; i++)
+        y[i] = st->spare[i];
+    for (unsigned i = n; i < st->avail; i++)
+        st->spare[i - n] = st->spare[i];
+    st->avail -= n;
+    st->kappa += n;
+    if (n == p->l)
+        return;
     uint8_t seed[4][66];
     uint8_t buf[4][MASK_NBLOCKS * DSIG_SHAKE256_RATE];
     dsig_keccak_x4 ks;
-    for (unsigned base = 0; base < p->l; base += 4) {
+    while (n < p->l) { /* st->avail is 0 here */
         const uint8_t *in[4];
         uint8_t *out[4];
         for (unsigned j = 0; j < 4; j++) {
-            unsigned v = kappa + base + j; /* lanes past l compute an unused extra mask */
-            memcpy(seed[j], rhopp, 64);
+            unsigned v = st->kappa + j;
+            memcpy(seed[j], st->rhopp, 64);
             seed[j][64] = (uint8_t)v;
             seed[j][65] = (uint8_t)(v >> 8);
             in[j] = seed[j];
@@ -182,12 +204,21 @@ void dsig_mldsa_expand_mask(const dsig_mldsa_params *p, mldsa_poly *y, const uin
         }
         dsig_keccak_x4_absorb_once(&ks, DSIG_SHAKE256_RATE, DSIG_KECCAK_DS_SHAKE, in, 66);
         dsig_keccak_x4_squeezeblocks(&ks, out, MASK_NBLOCKS);
-        for (unsigned j = 0; j < 4 && base + j < p->l; j++)
-            dsig_mldsa_bitunpack(&y[base + j], buf[j], p->gamma1, zb);
+        unsigned used = p->l - n < 4 ? p->l - n : 4;
+        for (unsigned j = 0; j < 4; j++)
+            dsig_mldsa_bitunpack(j < used ? &y[n + j] : &st->spare[st->avail++], buf[j], p->gamma1, zb);
+        n += used;
+        st->kappa += used;
     }
     dsig_keccak_x4_wipe(&ks);
     dsig_memzero(seed, sizeof seed);
     dsig_memzero(buf, sizeof buf);
+}
+
+/* Wipes the stream (ρ'' and the spare masks are secret). */
+void dsig_mldsa_mask_wipe(mldsa_mask_stream *st)
+{
+    dsig_memzero(st, sizeof *st);
 }
 
 /* @spec FIPS 204 Algorithm 29 SampleInBall: sign bits from the first 8 bytes of H(c̃), then τ
