@@ -22,14 +22,11 @@
 
 static const dsig_mldsa_kernels *pc = &dsig_mldsa_kernels_portable, *vx = &dsig_mldsa_kernels_avx2;
 
-/* Test-local PRNG (splitmix64): reproducible inputs, not cryptographic. */
+/* Reproducible test inputs (tu_rand64: splitmix64, not cryptographic). */
 static uint64_t rng_state = 0x6b65726e656c73ULL;
 static uint64_t rnd64(void)
 {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return tu_rand64(&rng_state);
 }
 
 /* Uniform in [lo, hi]; one in eight draws is an end point. */
@@ -245,10 +242,7 @@ static void test_rej_eta(void **state)
 int main(void)
 {
 #ifdef DSIG_MLDSA_HAVE_AVX2
-    if (!__builtin_cpu_supports("avx2")) {
-        printf("skipped: this CPU has no AVX2\n");
-        return 77;
-    }
+    TU_SKIP_WITHOUT_CPU("avx2");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_elementwise), cmocka_unit_test(test_norm),
         cmocka_unit_test(test_rounding_exhaustive), cmocka_unit_test(test_make_hint),

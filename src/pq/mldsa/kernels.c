@@ -7,52 +7,26 @@
 
 #include "core/cpu.h"
 
-const dsig_mldsa_kernels dsig_mldsa_kernels_portable = {
-    .name = "portable",
-    .ntt = dsig_mldsa_ntt_c,
-    .invntt_tomont = dsig_mldsa_invntt_tomont_c,
-    .pointwise_montgomery = dsig_mldsa_pointwise_montgomery_c,
-    .pointwise_acc_montgomery = dsig_mldsa_pointwise_acc_montgomery_c,
-    .poly_add = dsig_mldsa_poly_add_c,
-    .poly_sub = dsig_mldsa_poly_sub_c,
-    .poly_reduce = dsig_mldsa_poly_reduce_c,
-    .poly_caddq = dsig_mldsa_poly_caddq_c,
-    .poly_freeze = dsig_mldsa_poly_freeze_c,
-    .poly_shiftl = dsig_mldsa_poly_shiftl_c,
-    .poly_norm_exceeds = dsig_mldsa_poly_norm_exceeds_c,
-    .poly_power2round = dsig_mldsa_poly_power2round_c,
-    .poly_decompose = dsig_mldsa_poly_decompose_c,
-    .poly_make_hint = dsig_mldsa_poly_make_hint_c,
-    .poly_use_hint = dsig_mldsa_poly_use_hint_c,
-    .pack = dsig_mldsa_pack_c,
-    .unpack = dsig_mldsa_unpack_c,
-    .rej_uniform = dsig_mldsa_rej_uniform_c,
-    .rej_eta = dsig_mldsa_rej_eta_c,
-};
+/* The table of the back-end whose functions carry suffix SFX. */
+#define KERNELS(NAME, SFX)                                                                            \
+    {                                                                                                 \
+        .name = NAME, .ntt = dsig_mldsa_ntt_##SFX, .invntt_tomont = dsig_mldsa_invntt_tomont_##SFX,     \
+        .pointwise_montgomery = dsig_mldsa_pointwise_montgomery_##SFX,                                \
+        .pointwise_acc_montgomery = dsig_mldsa_pointwise_acc_montgomery_##SFX,                        \
+        .poly_add = dsig_mldsa_poly_add_##SFX, .poly_sub = dsig_mldsa_poly_sub_##SFX,                 \
+        .poly_reduce = dsig_mldsa_poly_reduce_##SFX, .poly_caddq = dsig_mldsa_poly_caddq_##SFX,       \
+        .poly_freeze = dsig_mldsa_poly_freeze_##SFX, .poly_shiftl = dsig_mldsa_poly_shiftl_##SFX,     \
+        .poly_norm_exceeds = dsig_mldsa_poly_norm_exceeds_##SFX,                                      \
+        .poly_power2round = dsig_mldsa_poly_power2round_##SFX,                                        \
+        .poly_decompose = dsig_mldsa_poly_decompose_##SFX, .poly_make_hint = dsig_mldsa_poly_make_hint_##SFX, \
+        .poly_use_hint = dsig_mldsa_poly_use_hint_##SFX, .pack = dsig_mldsa_pack_##SFX,               \
+        .unpack = dsig_mldsa_unpack_##SFX, .rej_uniform = dsig_mldsa_rej_uniform_##SFX,               \
+        .rej_eta = dsig_mldsa_rej_eta_##SFX,                                                          \
+    }
 
+const dsig_mldsa_kernels dsig_mldsa_kernels_portable = KERNELS("portable", c);
 #ifdef DSIG_MLDSA_HAVE_AVX2
-const dsig_mldsa_kernels dsig_mldsa_kernels_avx2 = {
-    .name = "avx2",
-    .ntt = dsig_mldsa_ntt_avx2,
-    .invntt_tomont = dsig_mldsa_invntt_tomont_avx2,
-    .pointwise_montgomery = dsig_mldsa_pointwise_montgomery_avx2,
-    .pointwise_acc_montgomery = dsig_mldsa_pointwise_acc_montgomery_avx2,
-    .poly_add = dsig_mldsa_poly_add_avx2,
-    .poly_sub = dsig_mldsa_poly_sub_avx2,
-    .poly_reduce = dsig_mldsa_poly_reduce_avx2,
-    .poly_caddq = dsig_mldsa_poly_caddq_avx2,
-    .poly_freeze = dsig_mldsa_poly_freeze_avx2,
-    .poly_shiftl = dsig_mldsa_poly_shiftl_avx2,
-    .poly_norm_exceeds = dsig_mldsa_poly_norm_exceeds_avx2,
-    .poly_power2round = dsig_mldsa_poly_power2round_avx2,
-    .poly_decompose = dsig_mldsa_poly_decompose_avx2,
-    .poly_make_hint = dsig_mldsa_poly_make_hint_avx2,
-    .poly_use_hint = dsig_mldsa_poly_use_hint_avx2,
-    .pack = dsig_mldsa_pack_avx2,
-    .unpack = dsig_mldsa_unpack_avx2,
-    .rej_uniform = dsig_mldsa_rej_uniform_avx2,
-    .rej_eta = dsig_mldsa_rej_eta_avx2,
-};
+const dsig_mldsa_kernels dsig_mldsa_kernels_avx2 = KERNELS("avx2", avx2);
 #endif
 
 static const dsig_mldsa_kernels *selected; /* accessed only with __atomic builtins */

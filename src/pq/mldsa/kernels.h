@@ -61,44 +61,36 @@ typedef struct dsig_mldsa_kernels {
 /* The table for this process (never NULL). */
 const dsig_mldsa_kernels *dsig_mldsa_kernels_get(void);
 
-/* The portable table (any CPU) and its functions (poly.c, rounding.c, packing.c, sample.c; the NTT
- * family is in ntt.h). */
+/* The functions of one back-end, suffix SFX (the NTT family is declared in ntt.h). */
+#define DSIG_MLDSA_KERNEL_DECLS(SFX)                                                                  \
+    void dsig_mldsa_poly_add_##SFX(mldsa_poly *c, const mldsa_poly *a, const mldsa_poly *b);          \
+    void dsig_mldsa_poly_sub_##SFX(mldsa_poly *c, const mldsa_poly *a, const mldsa_poly *b);          \
+    void dsig_mldsa_poly_reduce_##SFX(mldsa_poly *a);                                                 \
+    void dsig_mldsa_poly_caddq_##SFX(mldsa_poly *a);                                                  \
+    void dsig_mldsa_poly_freeze_##SFX(mldsa_poly *a);                                                 \
+    void dsig_mldsa_poly_shiftl_##SFX(mldsa_poly *a);                                                 \
+    uint32_t dsig_mldsa_poly_norm_exceeds_##SFX(const mldsa_poly *a, int32_t bound);                  \
+    void dsig_mldsa_poly_power2round_##SFX(mldsa_poly *a1, mldsa_poly *a0, const mldsa_poly *a);      \
+    void dsig_mldsa_poly_decompose_##SFX(const mldsa_decomp *d, mldsa_poly *a1, mldsa_poly *a0,       \
+                                         const mldsa_poly *a);                                        \
+    unsigned dsig_mldsa_poly_make_hint_##SFX(mldsa_poly *h, const mldsa_poly *a0, const mldsa_poly *a1, \
+                                             int32_t gamma2);                                         \
+    void dsig_mldsa_poly_use_hint_##SFX(const mldsa_decomp *d, mldsa_poly *a, const mldsa_poly *h);   \
+    void dsig_mldsa_pack_##SFX(uint8_t *out, const mldsa_poly *a, int32_t b, int32_t sign, unsigned bits); \
+    void dsig_mldsa_unpack_##SFX(mldsa_poly *a, const uint8_t *in, int32_t b, int32_t sign, unsigned bits); \
+    unsigned dsig_mldsa_rej_uniform_##SFX(int32_t *a, unsigned len, const uint8_t *buf, unsigned buflen); \
+    unsigned dsig_mldsa_rej_eta_##SFX(int32_t *a, unsigned len, const uint8_t *buf, unsigned buflen,   \
+                                      unsigned eta);
+
+/* The portable table (any CPU) and its functions (poly.c, rounding.c, packing.c, sample.c). */
 extern const dsig_mldsa_kernels dsig_mldsa_kernels_portable;
-void dsig_mldsa_poly_add_c(mldsa_poly *c, const mldsa_poly *a, const mldsa_poly *b);
-void dsig_mldsa_poly_sub_c(mldsa_poly *c, const mldsa_poly *a, const mldsa_poly *b);
-void dsig_mldsa_poly_reduce_c(mldsa_poly *a);
-void dsig_mldsa_poly_caddq_c(mldsa_poly *a);
-void dsig_mldsa_poly_freeze_c(mldsa_poly *a);
-void dsig_mldsa_poly_shiftl_c(mldsa_poly *a);
-uint32_t dsig_mldsa_poly_norm_exceeds_c(const mldsa_poly *a, int32_t bound);
-void dsig_mldsa_poly_power2round_c(mldsa_poly *a1, mldsa_poly *a0, const mldsa_poly *a);
-void dsig_mldsa_poly_decompose_c(const mldsa_decomp *d, mldsa_poly *a1, mldsa_poly *a0, const mldsa_poly *a);
-unsigned dsig_mldsa_poly_make_hint_c(mldsa_poly *h, const mldsa_poly *a0, const mldsa_poly *a1, int32_t gamma2);
-void dsig_mldsa_poly_use_hint_c(const mldsa_decomp *d, mldsa_poly *a, const mldsa_poly *h);
-void dsig_mldsa_pack_c(uint8_t *out, const mldsa_poly *a, int32_t b, int32_t sign, unsigned bits);
-void dsig_mldsa_unpack_c(mldsa_poly *a, const uint8_t *in, int32_t b, int32_t sign, unsigned bits);
-unsigned dsig_mldsa_rej_uniform_c(int32_t *a, unsigned len, const uint8_t *buf, unsigned buflen);
-unsigned dsig_mldsa_rej_eta_c(int32_t *a, unsigned len, const uint8_t *buf, unsigned buflen, unsigned eta);
+DSIG_MLDSA_KERNEL_DECLS(c)
 
 #ifdef DSIG_MLDSA_HAVE_AVX2
 /* The AVX2 table and its functions (poly_avx2.c, pack_avx2.c, rej_avx2.c, ntt_avx2.c): call only when
  * dsig_cpu_features() reports DSIG_CPU_AVX2. */
 extern const dsig_mldsa_kernels dsig_mldsa_kernels_avx2;
-void dsig_mldsa_poly_add_avx2(mldsa_poly *c, const mldsa_poly *a, const mldsa_poly *b);
-void dsig_mldsa_poly_sub_avx2(mldsa_poly *c, const mldsa_poly *a, const mldsa_poly *b);
-void dsig_mldsa_poly_reduce_avx2(mldsa_poly *a);
-void dsig_mldsa_poly_caddq_avx2(mldsa_poly *a);
-void dsig_mldsa_poly_freeze_avx2(mldsa_poly *a);
-void dsig_mldsa_poly_shiftl_avx2(mldsa_poly *a);
-uint32_t dsig_mldsa_poly_norm_exceeds_avx2(const mldsa_poly *a, int32_t bound);
-void dsig_mldsa_poly_power2round_avx2(mldsa_poly *a1, mldsa_poly *a0, const mldsa_poly *a);
-void dsig_mldsa_poly_decompose_avx2(const mldsa_decomp *d, mldsa_poly *a1, mldsa_poly *a0, const mldsa_poly *a);
-unsigned dsig_mldsa_poly_make_hint_avx2(mldsa_poly *h, const mldsa_poly *a0, const mldsa_poly *a1, int32_t gamma2);
-void dsig_mldsa_poly_use_hint_avx2(const mldsa_decomp *d, mldsa_poly *a, const mldsa_poly *h);
-void dsig_mldsa_pack_avx2(uint8_t *out, const mldsa_poly *a, int32_t b, int32_t sign, unsigned bits);
-void dsig_mldsa_unpack_avx2(mldsa_poly *a, const uint8_t *in, int32_t b, int32_t sign, unsigned bits);
-unsigned dsig_mldsa_rej_uniform_avx2(int32_t *a, unsigned len, const uint8_t *buf, unsigned buflen);
-unsigned dsig_mldsa_rej_eta_avx2(int32_t *a, unsigned len, const uint8_t *buf, unsigned buflen, unsigned eta);
+DSIG_MLDSA_KERNEL_DECLS(avx2)
 #endif
 
 #endif

@@ -85,6 +85,31 @@ static unsigned tail_groups(unsigned bits)
     return (reach + bits - 1) / bits;
 }
 
+/* What one call needs besides the width's shuffles: the field mask, the map between fields and
+ * coefficients (field = b + sign·a_i, sign ±1 applied as a conditional negation), the high half's byte
+ * offset o4 and the number of groups handled in place before the tail buffer. */
+typedef struct pack_args {
+    __m256i mask, b, neg;
+    unsigned o4, direct;
+} pack_args;
+
+MLDSA_AVX2 static inline pack_args args_of(unsigned bits, int32_t b, int32_t sign)
+{
+    pack_args p;
+    p.mask = _mm256_set1_epi32((int32_t)((1u << bits) - 1));
+    p.b = _mm256_set1_epi32(b);
+    p.neg = _mm256_set1_epi32(sign < 0 ? -1 : 0);
+    p.o4 = (4 * bits) / 8;
+    p.direct = 32 - tail_groups(bits);
+    return p;
+}
+
+/* sign·v for the pack_args' sign. */
+MLDSA_AVX2 static inline __m256i signed_by(const pack_args *p, __m256i v)
+{
+    return _mm256_sub_epi32(_mm256_xor_si256(v, p->neg), p->neg);
+}
+
 /* Unpack one group from in (at least (4·bits)/8 + 16 readable bytes). */
 MLDSA_AVX2 static inline __m256i unpack8(const uint8_t *in, unsigned o4, __m256i shuf, __m256i shift,
                                          __m256i mask)
@@ -93,28 +118,28 @@ MLDSA_AVX2 static inline __m256i unpack8(const uint8_t *in, unsigned o4, __m256i
     return _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(v, shuf), shift), mask);
 }
 
+/* The 32 groups of one polynomial, a width this back-end handles. */
+MLDSA_AVX2 static void unpack_poly(mldsa_poly *a, const uint8_t *in, const pack_ctl *c, int32_t b, int32_t sign,
+                                   unsigned bits)
+{
+    const __m256i shuf = _mm256_load_si256((const __m256i *)c->ushuf);
+    const __m256i shift = _mm256_load_si256((const __m256i *)c->ushift);
+    const pack_args p = args_of(bits, b, sign);
+    uint8_t tail[64] = {0};
+    memcpy(tail, in + p.direct * bits, (32 - p.direct) * bits);
+    for (unsigned g = 0; g < 32; g++) {
+        const uint8_t *src = g < p.direct ? in + g * bits : tail + (g - p.direct) * bits;
+        __m256i v = signed_by(&p, unpack8(src, p.o4, shuf, shift, p.mask));
+        _mm256_store_si256((__m256i *)&a->c[8 * g], _mm256_add_epi32(p.b, v));
+    }
+    dsig_memzero(tail, sizeof tail); /* secret key material passes through here */
+}
+
 /* @spec FIPS 204 Algorithms 18/19 (SimpleBitUnpack, BitUnpack): a_i = b + sign·(field i). */
 MLDSA_AVX2 void dsig_mldsa_unpack_avx2(mldsa_poly *a, const uint8_t *in, int32_t b, int32_t sign, unsigned bits)
 {
-    const pack_ctl *c = ctl_of(bits);
-    if (!c) {
-        dsig_mldsa_unpack_c(a, in, b, sign, bits);
-        return;
-    }
-    const __m256i shuf = _mm256_load_si256((const __m256i *)c->ushuf);
-    const __m256i shift = _mm256_load_si256((const __m256i *)c->ushift);
-    const __m256i mask = _mm256_set1_epi32((int32_t)((1u << bits) - 1));
-    const __m256i bv = _mm256_set1_epi32(b), neg = _mm256_set1_epi32(sign < 0 ? -1 : 0);
-    const unsigned o4 = (4 * bits) / 8, direct = 32 - tail_groups(bits);
-    uint8_t tail[64] = {0};
-    memcpy(tail, in + direct * bits, (32 - direct) * bits);
-    for (unsigned g = 0; g < 32; g++) {
-        const uint8_t *src = g < direct ? in + g * bits : tail + (g - direct) * bits;
-        __m256i v = unpack8(src, o4, shuf, shift, mask);
-        v = _mm256_sub_epi32(_mm256_xor_si256(v, neg), neg); /* sign·v */
-        _mm256_store_si256((__m256i *)&a->c[8 * g], _mm256_add_epi32(bv, v));
-    }
-    dsig_memzero(tail, sizeof tail); /* secret key material passes through here */
+    const pack_ctl *c = ctl_of(bits); /* NULL: a width left to the portable code */
+    c ? unpack_poly(a, in, c, b, sign, bits) : dsig_mldsa_unpack_c(a, in, b, sign, bits);
 }
 
 /* Pack one group v (fields already masked) to out, which needs 16 writable bytes (o4 + 16 for widths
@@ -140,29 +165,29 @@ MLDSA_AVX2 static inline void pack8(uint8_t *out, __m256i v, unsigned o4, unsign
     }
 }
 
-/* @spec FIPS 204 Algorithms 16/17 (SimpleBitPack, BitPack): field i = (b + sign·a_i) mod 2^bits. */
-MLDSA_AVX2 void dsig_mldsa_pack_avx2(uint8_t *out, const mldsa_poly *a, int32_t b, int32_t sign, unsigned bits)
+/* The 32 groups of one polynomial, a width this back-end handles. */
+MLDSA_AVX2 static void pack_poly(uint8_t *out, const mldsa_poly *a, const pack_ctl *c, int32_t b, int32_t sign,
+                                 unsigned bits)
 {
-    const pack_ctl *c = ctl_of(bits);
-    if (!c) {
-        dsig_mldsa_pack_c(out, a, b, sign, bits);
-        return;
-    }
     const __m256i shuf = _mm256_load_si256((const __m256i *)c->pshuf);
     const __m256i shift = _mm256_load_si256((const __m256i *)c->pshift);
     const __m128i comb = _mm_load_si128((const __m128i *)c->pcomb);
-    const __m256i mask = _mm256_set1_epi32((int32_t)((1u << bits) - 1));
-    const __m256i bv = _mm256_set1_epi32(b), neg = _mm256_set1_epi32(sign < 0 ? -1 : 0);
-    const unsigned o4 = (4 * bits) / 8, direct = 32 - tail_groups(bits);
+    const pack_args p = args_of(bits, b, sign);
     uint8_t tail[64] = {0};
     for (unsigned g = 0; g < 32; g++) {
-        __m256i v = _mm256_load_si256((const __m256i *)&a->c[8 * g]);
-        v = _mm256_sub_epi32(_mm256_xor_si256(v, neg), neg); /* sign·a_i */
-        v = _mm256_and_si256(_mm256_add_epi32(bv, v), mask);
-        pack8(g < direct ? out + g * bits : tail + (g - direct) * bits, v, o4, bits, shuf, shift, comb);
+        __m256i v = signed_by(&p, _mm256_load_si256((const __m256i *)&a->c[8 * g]));
+        v = _mm256_and_si256(_mm256_add_epi32(p.b, v), p.mask);
+        pack8(g < p.direct ? out + g * bits : tail + (g - p.direct) * bits, v, p.o4, bits, shuf, shift, comb);
     }
-    memcpy(out + direct * bits, tail, (32 - direct) * bits);
+    memcpy(out + p.direct * bits, tail, (32 - p.direct) * bits);
     dsig_memzero(tail, sizeof tail); /* secret key material passes through here */
+}
+
+/* @spec FIPS 204 Algorithms 16/17 (SimpleBitPack, BitPack): field i = (b + sign·a_i) mod 2^bits. */
+MLDSA_AVX2 void dsig_mldsa_pack_avx2(uint8_t *out, const mldsa_poly *a, int32_t b, int32_t sign, unsigned bits)
+{
+    const pack_ctl *c = ctl_of(bits); /* NULL: a width left to the portable code */
+    c ? pack_poly(out, a, c, b, sign, bits) : dsig_mldsa_pack_c(out, a, b, sign, bits);
 }
 
 #endif /* DSIG_MLDSA_HAVE_AVX2 */
