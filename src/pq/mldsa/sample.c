@@ -179,19 +179,16 @@ void dsig_mldsa_mask_init(mldsa_mask_stream *st, const uint8_t rhopp[64])
 void dsig_mldsa_mask_next(const dsig_mldsa_params *p, mldsa_mask_stream *st, mldsa_poly *y)
 {
     const unsigned zb = mldsa_z_bits(p);
-    unsigned n = st->avail < p->l ? st->avail : p->l;
+    /* l ≥ 4 > avail: the spare masks all go to this attempt */
+    unsigned n = st->avail;
     for (unsigned i = 0; i < n; i++)
         y[i] = st->spare[i];
-    for (unsigned i = n; i < st->avail; i++)
-        st->spare[i - n] = st->spare[i];
-    st->avail -= n;
+    st->avail = 0;
     st->kappa += n;
-    if (n == p->l)
-        return;
     uint8_t seed[4][66];
     uint8_t buf[4][MASK_NBLOCKS * DSIG_SHAKE256_RATE];
     dsig_keccak_x4 ks;
-    while (n < p->l) { /* st->avail is 0 here */
+    while (n < p->l) {
         const uint8_t *in[4];
         uint8_t *out[4];
         for (unsigned j = 0; j < 4; j++) {

@@ -22,7 +22,7 @@ void dsig_mldsa_expand_s(const dsig_mldsa_params *p, mldsa_poly *s1, mldsa_poly 
 typedef struct mldsa_mask_stream {
     uint8_t rhopp[64];
     unsigned kappa;       /* κ of the next polynomial handed out (of spare[0] when avail > 0) */
-    unsigned avail;       /* masks already made for κ = kappa .. kappa + avail − 1 */
+    unsigned avail;       /* masks already made for κ = kappa .. kappa + avail − 1 (≤ 3 < l) */
     mldsa_poly spare[3];
 } mldsa_mask_stream;
 
