@@ -10,15 +10,21 @@
 #                       dsig bench sig --max-time S)
 #     --algs LIST       dsig algorithm names, comma-separated (default: ML-DSA-44,ML-DSA-65,ML-DSA-87,
 #                       FALCON512,FALCON1024,SLH-DSA-SHA2-128f,SLH-DSA-SHAKE-128f)
+#     --clock KIND      cpu (default): both tools time each operation by the CPU time of the thread —
+#                       speed_sig through bench/preload/cputime.c (LD_PRELOAD, compiled with $CC or cc
+#                       into a temporary directory), dsig with --clock cpu — so that time slices of other
+#                       processes do not count; wall: both use the wall clock, as they do by default
 #     --raw             also print every round's figures
 #
 # Each round runs, for every algorithm, `speed_sig -d S ALG` and `dsig bench sig --alg ALG`, one after
 # the other, liboqs first in odd rounds and dsig first in even ones, so both see the same machine load.
+# dsig takes as many samples as fit in the duration, like speed_sig.
 # speed_sig reports the mean time of an operation, dsig bench sig the median and the mean. The first
 # table sets dsig's median against liboqs' mean (a mean is pulled up by the slow outliers of a loaded
 # machine, so that table favours dsig), the second dsig's mean against liboqs' mean (like for like).
 # Each cell is the median over the rounds of dsig's figure / liboqs' figure in µs, and their ratio
-# (below 1: dsig is faster). DSIG_CPU_DISABLE in the environment applies to dsig (e.g. avx512).
+# (below 1: dsig is faster). DSIG_CPU_DISABLE in the environment applies to dsig (e.g. avx512). To
+# pin both tools to one core, run the script under taskset (e.g. taskset -c 1 bench/compare_liboqs.sh).
 # Only same-run ratios mean anything: rerun it on the machine you care about.
 set -euo pipefail
 
@@ -30,6 +36,7 @@ ROUNDS=3
 DUR=1
 ALGS="ML-DSA-44,ML-DSA-65,ML-DSA-87,FALCON512,FALCON1024,SLH-DSA-SHA2-128f,SLH-DSA-SHAKE-128f"
 RAW=0
+CLOCK=cpu
 SPEED=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -37,6 +44,7 @@ while [ $# -gt 0 ]; do
     --rounds) ROUNDS=${2:?--rounds needs a number}; shift 2 ;;
     --duration) DUR=${2:?--duration needs seconds}; shift 2 ;;
     --algs) ALGS=${2:?--algs needs a list}; shift 2 ;;
+    --clock) CLOCK=${2:?--clock needs cpu or wall}; shift 2 ;;
     --raw) RAW=1; shift ;;
     -h | --help) usage ;;
     -*) echo "compare_liboqs: unknown option $1" >&2; usage ;;
@@ -48,6 +56,7 @@ done
 [ -x "$DSIG" ] || { echo "compare_liboqs: $DSIG is not an executable dsig tool (build it: make build)" >&2; exit 2; }
 case "$ROUNDS" in '' | *[!0-9]* | 0) echo "compare_liboqs: --rounds must be a positive integer" >&2; exit 2 ;; esac
 case "$DUR" in '' | *[!0-9.]*) echo "compare_liboqs: --duration must be a number of seconds" >&2; exit 2 ;; esac
+case "$CLOCK" in cpu | wall) ;; *) echo "compare_liboqs: --clock must be cpu or wall" >&2; exit 2 ;; esac
 
 # liboqs' name of a dsig algorithm: ML-DSA-44 → ML-DSA-44, FALCON512 → Falcon-512,
 # SLH-DSA-SHA2-128f → SLH_DSA_PURE_SHA2_128F; empty if liboqs has no such name.
@@ -74,11 +83,17 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/dsig-compare-liboqs.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 # $T/data: one line per measurement: round tool alg op microseconds
 : >"$T/data"
+PRELOAD=()
+if [ "$CLOCK" = cpu ]; then
+    "${CC:-cc}" -O2 -Wall -Wextra -Werror -shared -fPIC -o "$T/cputime.so" "$HERE/preload/cputime.c" ||
+        { echo "compare_liboqs: cannot build $HERE/preload/cputime.c (set CC, or use --clock wall)" >&2; exit 2; }
+    PRELOAD=(env "LD_PRELOAD=$T/cputime.so")
+fi
 
 run_oqs() { # round alg
     local o out
     o=$(oqs_name "$2")
-    out=$("$SPEED" -d "$DUR" "$o") || { echo "compare_liboqs: $SPEED -d $DUR $o failed" >&2; exit 1; }
+    out=$("${PRELOAD[@]}" "$SPEED" -d "$DUR" "$o") || { echo "compare_liboqs: $SPEED -d $DUR $o failed" >&2; exit 1; }
     [ -s "$T/oqs_info" ] || grep -E '^(OQS version|Git commit|CPU exts active|SHA-3|SHA-2)' <<<"$out" >"$T/oqs_info" || true
     awk -F'|' -v r="$1" -v a="$2" '
         { gsub(/ /, "", $1) }
@@ -89,7 +104,7 @@ run_oqs() { # round alg
 
 run_dsig() { # round alg
     local out
-    out=$("$DSIG" bench sig --alg "$2" --max-time "$DUR" --json 2>/dev/null) ||
+    out=$("$DSIG" bench sig --alg "$2" --max-time "$DUR" --measure 1000000 --clock "$CLOCK" --json 2>/dev/null) ||
         { echo "compare_liboqs: $DSIG bench sig --alg $2 failed" >&2; exit 1; }
     # the median, and the mean (1 / ops_per_s: dsig counts the samples over their summed time)
     awk -v r="$1" -v a="$2" '
@@ -108,9 +123,9 @@ for ((r = 1; r <= ROUNDS; r++)); do
     done
 done
 
-echo "# dsig vs liboqs, same run: $ROUNDS rounds of ${DUR} s per operation, median of rounds"
+echo "# dsig vs liboqs, same run: $ROUNDS rounds of ${DUR} s per operation, median of rounds; clock: $CLOCK"
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'); $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')," \
-    "$(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+    "$(nproc) CPUs for this run (of $(nproc --all)); load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 echo "# dsig: $("$DSIG" version 2>/dev/null | head -1); DSIG_CPU_DISABLE=${DSIG_CPU_DISABLE:-(unset)}"
 sed 's/^/# liboqs: /' "$T/oqs_info"
 # table DSIG_TOOL_COLUMN: the rows for dsig's figures of that kind against liboqs' means
