@@ -123,6 +123,8 @@ void bench_print_sig_help(FILE *f)
           "  --warmup N        untimed iterations per op (default 5)\n"
           "  --measure N       at most N timed iterations per op (default 1000)\n"
           "  --max-time SEC    stop an op after SEC seconds (default 1; at least 3 samples)\n"
+          "  --clock KIND      wall | cpu: time each sample by the wall clock (default) or by the\n"
+          "                    CPU time of the thread (time spent preempted is left out)\n"
           "  --reserve N       stateful keys (HSS-LMS, XMSS, XMSSMT): indices reserved per durable\n"
           "                    write of the state file (default 1024; a sign-r1 row always uses 1)\n"
           "  --seed N          message and key seed (default 1)\n"
@@ -288,12 +290,21 @@ int bench_stream_parse(int argc, char **argv, bench_stream_opts *o, char *err, s
     return parse_args(argc, argv, &sp, err, len);
 }
 
-/* `sig`'s own options: --size, --max-time, --reserve. */
+/* `sig`'s own options: --size, --max-time, --clock, --reserve. */
 static int sig_own(void *opts, const char *name, const char *v, char *err, size_t len)
 {
     bench_sig_opts *o = opts;
     if (strcmp(name, "--reserve") == 0)
         return parse_reserve(v, &o->reserve, err, len);
+    if (strcmp(name, "--clock") == 0) {
+        if (strcmp(v, "wall") == 0)
+            o->cpu_clock = 0;
+        else if (strcmp(v, "cpu") == 0)
+            o->cpu_clock = 1;
+        else
+            return bench_fail(err, len, "--clock: unknown clock \"%s\"; valid: wall, cpu", v);
+        return 0;
+    }
     if (strcmp(name, "--size") == 0) {
         uint64_t s;
         if (parse_unit(v, 1, &s) || s > 64 * MIB)
@@ -322,11 +333,11 @@ int bench_sig_parse(int argc, char **argv, bench_sig_opts *o, char *err, size_t 
     o->max_time = o->quick ? 0.2 : 1.0;
     o->seed = 1;
 
-    static const char *const own[] = {"--size", "--max-time", "--reserve", NULL};
+    static const char *const own[] = {"--size", "--max-time", "--clock", "--reserve", NULL};
     const struct arg_spec sp = {
         "sig", 1000000, &o->json, &o->list, &o->algs, &o->out_dir, &o->warmup, &o->measure,
         &o->seed, o->rsa_bits, &o->nrsa_bits, own, sig_own, o,
-        "--alg --size --warmup --measure --max-time --reserve --seed --rsa-bits --out --quick --json "
+        "--alg --size --warmup --measure --max-time --clock --reserve --seed --rsa-bits --out --quick --json "
         "--list --help"};
     return parse_args(argc, argv, &sp, err, len);
 }

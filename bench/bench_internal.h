@@ -42,6 +42,7 @@ typedef struct bench_sig_opts {
     size_t msg_bytes;
     unsigned warmup, measure;        /* measure = maximum number of samples per (alg, op) */
     double max_time;                 /* seconds per (alg, op) before stopping early */
+    int cpu_clock;                   /* samples in CPU time of the thread instead of wall-clock time */
     uint64_t seed;
     uint32_t reserve;                /* stateful keys: indices per durable write (0 = bench default) */
     const char *out_dir;             /* CSV only when given */

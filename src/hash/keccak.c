@@ -228,6 +228,24 @@ void dsig_keccak_squeezeblocks(dsig_keccak *k, uint8_t *out, size_t nblocks)
     k->pos = rate;
 }
 
+/* @spec FIPS 202 §4 squeezing phase, 8 bytes: one lane when the position is lane-aligned (bytes of a
+ * lane are in little-endian order, §3.1.2), else through the byte path. */
+uint64_t dsig_keccak_squeeze_u64(dsig_keccak *k)
+{
+    if ((k->pos & 7) == 0 && (k->rate & 7) == 0) {
+        if (k->pos == k->rate) {
+            dsig_keccak_f1600(k->s);
+            k->pos = 0;
+        }
+        uint64_t v = k->s[k->pos / 8];
+        k->pos += 8;
+        return v;
+    }
+    uint8_t b[8];
+    dsig_keccak_squeeze(k, b, sizeof b);
+    return dsig_load_le64(b);
+}
+
 /* Wipe a state that absorbed secrets (explicit_bzero: not optimised away, and fast). */
 void dsig_keccak_wipe(dsig_keccak *k)
 {

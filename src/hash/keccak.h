@@ -47,6 +47,10 @@ void dsig_keccak_squeeze(dsig_keccak *k, uint8_t *out, size_t n);
  * earlier whole-block squeezes). */
 void dsig_keccak_squeezeblocks(dsig_keccak *k, uint8_t *out, size_t nblocks);
 void dsig_keccak_wipe(dsig_keccak *k);
+/* The next 8 output bytes as a little-endian word: exactly dsig_keccak_squeeze of 8 bytes followed by
+ * a little-endian load, read straight from the state when the output position is lane-aligned (only
+ * after finalize). */
+uint64_t dsig_keccak_squeeze_u64(dsig_keccak *k);
 
 static inline void dsig_shake128_init(dsig_keccak *k) { dsig_keccak_init(k, DSIG_SHAKE128_RATE); }
 static inline void dsig_shake256_init(dsig_keccak *k) { dsig_keccak_init(k, DSIG_SHAKE256_RATE); }

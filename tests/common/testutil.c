@@ -151,6 +151,14 @@ void tu_fill(uint8_t *buf, size_t n, uint64_t seed)
     }
 }
 
+uint64_t tu_rand64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
 int tu_sign_chunked(const dsig_alg *alg, const dsig_key *key, const uint8_t *msg, size_t len,
                     size_t chunk, uint8_t *sig, size_t cap, size_t *sig_len)
 {

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -35,6 +36,19 @@ const char *tu_str(const json_t *obj, const char *key);
 
 /* Deterministic pseudo-random bytes for tests (xorshift; NOT cryptographic). */
 void tu_fill(uint8_t *buf, size_t n, uint64_t seed);
+/* In main() of a test of one CPU back-end: if the CPU lacks `feature` (a string literal for
+ * __builtin_cpu_supports, e.g. "avx2"), say so and exit 77, which CTest reports as skipped
+ * (SKIP_RETURN_CODE). */
+#define TU_SKIP_WITHOUT_CPU(feature)                                                                  \
+    do {                                                                                              \
+        if (!__builtin_cpu_supports(feature)) {                                                       \
+            printf("skipped: this CPU has no %s\n", feature);                                          \
+            return 77;                                                                                \
+        }                                                                                             \
+    } while (0)
+
+/* The next word of a test-local splitmix64 stream kept in *state (reproducible; NOT cryptographic). */
+uint64_t tu_rand64(uint64_t *state);
 
 /* Stream `msg` through sign/verify with a given chunk size (0 = one update). */
 int tu_sign_chunked(const dsig_alg *alg, const dsig_key *key, const uint8_t *msg, size_t len,

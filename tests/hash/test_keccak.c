@@ -11,6 +11,7 @@
 
 #include <openssl/evp.h>
 
+#include "core/bytes.h"
 #include "core/cpu.h"
 #include "hash/keccak.h"
 #include "hash/keccak_impl.h"
@@ -362,6 +363,43 @@ static void x4_avx2(uint64_t *s) { dsig_keccak_f1600_x4_avx2(s); }
 
 /* The dispatcher picks what the CPU (minus DSIG_CPU_DISABLE) allows; every x4 back-end agrees with
  * four scalar permutations. */
+/* dsig_keccak_squeeze_u64 is the next 8 output bytes as a little-endian word, whether the position
+ * is lane-aligned (read from the state) or not (byte path), mixed with ordinary squeezes, across block
+ * edges, for every rate the library uses. */
+static void test_keccak_squeeze_u64(void **state)
+{
+    (void)state;
+    static const unsigned rates[] = {DSIG_SHAKE128_RATE, SHA3_224_RATE, DSIG_SHAKE256_RATE,
+                                     DSIG_SHA3_384_RATE, DSIG_SHA3_512_RATE};
+    uint8_t in[40], ref[4 * 168];
+    tu_fill(in, sizeof in, 31);
+    for (size_t r = 0; r < sizeof rates / sizeof rates[0]; r++) {
+        unsigned rate = rates[r];
+        sponge(rate, DSIG_KECCAK_DS_SHAKE, ref, sizeof ref, in, sizeof in);
+        for (unsigned skew = 0; skew < 8; skew++) {
+            dsig_keccak k;
+            dsig_keccak_init(&k, rate);
+            dsig_keccak_absorb(&k, in, sizeof in);
+            dsig_keccak_finalize(&k, DSIG_KECCAK_DS_SHAKE);
+            uint8_t head[8];
+            dsig_keccak_squeeze(&k, head, skew); /* skew 0: lane-aligned throughout */
+            assert_memory_equal(head, ref, skew);
+            size_t pos = skew;
+            for (unsigned w = 0; pos + 8 <= sizeof ref; w++) {
+                uint64_t want = dsig_load_le64(ref + pos);
+                if (w % 5 == 4) { /* an ordinary squeeze in between keeps the alignment */
+                    uint8_t b[8];
+                    dsig_keccak_squeeze(&k, b, 8);
+                    assert_memory_equal(b, ref + pos, 8);
+                } else if (dsig_keccak_squeeze_u64(&k) != want) {
+                    fail_msg("rate %u skew %u: word at byte %zu differs", rate, skew, pos);
+                }
+                pos += 8;
+            }
+        }
+    }
+}
+
 static void test_keccak_x4_backends(void **state)
 {
     (void)state;
@@ -426,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_keccak_acvp_hmac_sha3),
         cmocka_unit_test(test_keccak_vs_openssl),
         cmocka_unit_test(test_keccak_split_absorb_squeeze),
+        cmocka_unit_test(test_keccak_squeeze_u64),
         cmocka_unit_test(test_keccak_x4_backends),
         cmocka_unit_test(test_keccak_x4_sponge),
     };

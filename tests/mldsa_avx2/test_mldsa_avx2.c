@@ -19,14 +19,11 @@
 
 static int32_t zeta_exact[256]; /* ζ^BitRev8(m) mod q, plain (not Montgomery) form */
 
-/* Test-local PRNG (splitmix64): reproducible inputs, not cryptographic. */
+/* Reproducible test inputs (tu_rand64: splitmix64, not cryptographic). */
 static uint64_t rng_state = 0x6d6c64736132ULL;
 static uint64_t rnd64(void)
 {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return tu_rand64(&rng_state);
 }
 
 /* Uniform integer with |x| < bound; every fourth call (per `mode`) returns an extreme ±(bound−1). */
@@ -275,10 +272,7 @@ static void test_pointwise_acc_worst(void **state)
 int main(void)
 {
 #ifdef DSIG_MLDSA_HAVE_AVX2
-    if (!__builtin_cpu_supports("avx2")) {
-        printf("skipped: this CPU has no AVX2\n");
-        return 77;
-    }
+    TU_SKIP_WITHOUT_CPU("avx2");
     for (unsigned m = 0; m < 256; m++)
         zeta_exact[m] = (int32_t)powq(1753, brv8(m));
     const struct CMUnitTest tests[] = {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "hash/keccak.h"
-#include "pq/mldsa/rej_avx2.h"
+#include "pq/mldsa/kernels.h"
 
 #define Q 8380417
 #define CANARY 0x13572468
@@ -133,10 +133,7 @@ static void test_shake(void **state)
 int main(void)
 {
 #ifdef DSIG_MLDSA_HAVE_AVX2
-    if (!__builtin_cpu_supports("avx2")) {
-        printf("skipped: this CPU has no AVX2\n");
-        return 77;
-    }
+    TU_SKIP_WITHOUT_CPU("avx2");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_boundaries),

@@ -99,10 +99,10 @@ int dsig_mldsa_keygen_internal(const dsig_mldsa_params *p, uint8_t *pk, uint8_t 
 
     dsig_memzero(in, sizeof in);
     dsig_memzero(seeds, sizeof seeds);
-    dsig_memzero(s1, sizeof s1);
-    dsig_memzero(s1hat, sizeof s1hat);
-    dsig_memzero(s2, sizeof s2);
-    dsig_memzero(t0, sizeof t0);
+    dsig_memzero(s1, sizeof(mldsa_poly) * p->l);
+    dsig_memzero(s1hat, sizeof(mldsa_poly) * p->l);
+    dsig_memzero(s2, sizeof(mldsa_poly) * p->k);
+    dsig_memzero(t0, sizeof(mldsa_poly) * p->k);
     return DSIG_OK;
 }
 
@@ -121,6 +121,7 @@ int dsig_mldsa_sign_mu(const dsig_mldsa_params *p, uint8_t *sig, const uint8_t *
     mldsa_poly w1[KMAX], w0[KMAX];
     mldsa_poly h[KMAX];
     mldsa_poly c, tmp;
+    mldsa_mask_stream masks;
     const mldsa_decomp dc = mldsa_decomp_init(p->gamma2);
     int rc;
 
@@ -151,18 +152,19 @@ int dsig_mldsa_sign_mu(const dsig_mldsa_params *p, uint8_t *sig, const uint8_t *
         dsig_keccak_squeeze(&ks, rhopp, sizeof rhopp);
         dsig_keccak_wipe(&ks);
     }
+    dsig_mldsa_mask_init(&masks, rhopp);
 
     /* lines 8–32: rejection loop. κ grows by l per attempt; the expected number of attempts is
      * 4.25 / 5.1 / 3.85 (ML-DSA-44/65/87). FIPS 204 §3.6.3 allows the attempt count to leak, so
      * each rejection verdict is declassified; everything computed before a verdict is branch-free. */
-    for (unsigned kappa = 0;; kappa += p->l) {
-        if (kappa > 0xFFFF - p->l) {
+    for (;;) {
+        if (masks.kappa > 0xFFFF - p->l) {
             /* κ is encoded in 2 bytes; unreachable in practice (probability far below 2^-1000) */
             rc = dsig_fail(DSIG_E_INTERNAL, "%s signing: rejection loop exhausted", p->name);
             goto out;
         }
-        /* lines 11–13: y = ExpandMask(ρ'', κ); w = NTT^-1(Â ∘ NTT(y)); w1 = HighBits(w) */
-        dsig_mldsa_expand_mask(p, y, rhopp, kappa);
+        /* lines 11–13: y = ExpandMask(ρ'', κ) (κ advances by l); w = NTT^-1(Â ∘ NTT(y)); w1 = HighBits(w) */
+        dsig_mldsa_mask_next(p, &masks, y);
         for (unsigned i = 0; i < p->l; i++) {
             z[i] = y[i];
             dsig_mldsa_ntt(z[i].c);
@@ -233,18 +235,20 @@ int dsig_mldsa_sign_mu(const dsig_mldsa_params *p, uint8_t *sig, const uint8_t *
     }
 
 out:
+    /* the vectors hold l or k polynomials of this set (sk_decode fills them or fails before any) */
     dsig_memzero(key, sizeof key);
     dsig_memzero(tr, sizeof tr);
     dsig_memzero(rhopp, sizeof rhopp);
-    dsig_memzero(s1, sizeof s1);
-    dsig_memzero(s2, sizeof s2);
-    dsig_memzero(t0, sizeof t0);
-    dsig_memzero(y, sizeof y);
-    dsig_memzero(z, sizeof z);
-    dsig_memzero(w0, sizeof w0);
-    dsig_memzero(w1, sizeof w1);
-    dsig_memzero(h, sizeof h);
+    dsig_memzero(s1, sizeof(mldsa_poly) * p->l);
+    dsig_memzero(s2, sizeof(mldsa_poly) * p->k);
+    dsig_memzero(t0, sizeof(mldsa_poly) * p->k);
+    dsig_memzero(y, sizeof(mldsa_poly) * p->l);
+    dsig_memzero(z, sizeof(mldsa_poly) * p->l);
+    dsig_memzero(w0, sizeof(mldsa_poly) * p->k);
+    dsig_memzero(w1, sizeof(mldsa_poly) * p->k);
+    dsig_memzero(h, sizeof(mldsa_poly) * p->k);
     dsig_memzero(&tmp, sizeof tmp);
+    dsig_mldsa_mask_wipe(&masks);
     return rc;
 }
 

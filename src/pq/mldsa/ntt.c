@@ -1,10 +1,9 @@
 /*
  * src/pq/mldsa/ntt.c — portable number-theoretic transform and pointwise products for ML-DSA
- * (contracts in ntt.h), plus the once-per-process dispatch to the AVX2 back-end.
+ * (contracts in ntt.h); the dispatching forms are in kernels.c.
  */
 #include "pq/mldsa/ntt.h"
 
-#include "core/cpu.h"
 #include "pq/mldsa/reduce.h"
 
 /* zetas[k] = ζ^BitRev8(k) · 2^32 mod q (ζ = 1753, FIPS 204 Appendix B), centred in (-q/2, q/2): the
@@ -109,53 +108,4 @@ void dsig_mldsa_pointwise_acc_montgomery_c(int32_t c[256], const int32_t *a, con
             acc += (int64_t)a[256 * j + i] * b[256 * j + i];
         c[i] = mldsa_montgomery_reduce(acc);
     }
-}
-
-/* ---- dispatch ---- */
-
-typedef struct mldsa_ntt_ops {
-    void (*ntt)(int32_t a[256]);
-    void (*invntt)(int32_t a[256]);
-    void (*pw)(int32_t c[256], const int32_t a[256], const int32_t b[256]);
-    void (*pwacc)(int32_t c[256], const int32_t *a, const int32_t *b, unsigned len);
-} mldsa_ntt_ops;
-
-static const mldsa_ntt_ops ops_c = {dsig_mldsa_ntt_c, dsig_mldsa_invntt_tomont_c,
-                                    dsig_mldsa_pointwise_montgomery_c,
-                                    dsig_mldsa_pointwise_acc_montgomery_c};
-#ifdef DSIG_MLDSA_HAVE_AVX2
-static const mldsa_ntt_ops ops_avx2 = {dsig_mldsa_ntt_avx2, dsig_mldsa_invntt_tomont_avx2,
-                                       dsig_mldsa_pointwise_montgomery_avx2,
-                                       dsig_mldsa_pointwise_acc_montgomery_avx2};
-#endif
-
-static const mldsa_ntt_ops *ntt_selected; /* accessed only with __atomic builtins */
-
-/* The back-end for this process: AVX2 if the CPU has it and DSIG_CPU_DISABLE does not veto it. A race
- * between two first callers is harmless: both compute the same pointer. */
-static const mldsa_ntt_ops *ntt_ops(void)
-{
-    const mldsa_ntt_ops *o = __atomic_load_n(&ntt_selected, __ATOMIC_ACQUIRE);
-    if (o)
-        return o;
-    o = &ops_c;
-#ifdef DSIG_MLDSA_HAVE_AVX2
-    if (dsig_cpu_features() & DSIG_CPU_AVX2)
-        o = &ops_avx2;
-#endif
-    __atomic_store_n(&ntt_selected, o, __ATOMIC_RELEASE);
-    return o;
-}
-
-/* Dispatching forms of the functions above (contracts in ntt.h). */
-void dsig_mldsa_ntt(int32_t a[256]) { ntt_ops()->ntt(a); }
-void dsig_mldsa_invntt_tomont(int32_t a[256]) { ntt_ops()->invntt(a); }
-void dsig_mldsa_pointwise_montgomery(int32_t c[256], const int32_t a[256], const int32_t b[256])
-{
-    ntt_ops()->pw(c, a, b);
-}
-void dsig_mldsa_pointwise_acc_montgomery(int32_t c[256], const int32_t *a, const int32_t *b,
-                                         unsigned len)
-{
-    ntt_ops()->pwacc(c, a, b, len);
 }

@@ -14,7 +14,8 @@
  * the portable code never see a difference.
  *
  * The portable versions are *_c (ntt.c); *_avx2 (ntt_avx2.c) exist on x86-64. The unsuffixed names
- * dispatch once per process through src/core/cpu.h (DSIG_CPU_DISABLE=avx2 forces the portable code).
+ * forward to the back-end table chosen once per process (kernels.h; DSIG_CPU_DISABLE=avx2 forces the
+ * portable code).
  */
 #ifndef DSIG_PQ_MLDSA_NTT_H
 #define DSIG_PQ_MLDSA_NTT_H

@@ -5,6 +5,7 @@
 
 #include "core/ct.h"
 #include "core/internal.h"
+#include "pq/mldsa/kernels.h"
 
 /*
  * Writes `bits` (≤ 20) bits per value b + sign·a_i, little-endian. Works on groups of 8 values
@@ -51,8 +52,9 @@ __attribute__((always_inline)) static inline void unpack_inl(mldsa_poly *a, cons
     }
 }
 
-/* pack_inl specialised for each width FIPS 204 uses (3, 4, 6, 10, 13, 18, 20). */
-static void pack_values(uint8_t *out, const mldsa_poly *a, int32_t b, int32_t sign, unsigned bits)
+/* pack_inl specialised for each width FIPS 204 uses (3, 4, 6, 10, 13, 18, 20): the portable back-end
+ * of kernels.h's pack. */
+void dsig_mldsa_pack_c(uint8_t *out, const mldsa_poly *a, int32_t b, int32_t sign, unsigned bits)
 {
     switch (bits) {
     case 3: pack_inl(out, a, b, sign, 3); break;
@@ -66,8 +68,8 @@ static void pack_values(uint8_t *out, const mldsa_poly *a, int32_t b, int32_t si
     }
 }
 
-/* unpack_inl specialised for each width FIPS 204 uses. */
-static void unpack_values(mldsa_poly *a, const uint8_t *in, int32_t b, int32_t sign, unsigned bits)
+/* unpack_inl specialised for each width FIPS 204 uses: the portable back-end of kernels.h's unpack. */
+void dsig_mldsa_unpack_c(mldsa_poly *a, const uint8_t *in, int32_t b, int32_t sign, unsigned bits)
 {
     switch (bits) {
     case 3: unpack_inl(a, in, b, sign, 3); break;
@@ -84,25 +86,25 @@ static void unpack_values(mldsa_poly *a, const uint8_t *in, int32_t b, int32_t s
 /* @spec FIPS 204 Algorithm 16 SimpleBitPack. */
 void dsig_mldsa_simple_bitpack(uint8_t *out, const mldsa_poly *a, unsigned bits)
 {
-    pack_values(out, a, 0, 1, bits);
+    dsig_mldsa_kernels_get()->pack(out, a, 0, 1, bits);
 }
 
 /* @spec FIPS 204 Algorithm 18 SimpleBitUnpack. */
 void dsig_mldsa_simple_bitunpack(mldsa_poly *a, const uint8_t *in, unsigned bits)
 {
-    unpack_values(a, in, 0, 1, bits);
+    dsig_mldsa_kernels_get()->unpack(a, in, 0, 1, bits);
 }
 
 /* @spec FIPS 204 Algorithm 17 BitPack: b - w_i. */
 void dsig_mldsa_bitpack(uint8_t *out, const mldsa_poly *a, int32_t b, unsigned bits)
 {
-    pack_values(out, a, b, -1, bits);
+    dsig_mldsa_kernels_get()->pack(out, a, b, -1, bits);
 }
 
 /* @spec FIPS 204 Algorithm 19 BitUnpack: b - value. */
 void dsig_mldsa_bitunpack(mldsa_poly *a, const uint8_t *in, int32_t b, unsigned bits)
 {
-    unpack_values(a, in, b, -1, bits);
+    dsig_mldsa_kernels_get()->unpack(a, in, b, -1, bits);
 }
 
 /* @spec FIPS 204 Algorithm 22 pkEncode: ρ ‖ SimpleBitPack(t1[i], 2^10 - 1) for each i. */

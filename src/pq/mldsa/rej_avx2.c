@@ -1,16 +1,25 @@
 /*
- * src/pq/mldsa/rej_avx2.c — AVX2 uniform rejection sampling for ML-DSA's matrix expansion (see
- * rej_avx2.h). Each step takes 24 bytes = 8 candidates: one 32-byte load, a qword permute so each
- * 128-bit half sees its 12 bytes, a byte shuffle into 8 little-endian 24-bit lanes, the mask 2^23 − 1,
- * one compare with q, and a compaction of the accepted lanes by vpermd with indices from a 256-entry
- * table (the accept pattern is public, so the table lookup leaks nothing secret). The scalar loop
- * finishes the last coefficients (fewer than 8 slots left) and the last bytes (fewer than 32 left).
+ * src/pq/mldsa/rej_avx2.c — AVX2 rejection sampling for ML-DSA (contracts in kernels.h).
+ *
+ * Uniform (ExpandA): each step takes 24 bytes = 8 candidates: one 32-byte load, a qword permute so
+ * each 128-bit half sees its 12 bytes, a byte shuffle into 8 little-endian 24-bit lanes, the mask
+ * 2^23 − 1, one compare with q, and a compaction of the accepted lanes by vpermd with indices from a
+ * 256-entry table (the accept pattern is public, so the table lookup leaks nothing secret).
+ *
+ * Bounded (ExpandS): each step takes 4 bytes = 8 nibbles, spread over the lanes by a variable shift,
+ * mapped to η − (b mod (2η + 1)) with the same arithmetic as the portable loop, and compacted the same
+ * way. The nibbles are secret; only the 8-bit accept pattern steers the table index and the count,
+ * and it is declassified first (FIPS 204 §3.6.3 lets the rejection pattern leak).
+ *
+ * The portable loops finish the last coefficients (fewer than 8 slots left) and the last bytes.
  */
-#include "pq/mldsa/rej_avx2.h"
+#include "pq/mldsa/kernels.h"
 
 #ifdef DSIG_MLDSA_HAVE_AVX2
 
 #include <immintrin.h>
+
+#include "core/ct.h"
 
 #define MLDSA_AVX2 __attribute__((target("avx2")))
 #define Q 8380417
@@ -101,13 +110,38 @@ MLDSA_AVX2 unsigned dsig_mldsa_rej_uniform_avx2(int32_t *a, unsigned len, const 
         ctr += (unsigned)__builtin_popcount(m);
         pos += 24;
     }
-    while (ctr < len && buflen - pos >= 3) {
-        uint32_t z = buf[pos] | (uint32_t)buf[pos + 1] << 8 | (uint32_t)(buf[pos + 2] & 0x7F) << 16;
-        pos += 3;
-        if (z < Q)
-            a[ctr++] = (int32_t)z;
+    return ctr + dsig_mldsa_rej_uniform_c(a + ctr, len - ctr, buf + pos, buflen - pos);
+}
+
+/* @spec FIPS 204 Algorithm 31 (RejBoundedPoly) inner loop with Algorithm 15 (CoeffFromHalfByte). */
+MLDSA_AVX2 unsigned dsig_mldsa_rej_eta_avx2(int32_t *a, unsigned len, const uint8_t *buf, unsigned buflen,
+                                            unsigned eta)
+{
+    const __m256i nib_shift = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    const __m256i fifteen = _mm256_set1_epi32(15);
+    /* η = 2: b < 15, v = 2 − (b − 5·⌊205·b / 1024⌋); η = 4: b < 9, v = 4 − b (as the portable loop) */
+    const __m256i limit = _mm256_set1_epi32(eta == 2 ? 15 : 9), etav = _mm256_set1_epi32((int)eta);
+    unsigned ctr = 0, pos = 0;
+    while (len - ctr >= 8 && buflen - pos >= 4) {
+        uint32_t w = (uint32_t)buf[pos] | (uint32_t)buf[pos + 1] << 8 | (uint32_t)buf[pos + 2] << 16 |
+                     (uint32_t)buf[pos + 3] << 24;
+        __m256i b = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)w), nib_shift), fifteen);
+        __m256i ok = _mm256_cmpgt_epi32(limit, b);
+        __m256i r = b;
+        if (eta == 2) {
+            __m256i quo = _mm256_srli_epi32(_mm256_mullo_epi32(b, _mm256_set1_epi32(205)), 10);
+            r = _mm256_sub_epi32(b, _mm256_mullo_epi32(quo, _mm256_set1_epi32(5)));
+        }
+        __m256i v = _mm256_sub_epi32(etav, r);
+        unsigned m = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(ok));
+        /* the accept pattern: allowed to leak (FIPS 204 §3.6.3), and it picks the compaction */
+        DSIG_CT_DECLASSIFY(&m, sizeof m);
+        __m256i idx = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)compact_idx[m]));
+        _mm256_storeu_si256((__m256i *)(a + ctr), _mm256_permutevar8x32_epi32(v, idx));
+        ctr += (unsigned)__builtin_popcount(m);
+        pos += 4;
     }
-    return ctr;
+    return ctr + dsig_mldsa_rej_eta_c(a + ctr, len - ctr, buf + pos, buflen - pos, eta);
 }
 
 #endif /* DSIG_MLDSA_HAVE_AVX2 */

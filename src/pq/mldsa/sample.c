@@ -3,12 +3,11 @@
 
 #include <string.h>
 
-#include "core/cpu.h"
 #include "core/ct.h"
 #include "dsig/mem.h"
 #include "hash/keccak.h"
+#include "pq/mldsa/kernels.h"
 #include "pq/mldsa/packing.h"
-#include "pq/mldsa/rej_avx2.h"
 
 /* SHAKE128 blocks that almost always give 256 RejNTTPoly samples: 5·168/3 = 280 candidates with
  * acceptance q/2^23 > 0.999. Further blocks are squeezed on demand. */
@@ -19,16 +18,12 @@
 /* SHAKE256 blocks for ExpandMask: 32·20 = 640 ≤ 5·136 bytes. */
 #define MASK_NBLOCKS 5
 
-/* @spec FIPS 204 Algorithm 30 RejNTTPoly inner loop with Algorithm 14 CoeffFromThreeBytes: appends
- * accepted candidates from buf to a[ctr..255]; returns the new count. Public data (ρ). */
-static unsigned rej_uniform(int32_t *a, unsigned ctr, const uint8_t *buf, size_t len)
+/* @spec FIPS 204 Algorithm 30 RejNTTPoly inner loop with Algorithm 14 CoeffFromThreeBytes, portable
+ * back-end (contract in kernels.h). Public data (ρ). */
+unsigned dsig_mldsa_rej_uniform_c(int32_t *a, unsigned len, const uint8_t *buf, unsigned buflen)
 {
-#ifdef DSIG_MLDSA_HAVE_AVX2
-    /* vectorised form (same output, in order), when the CPU and DSIG_CPU_DISABLE allow it */
-    if (dsig_cpu_features() & DSIG_CPU_AVX2)
-        return ctr + dsig_mldsa_rej_uniform_avx2(a + ctr, DSIG_MLDSA_N - ctr, buf, (unsigned)len);
-#endif
-    for (size_t pos = 0; ctr < DSIG_MLDSA_N && pos + 3 <= len; pos += 3) {
+    unsigned ctr = 0;
+    for (unsigned pos = 0; ctr < len && buflen - pos >= 3; pos += 3) {
         uint32_t z = buf[pos] | ((uint32_t)buf[pos + 1] << 8) | ((uint32_t)(buf[pos + 2] & 0x7F) << 16);
         if (z < DSIG_MLDSA_Q)
             a[ctr++] = (int32_t)z;
@@ -37,17 +32,18 @@ static unsigned rej_uniform(int32_t *a, unsigned ctr, const uint8_t *buf, size_t
 }
 
 /*
- * @spec FIPS 204 Algorithm 31 RejBoundedPoly inner loop with Algorithm 15 CoeffFromHalfByte: appends
- * accepted nibbles of buf (low nibble first) to a[ctr..255]. The nibble values are secret; the
- * accept/reject decision is a rejection-sampling outcome FIPS 204 §3.6.3 allows to leak (rejected
- * nibbles are independent of the accepted ones), so only that bit is declassified, and the
- * coefficient itself is computed without branches or tables.
+ * @spec FIPS 204 Algorithm 31 RejBoundedPoly inner loop with Algorithm 15 CoeffFromHalfByte, portable
+ * back-end (contract in kernels.h): appends accepted nibbles of buf (low nibble first). The nibble
+ * values are secret; the accept/reject decision is a rejection-sampling outcome FIPS 204 §3.6.3
+ * allows to leak (rejected nibbles are independent of the accepted ones), so only that bit is
+ * declassified, and the coefficient itself is computed without branches or tables.
  */
-static unsigned rej_eta(int32_t *a, unsigned ctr, const uint8_t *buf, size_t len, unsigned eta)
+unsigned dsig_mldsa_rej_eta_c(int32_t *a, unsigned len, const uint8_t *buf, unsigned buflen, unsigned eta)
 {
-    for (size_t pos = 0; ctr < DSIG_MLDSA_N && pos < len; pos++) {
+    unsigned ctr = 0;
+    for (unsigned pos = 0; ctr < len && pos < buflen; pos++) {
         uint32_t nib[2] = {buf[pos] & 0x0Fu, (uint32_t)buf[pos] >> 4};
-        for (unsigned t = 0; t < 2 && ctr < DSIG_MLDSA_N; t++) {
+        for (unsigned t = 0; t < 2 && ctr < len; t++) {
             uint32_t b = nib[t];
             int32_t v;
             uint32_t ok;
@@ -65,6 +61,18 @@ static unsigned rej_eta(int32_t *a, unsigned ctr, const uint8_t *buf, size_t len
         }
     }
     return ctr;
+}
+
+/* Appends to a[ctr..256) from buf with the process's back-end; returns the new count. */
+static unsigned rej_uniform(int32_t *a, unsigned ctr, const uint8_t *buf, size_t len)
+{
+    return ctr + dsig_mldsa_kernels_get()->rej_uniform(a + ctr, DSIG_MLDSA_N - ctr, buf, (unsigned)len);
+}
+
+/* Appends to a[ctr..256) from buf with the process's back-end; returns the new count. */
+static unsigned rej_eta(int32_t *a, unsigned ctr, const uint8_t *buf, size_t len, unsigned eta)
+{
+    return ctr + dsig_mldsa_kernels_get()->rej_eta(a + ctr, DSIG_MLDSA_N - ctr, buf, (unsigned)len, eta);
 }
 
 /* @spec FIPS 204 Algorithm 32 ExpandA, four RejNTTPoly instances per SHAKE128 x4 pass. */
@@ -153,20 +161,39 @@ void dsig_mldsa_expand_s(const dsig_mldsa_params *p, mldsa_poly *s1, mldsa_poly 
     dsig_memzero(scratch, sizeof scratch);
 }
 
-/* @spec FIPS 204 Algorithm 34 ExpandMask: y[r] = BitUnpack(H(ρ'' ‖ IntegerToBytes(κ + r, 2), 32c),
- * γ1 - 1, γ1), four per SHAKE256 x4 pass; constant time, buffers wiped. */
-void dsig_mldsa_expand_mask(const dsig_mldsa_params *p, mldsa_poly *y, const uint8_t rhopp[64], unsigned kappa)
+/* Starts the ExpandMask stream of one signature at κ = 0. */
+void dsig_mldsa_mask_init(mldsa_mask_stream *st, const uint8_t rhopp[64])
+{
+    memcpy(st->rhopp, rhopp, sizeof st->rhopp);
+    st->kappa = 0;
+    st->avail = 0;
+}
+
+/*
+ * @spec FIPS 204 Algorithm 34 ExpandMask(ρ'', κ): y[r] = BitUnpack(H(ρ'' ‖ IntegerToBytes(κ + r, 2), 32c),
+ * γ1 − 1, γ1) for r < l and κ = st->kappa, which then advances by l (Algorithm 7 line 32). Polynomials
+ * are made four per SHAKE256 x4 pass for consecutive κ; those past this attempt's l are kept in
+ * st->spare for the next attempt, so no lane of a pass is wasted when l is 5 or 7. Constant time,
+ * buffers wiped.
+ */
+void dsig_mldsa_mask_next(const dsig_mldsa_params *p, mldsa_mask_stream *st, mldsa_poly *y)
 {
     const unsigned zb = mldsa_z_bits(p);
+    /* l ≥ 4 > avail: the spare masks all go to this attempt */
+    unsigned n = st->avail;
+    for (unsigned i = 0; i < n; i++)
+        y[i] = st->spare[i];
+    st->avail = 0;
+    st->kappa += n;
     uint8_t seed[4][66];
     uint8_t buf[4][MASK_NBLOCKS * DSIG_SHAKE256_RATE];
     dsig_keccak_x4 ks;
-    for (unsigned base = 0; base < p->l; base += 4) {
+    while (n < p->l) {
         const uint8_t *in[4];
         uint8_t *out[4];
         for (unsigned j = 0; j < 4; j++) {
-            unsigned v = kappa + base + j; /* lanes past l compute an unused extra mask */
-            memcpy(seed[j], rhopp, 64);
+            unsigned v = st->kappa + j;
+            memcpy(seed[j], st->rhopp, 64);
             seed[j][64] = (uint8_t)v;
             seed[j][65] = (uint8_t)(v >> 8);
             in[j] = seed[j];
@@ -174,12 +201,21 @@ void dsig_mldsa_expand_mask(const dsig_mldsa_params *p, mldsa_poly *y, const uin
         }
         dsig_keccak_x4_absorb_once(&ks, DSIG_SHAKE256_RATE, DSIG_KECCAK_DS_SHAKE, in, 66);
         dsig_keccak_x4_squeezeblocks(&ks, out, MASK_NBLOCKS);
-        for (unsigned j = 0; j < 4 && base + j < p->l; j++)
-            dsig_mldsa_bitunpack(&y[base + j], buf[j], p->gamma1, zb);
+        unsigned used = p->l - n < 4 ? p->l - n : 4;
+        for (unsigned j = 0; j < 4; j++)
+            dsig_mldsa_bitunpack(j < used ? &y[n + j] : &st->spare[st->avail++], buf[j], p->gamma1, zb);
+        n += used;
+        st->kappa += used;
     }
     dsig_keccak_x4_wipe(&ks);
     dsig_memzero(seed, sizeof seed);
     dsig_memzero(buf, sizeof buf);
+}
+
+/* Wipes the stream (ρ'' and the spare masks are secret). */
+void dsig_mldsa_mask_wipe(mldsa_mask_stream *st)
+{
+    dsig_memzero(st, sizeof *st);
 }
 
 /* @spec FIPS 204 Algorithm 29 SampleInBall: sign bits from the first 8 bytes of H(c̃), then τ

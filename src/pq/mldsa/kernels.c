@@ -1,0 +1,92 @@
+/*
+ * src/pq/mldsa/kernels.c — the back-end tables of the ML-DSA kernels, the once-per-process choice
+ * between them, and the unsuffixed functions of ntt.h, poly.h and rounding.h, which forward to the
+ * chosen table (see kernels.h).
+ */
+#include "pq/mldsa/kernels.h"
+
+#include "core/cpu.h"
+
+/* The table of the back-end whose functions carry suffix SFX. */
+#define KERNELS(NAME, SFX)                                                                            \
+    {                                                                                                 \
+        .name = NAME, .ntt = dsig_mldsa_ntt_##SFX, .invntt_tomont = dsig_mldsa_invntt_tomont_##SFX,     \
+        .pointwise_montgomery = dsig_mldsa_pointwise_montgomery_##SFX,                                \
+        .pointwise_acc_montgomery = dsig_mldsa_pointwise_acc_montgomery_##SFX,                        \
+        .poly_add = dsig_mldsa_poly_add_##SFX, .poly_sub = dsig_mldsa_poly_sub_##SFX,                 \
+        .poly_reduce = dsig_mldsa_poly_reduce_##SFX, .poly_caddq = dsig_mldsa_poly_caddq_##SFX,       \
+        .poly_freeze = dsig_mldsa_poly_freeze_##SFX, .poly_shiftl = dsig_mldsa_poly_shiftl_##SFX,     \
+        .poly_norm_exceeds = dsig_mldsa_poly_norm_exceeds_##SFX,                                      \
+        .poly_power2round = dsig_mldsa_poly_power2round_##SFX,                                        \
+        .poly_decompose = dsig_mldsa_poly_decompose_##SFX, .poly_make_hint = dsig_mldsa_poly_make_hint_##SFX, \
+        .poly_use_hint = dsig_mldsa_poly_use_hint_##SFX, .pack = dsig_mldsa_pack_##SFX,               \
+        .unpack = dsig_mldsa_unpack_##SFX, .rej_uniform = dsig_mldsa_rej_uniform_##SFX,               \
+        .rej_eta = dsig_mldsa_rej_eta_##SFX,                                                          \
+    }
+
+const dsig_mldsa_kernels dsig_mldsa_kernels_portable = KERNELS("portable", c);
+#ifdef DSIG_MLDSA_HAVE_AVX2
+const dsig_mldsa_kernels dsig_mldsa_kernels_avx2 = KERNELS("avx2", avx2);
+#endif
+
+static const dsig_mldsa_kernels *selected; /* accessed only with __atomic builtins */
+
+/* The table for this process: AVX2 if the CPU has it and DSIG_CPU_DISABLE does not veto it. A race
+ * between two first callers is harmless: both compute the same pointer. */
+const dsig_mldsa_kernels *dsig_mldsa_kernels_get(void)
+{
+    const dsig_mldsa_kernels *k = __atomic_load_n(&selected, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(k != NULL, 1))
+        return k;
+    k = &dsig_mldsa_kernels_portable;
+#ifdef DSIG_MLDSA_HAVE_AVX2
+    if (dsig_cpu_features() & DSIG_CPU_AVX2)
+        k = &dsig_mldsa_kernels_avx2;
+#endif
+    __atomic_store_n(&selected, k, __ATOMIC_RELEASE);
+    return k;
+}
+
+#define K dsig_mldsa_kernels_get()
+
+/* ntt.h */
+void dsig_mldsa_ntt(int32_t a[256]) { K->ntt(a); }
+void dsig_mldsa_invntt_tomont(int32_t a[256]) { K->invntt_tomont(a); }
+void dsig_mldsa_pointwise_montgomery(int32_t c[256], const int32_t a[256], const int32_t b[256])
+{
+    K->pointwise_montgomery(c, a, b);
+}
+void dsig_mldsa_pointwise_acc_montgomery(int32_t c[256], const int32_t *a, const int32_t *b, unsigned len)
+{
+    K->pointwise_acc_montgomery(c, a, b, len);
+}
+
+/* poly.h */
+void dsig_mldsa_poly_add(mldsa_poly *c, const mldsa_poly *a, const mldsa_poly *b) { K->poly_add(c, a, b); }
+void dsig_mldsa_poly_sub(mldsa_poly *c, const mldsa_poly *a, const mldsa_poly *b) { K->poly_sub(c, a, b); }
+void dsig_mldsa_poly_reduce(mldsa_poly *a) { K->poly_reduce(a); }
+void dsig_mldsa_poly_caddq(mldsa_poly *a) { K->poly_caddq(a); }
+void dsig_mldsa_poly_freeze(mldsa_poly *a) { K->poly_freeze(a); }
+void dsig_mldsa_poly_shiftl(mldsa_poly *a) { K->poly_shiftl(a); }
+uint32_t dsig_mldsa_poly_norm_exceeds(const mldsa_poly *a, int32_t bound)
+{
+    return K->poly_norm_exceeds(a, bound);
+}
+
+/* rounding.h */
+void dsig_mldsa_poly_power2round(mldsa_poly *a1, mldsa_poly *a0, const mldsa_poly *a)
+{
+    K->poly_power2round(a1, a0, a);
+}
+void dsig_mldsa_poly_decompose(const mldsa_decomp *d, mldsa_poly *a1, mldsa_poly *a0, const mldsa_poly *a)
+{
+    K->poly_decompose(d, a1, a0, a);
+}
+unsigned dsig_mldsa_poly_make_hint(mldsa_poly *h, const mldsa_poly *a0, const mldsa_poly *a1, int32_t gamma2)
+{
+    return K->poly_make_hint(h, a0, a1, gamma2);
+}
+void dsig_mldsa_poly_use_hint(const mldsa_decomp *d, mldsa_poly *a, const mldsa_poly *h)
+{
+    K->poly_use_hint(d, a, h);
+}
