@@ -55,4 +55,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     return fuzz_jws_one(data, size);
 }
+
+static void seed_cb(void *arg, unsigned target, const uint8_t *data, size_t len)
+{
+    (void)arg;
+    if (target == 0)
+        fuzz_seed(data, len);
+}
+
+static void seeds(void)
+{
+    fuzz_jose_seeds(seed_cb, NULL);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fuzz_seeds_run(seeds);
+    return 0;
+}
 #endif
