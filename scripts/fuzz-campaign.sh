@@ -42,7 +42,10 @@ flags() {
 seeds() {
   local h=$1 d=$camp/$1/seeds
   rm -rf "$d" && mkdir -p "$d"
-  DSIG_FUZZ_SEEDS=$d DSIG_VECTORS=$src/tests/vectors nice -n 19 "$(bin "$h")" > /dev/null 2>&1 || true
+  if ! DSIG_FUZZ_SEEDS=$d DSIG_VECTORS=$src/tests/vectors nice -n 19 "$(bin "$h")" > "$camp/$h/seeds.log" 2>&1; then
+    echo "fuzz $h: the seed generator failed ($camp/$h/seeds.log)" >&2
+    return 1
+  fi
   echo "fuzz $h: $(ls "$d" | wc -l) seeds"
 }
 
@@ -55,7 +58,7 @@ run_one() {
   local h=$1 dir=$camp/$1
   mkdir -p "$dir/corpus" "$dir/artifacts"
   [ -f "$dir/sessions.tsv" ] || printf 'date\texecs\tseconds\tcov\tft\tcorpus\tnew_units\texit\n' > "$dir/sessions.tsv"
-  [ -d "$dir/seeds" ] || seeds "$h"
+  [ -d "$dir/seeds" ] || seeds "$h" || return 1
   while :; do
     [ -f "$dir/state" ] && [ "$(cat "$dir/state")" != running ] && return 0
     local runs secs prev

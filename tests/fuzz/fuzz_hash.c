@@ -371,7 +371,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 /* Seeds: each function with a few lengths around the block and chunk sizes. */
 static void seeds(void)
 {
-    static uint8_t body[3100];
+    static uint8_t body[3200];
     for (size_t i = 0; i < sizeof body; i++)
         body[i] = (uint8_t)(i * 7 + 3);
     static const size_t lens[] = {0, 1, 63, 64, 65, 136, 168, 1024, 1025, 3072};
