@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The ctgrind harness must see a deliberate leak: valgrind must exit with the error code we gave it
 # (99), not 0 and not a crash. With a third argument, the binary's own report must also say that every
-# one of its probes (tests/ct/ct_probe.h: one per checked path) was seen.
+# one of its probes (tests/ct/ct_test.h: one per checked path) was seen.
 #   expect_leak.sh VALGRIND BINARY [--all-probes]
 out=$("$1" --quiet --error-exitcode=99 "$2" --self-check 2>/dev/null)
 rc=$?

@@ -11,7 +11,7 @@
  * pk_seed and nonce, derived from the secret per-key seed, stay marked until then: the code must not
  * branch on them either. Any report fails the test.
  *
- * `--self-check` probes (ct_probe.h) the root and a signature's chain values before declassifying
+ * `--self-check` probes (ct_test.h) the root and a signature's chain values before declassifying
  * them, for every preset and the registry signature: memcheck must report each.
  */
 #include <stdio.h>
@@ -21,7 +21,7 @@
 
 #include "core/ct.h"
 #include "core/internal.h"
-#include "ct_probe.h"
+#include "ct_test.h"
 #include "dsig/dsig.h"
 #include "hash/blake3.h"
 #include "hybrid/hb_internal.h"

@@ -8,7 +8,7 @@
  * (XMSS) are marked secret; I and PUB_SEED are public. The roots are declassified once computed (they
  * are the public key), each signature once released. The index is public. Any report fails the test.
  *
- * `--self-check` probes (ct_probe.h) each root before declassifying it and each signature's OTS part:
+ * `--self-check` probes (ct_test.h) each root before declassifying it and each signature's OTS part:
  * memcheck must report each.
  */
 #include <stdio.h>
@@ -17,7 +17,7 @@
 #include "core/ct.h"
 #include "core/bytes.h"
 #include "core/internal.h"
-#include "ct_probe.h"
+#include "ct_test.h"
 #include "dsig/dsig.h"
 #include "pq/lms/lms.h"
 #include "pq/xmss/xmss.h"

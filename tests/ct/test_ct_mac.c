@@ -10,7 +10,7 @@
  * declassifies each tag once released. Any other report fails the test.
  *
  * `--self-check` runs the same paths but branches on a byte of each tag before declassifying it
- * (ct_probe.h): memcheck must report every one, which shows the key's secrecy reaches the tag through
+ * (ct_test.h): memcheck must report every one, which shows the key's secrecy reaches the tag through
  * every back-end (a test whose markers got lost on the way would pass whatever the code does).
  */
 #include <stdio.h>
@@ -18,7 +18,7 @@
 
 #include "core/ct.h"
 #include "core/internal.h"
-#include "ct_probe.h"
+#include "ct_test.h"
 #include "dsig/dsig.h"
 
 #ifndef DSIG_CTGRIND
@@ -42,30 +42,21 @@ static int known_leak(const dsig_alg *a)
 /* One MAC algorithm: import a secret key, sign (one-shot and streamed), verify right and wrong tags. */
 static int check_alg(const dsig_alg *alg, int self_check)
 {
-    uint8_t k[64];
+    uint8_t raw[64], k[64];
     size_t kl = dsig_alg_default_bits(alg) / 8;
     if (kl < 16 || kl > sizeof k)
         kl = 32;
-    if (dsig_random_bytes(k, kl))
+    if (dsig_random_bytes(raw, kl))
         return 1;
     /* JWK "k" → bytes: the decoder sees the secret characters (jansson, which finds the member in the
      * JSON text, is not constant time: docs/fuzzing.md), then the key type's import hook. */
-    char b64[96];
-    dsig_b64url_encode(b64, k, kl);
-    const size_t b64_len = strlen(b64); /* public */
-    dsig_memzero(k, sizeof k);
-    DSIG_CT_SECRET(b64, b64_len);
-    size_t got = 0;
-    int rc = dsig_b64url_decode(b64, b64_len, k, sizeof k, &got);
-    DSIG_CT_DECLASSIFY(&rc, sizeof rc);
-    DSIG_CT_DECLASSIFY(&got, sizeof got);
-    if (rc || got != kl)
+    if (ct_secret_from_b64(raw, kl, k, sizeof k))
         return fprintf(stderr, "%s: base64url decode of the key failed\n", dsig_alg_name(alg)), 1;
     dsig_jwk_member m[1] = {{"k", k, kl}};
     struct dsig_key *key = dsig_key_new(alg->keytype);
     if (!key)
         return 1;
-    rc = alg->keytype->import_jwk(key, m, 1);
+    int rc = alg->keytype->import_jwk(key, m, 1);
     DSIG_CT_DECLASSIFY(&rc, sizeof rc); /* success does not depend on the key's value */
     dsig_memzero(k, sizeof k);
     if (rc)

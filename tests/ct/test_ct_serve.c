@@ -9,7 +9,7 @@
  * outcome — whether a token matched and which (the answer: 401, or the tenant) — never the position or
  * the bytes of a mismatch. Any other report fails the test.
  *
- * `--self-check` probes each configured hash after marking it (ct_probe.h): memcheck must report each.
+ * `--self-check` probes each configured hash after marking it (ct_test.h): memcheck must report each.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +17,7 @@
 #include <openssl/sha.h>
 
 #include "core/ct.h"
-#include "ct_probe.h"
+#include "ct_test.h"
 #include "dsig/serve.h"
 #include "serve/serve_internal.h"
 

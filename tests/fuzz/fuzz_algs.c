@@ -7,7 +7,6 @@
  * removed at exit; they use the algorithm's default parameter set, and a key that runs out of one-time
  * keys is replaced by the next seed (fuzz_alg_renew).
  */
-#include <dirent.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -19,34 +18,8 @@
 static fuzz_alg algs[MAX_ALGS];
 static unsigned renewals[MAX_ALGS];
 static size_t n_algs;
-static char state_dir[256];
 
-/* Remove the state files and their directory. */
-static void remove_state_dir(void)
-{
-    DIR *d = opendir(state_dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.') {
-            char p[512];
-            snprintf(p, sizeof p, "%s/%s", state_dir, e->d_name);
-            unlink(p);
-        }
-    closedir(d);
-    rmdir(state_dir);
-}
-
-static void make_state_dir(void)
-{
-    if (state_dir[0])
-        return;
-    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(state_dir, sizeof state_dir, "%s/dsig-fuzz-XXXXXX", base);
-    FUZZ_CHECK(mkdtemp(state_dir) != NULL, "mkdtemp %s", state_dir);
-    atexit(remove_state_dir);
-}
+static const char *state_dir;
 
 size_t fuzz_alg_count(void)
 {
@@ -66,7 +39,8 @@ static void make_key(size_t i)
     dsig_keygen_params kp = {.seed = seed, .seed_len = sizeof seed};
     A->alg = a;
     if (dsig_alg_flags(a) & DSIG_ALG_STATEFUL) {
-        make_state_dir();
+        if (!state_dir)
+            state_dir = fuzz_tmpdir("state");
         char path[512];
         snprintf(path, sizeof path, "%s/%zu-%u.state", state_dir, i, renewals[i]);
         dsig_state_opts so = {.registry_dir = ""};

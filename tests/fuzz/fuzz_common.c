@@ -1,8 +1,16 @@
 /* Shared by the fuzz harnesses: checks, copies, patches, the input reader, seeds, the JOSE keys. */
+#include <dirent.h>
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fuzz_common.h"
+
+void fuzz_check_detail(int rc, const char *what)
+{
+    const char *d = dsig_last_error_detail();
+    FUZZ_CHECK(rc == DSIG_OK || rc == DSIG_E_VERIFY || (d && *d), "%s failed (%d) without a detail string", what, rc);
+}
 
 uint8_t *fuzz_dup(const void *data, size_t n)
 {
@@ -112,6 +120,34 @@ int fuzz_verify_update(void *ctx, const uint8_t *chunk, size_t n)
     return dsig_verify_update(ctx, chunk, n);
 }
 
+int fuzz_sign_streamed(const dsig_alg *alg, const dsig_key *key, const uint8_t *msg, size_t len,
+                       const dsig_sign_opts *opts, uint32_t split, uint8_t *sig, size_t cap, size_t *sig_len)
+{
+    dsig_sign_ctx *c;
+    int rc = dsig_sign_init_ex(&c, alg, key, opts);
+    if (rc)
+        return rc;
+    if ((rc = fuzz_feed(fuzz_sign_update, c, msg, len, split))) {
+        dsig_sign_abort(c);
+        return rc;
+    }
+    return dsig_sign_final(c, sig, cap, sig_len);
+}
+
+int fuzz_verify_streamed(const dsig_alg *alg, const dsig_key *key, const uint8_t *msg, size_t len,
+                         const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts, uint32_t split)
+{
+    dsig_verify_ctx *c;
+    int rc = dsig_verify_init_ex(&c, alg, key, sig, sig_len, opts);
+    if (rc)
+        return rc;
+    if ((rc = fuzz_feed(fuzz_verify_update, c, msg, len, split))) {
+        dsig_verify_abort(c);
+        return rc;
+    }
+    return dsig_verify_final(c);
+}
+
 /* ---- seeds ------------------------------------------------------------------------------------- */
 
 static const char *seed_dir;
@@ -167,6 +203,68 @@ void fuzz_seed_u16(unsigned v)
 void fuzz_seed_end(void)
 {
     fuzz_seed(seed_buf, seed_len);
+}
+
+void fuzz_seed_texts(const char *const *texts, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fuzz_seed(texts[i], strlen(texts[i]));
+}
+
+void fuzz_seed2(const void *head, size_t hl, const void *body, size_t bl)
+{
+    fuzz_seed_begin();
+    fuzz_seed_add(head, hl);
+    fuzz_seed_add(body, bl);
+    fuzz_seed_end();
+}
+
+void fuzz_seed_cb(void *arg, unsigned target, const uint8_t *data, size_t len)
+{
+    if (!arg || *(const unsigned *)arg == target)
+        fuzz_seed(data, len);
+}
+
+/* ---- temporary directories ----------------------------------------------------------------------- */
+
+#define MAX_TMPDIRS 8
+static char tmpdirs[MAX_TMPDIRS][256];
+static unsigned n_tmpdirs;
+
+/* Remove a directory tree (files and directories only: the harnesses make nothing else). */
+static void rm_tree(const char *d)
+{
+    DIR *dd = opendir(d);
+    if (!dd)
+        return;
+    struct dirent *e;
+    while ((e = readdir(dd)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            char p[512];
+            snprintf(p, sizeof p, "%s/%s", d, e->d_name);
+            if (unlink(p) != 0)
+                rm_tree(p);
+        }
+    closedir(dd);
+    rmdir(d);
+}
+
+static void rm_tmpdirs(void)
+{
+    for (unsigned i = 0; i < n_tmpdirs; i++)
+        rm_tree(tmpdirs[i]);
+}
+
+const char *fuzz_tmpdir(const char *tag)
+{
+    FUZZ_CHECK(n_tmpdirs < MAX_TMPDIRS, "too many temporary directories");
+    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char *d = tmpdirs[n_tmpdirs];
+    snprintf(d, sizeof tmpdirs[0], "%s/dsig-fuzz-%s-XXXXXX", base, tag);
+    FUZZ_CHECK(mkdtemp(d) != NULL, "mkdtemp %s: %s", d, strerror(errno));
+    if (n_tmpdirs++ == 0)
+        atexit(rm_tmpdirs);
+    return d;
 }
 
 /* ---- the JOSE keys ------------------------------------------------------------------------------- */

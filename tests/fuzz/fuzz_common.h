@@ -24,6 +24,10 @@
         }                                                                                            \
     } while (0)
 
+/* A failure of the library (rc other than DSIG_OK and DSIG_E_VERIFY) must say why: a non-empty
+ * dsig_last_error_detail(); `what` names the call in the report. */
+void fuzz_check_detail(int rc, const char *what);
+
 /* A copy of n bytes in a heap buffer of exactly n bytes (1 if n = 0), so that ASan sees any read
  * past the end; aborts on allocation failure. Free with free(). */
 uint8_t *fuzz_dup(const void *data, size_t n);
@@ -50,6 +54,12 @@ const uint8_t *fuzz_take(fuzz_in *in, size_t want, size_t *len);
  * result of fn, else 0. */
 typedef int (*fuzz_chunk_fn)(void *arg, const uint8_t *chunk, size_t n);
 int fuzz_feed(fuzz_chunk_fn fn, void *arg, const uint8_t *data, size_t len, uint32_t split);
+/* Streamed signing / verification (dsig_*_init_ex, then the data over `split`: see fuzz_feed); a
+ * failed update aborts the context. The result of final, or the first error. */
+int fuzz_sign_streamed(const dsig_alg *alg, const dsig_key *key, const uint8_t *msg, size_t len,
+                       const dsig_sign_opts *opts, uint32_t split, uint8_t *sig, size_t cap, size_t *sig_len);
+int fuzz_verify_streamed(const dsig_alg *alg, const dsig_key *key, const uint8_t *msg, size_t len,
+                         const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts, uint32_t split);
 /* Adapters for the streaming contexts. */
 int fuzz_sign_update(void *ctx, const uint8_t *chunk, size_t n);   /* dsig_sign_ctx */
 int fuzz_verify_update(void *ctx, const uint8_t *chunk, size_t n); /* dsig_verify_ctx */
@@ -58,12 +68,31 @@ int fuzz_verify_update(void *ctx, const uint8_t *chunk, size_t n); /* dsig_verif
  * fuzz_seeds_run(gen): gen writes each seed with fuzz_seed(), then the process exits 0. Without the
  * variable fuzz_seeds_run returns and fuzzing goes on. */
 void fuzz_seeds_run(void (*gen)(void));
+/* A harness's LLVMFuzzerInitialize: the seed generator `gen` runs when DSIG_FUZZ_SEEDS is set. */
+#define FUZZ_SEED_GENERATOR(gen)                                                                     \
+    int LLVMFuzzerInitialize(int *argc, char ***argv)                                                \
+    {                                                                                                \
+        (void)argc;                                                                                  \
+        (void)argv;                                                                                  \
+        fuzz_seeds_run(gen);                                                                         \
+        return 0;                                                                                    \
+    }
 void fuzz_seed(const void *data, size_t len);
 /* A seed assembled from pieces: fuzz_seed_begin, fuzz_seed_add (any number), fuzz_seed_end. */
 void fuzz_seed_begin(void);
 void fuzz_seed_add(const void *data, size_t len);
 void fuzz_seed_u16(unsigned v);
 void fuzz_seed_end(void);
+/* One seed per NUL-terminated text. */
+void fuzz_seed_texts(const char *const *texts, size_t n);
+/* A seed of two parts (a mode header and a body). */
+void fuzz_seed2(const void *head, size_t hl, const void *body, size_t bl);
+/* Seed callback that writes the seeds of one target (*(const unsigned *)arg), or all when arg is NULL. */
+void fuzz_seed_cb(void *arg, unsigned target, const uint8_t *data, size_t len);
+
+/* A private temporary directory (in /dev/shm when writable: fsync is free there) removed with all its
+ * files at exit; `tag` names it. Aborts on failure. */
+const char *fuzz_tmpdir(const char *tag);
 
 /* Keys the JOSE targets use (created once, from fixed seeds): one per key type that has a provider and
  * whose first algorithm is cheap to generate (RSA and stateful schemes excluded). */

@@ -483,23 +483,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return fuzz_dsig_one(data, size);
 }
 
-static void seed_cb(void *arg, unsigned target, const uint8_t *data, size_t len)
-{
-    (void)arg;
-    (void)target;
-    fuzz_seed(data, len);
-}
-
 static void seeds(void)
 {
-    fuzz_dsig_seeds(seed_cb, NULL);
+    fuzz_dsig_seeds(fuzz_seed_cb, NULL);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_seeds_run(seeds);
-    return 0;
-}
+FUZZ_SEED_GENERATOR(seeds)
 #endif

@@ -99,8 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         rc = dsig_hb_params_init(&p, DSIG_HB_OTS_WOTS, 1 + b1 % 3, 1 + b2 % 4, 0, 0, b4 & 3);
     if (rc) {
-        const char *d = dsig_last_error_detail();
-        FUZZ_CHECK(d && *d, "parameter set refused (%d) without a detail string", rc);
+        fuzz_check_detail(rc, "dsig_hb_params_init");
         return 0;
     }
     FUZZ_CHECK(dsig_hb_params_check(&p) == DSIG_OK, "a parameter set from dsig_hb_params_init fails its check");
@@ -163,10 +162,4 @@ static void seeds(void)
     }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_seeds_run(seeds);
-    return 0;
-}
+FUZZ_SEED_GENERATOR(seeds)

@@ -377,17 +377,8 @@ static void seeds(void)
     static const size_t lens[] = {0, 1, 63, 64, 65, 136, 168, 1024, 1025, 3072};
     for (uint8_t f = 0; f < 6; f++)
         for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
-            fuzz_seed_begin();
-            fuzz_seed_add(&f, 1);
-            fuzz_seed_add(body, lens[l] + 40);
-            fuzz_seed_end();
+            fuzz_seed2(&f, 1, body, lens[l] + 40);
         }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_seeds_run(seeds);
-    return 0;
-}
+FUZZ_SEED_GENERATOR(seeds)

@@ -56,23 +56,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return fuzz_jws_one(data, size);
 }
 
-static void seed_cb(void *arg, unsigned target, const uint8_t *data, size_t len)
-{
-    (void)arg;
-    if (target == 0)
-        fuzz_seed(data, len);
-}
-
 static void seeds(void)
 {
-    fuzz_jose_seeds(seed_cb, NULL);
+    fuzz_jose_seeds(fuzz_seed_cb, &(unsigned){0});
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_seeds_run(seeds);
-    return 0;
-}
+FUZZ_SEED_GENERATOR(seeds)
 #endif

@@ -130,19 +130,13 @@ static void fuzz_decoder(const uint8_t *d, size_t n)
     free(buf);
 }
 
-static void check_detail(int rc)
-{
-    const char *d = dsig_last_error_detail();
-    FUZZ_CHECK(rc == DSIG_OK || (d && *d), "refused (%d) without a detail string", rc);
-}
-
 static void fuzz_payloads(const uint8_t *p, size_t n)
 {
     uint8_t *b = fuzz_dup(p, n);
     uint64_t id, inst, signer, seq;
     uint8_t nonce[NODE_NONCE_BYTES];
     int rc = node_hello_parse(b, n, &id, &inst, nonce);
-    check_detail(rc);
+    fuzz_check_detail(rc, "node_hello_parse");
     if (rc == DSIG_OK) {
         uint8_t e[NODE_HELLO_BYTES];
         node_hello_encode(e, id, inst, nonce);
@@ -150,7 +144,7 @@ static void fuzz_payloads(const uint8_t *p, size_t n)
     }
     struct node_batch_view v;
     rc = node_batch_parse(b, n, &v);
-    check_detail(rc);
+    fuzz_check_detail(rc, "node_batch_parse");
     if (rc == DSIG_OK) {
         uint8_t e[NODE_BATCH_HDR_MAX];
         size_t el = node_batch_prefix(e, v.signer, v.group, v.group_len);
@@ -160,7 +154,7 @@ static void fuzz_payloads(const uint8_t *p, size_t n)
     const char *g;
     size_t gl;
     rc = node_ack_parse(b, n, &signer, &seq, &g, &gl);
-    check_detail(rc);
+    fuzz_check_detail(rc, "node_ack_parse");
     if (rc == DSIG_OK) {
         uint8_t e[NODE_ACK_MAX];
         size_t el = node_ack_encode(e, signer, seq, g, gl);
@@ -267,10 +261,7 @@ static void seeds(void)
         fuzz_seed_end();
     }
     for (size_t i = 0; i < 4; i++) {
-        fuzz_seed_begin();
-        fuzz_seed_add("\x01", 1);
-        fuzz_seed_add(fr[i].p, fr[i].n);
-        fuzz_seed_end();
+        fuzz_seed2("\x01", 1, fr[i].p, fr[i].n);
     }
     static const uint8_t win[] = {2,    64,   0,    1, 0,    0,    1, 1, 0, 1, 0xff, 0xff, 1, 0, 1,
                                   0,    0xc0, 0xff, 1, 0x40, 0,    0, 0, 0, 0, 0xfe, 0xff, 3, 0, 0,
@@ -278,10 +269,4 @@ static void seeds(void)
     fuzz_seed(win, sizeof win);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_seeds_run(seeds);
-    return 0;
-}
+FUZZ_SEED_GENERATOR(seeds)

@@ -66,13 +66,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = (char *)fuzz_dup(data, size);
     dsig_node_config *cfg = NULL;
     int rc = dsig_node_config_parse(text, size, &cfg);
-    if (rc) {
-        const char *d = dsig_last_error_detail();
-        FUZZ_CHECK(d && *d, "configuration refused (%d) without a detail string", rc);
-    } else {
+    fuzz_check_detail(rc, "dsig_node_config_parse");
+    if (rc == DSIG_OK)
         check_config(cfg);
-        dsig_node_config_free(cfg);
-    }
+    dsig_node_config_free(cfg);
     free(text);
     return 0;
 }
@@ -90,8 +87,7 @@ static void seeds(void)
         ("{\"nodes\":[{\"id\":5,\"address\":\"tcp:127.0.0.1:1\",\"public_key\":{\"kty\":\"OKP\",\"crv\":\"Ed25519\","
          "\"x\":\"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo\"},\"groups\":[\"x\"]}],\"groups\":{\"x\":{}}}"),
     };
-    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
-        fuzz_seed(texts[i], strlen(texts[i]));
+    fuzz_seed_texts(texts, sizeof texts / sizeof texts[0]);
     for (size_t i = 0; dsig_hybrid_params_at(i); i++) {
         char t[512];
         int n = snprintf(t, sizeof t,
@@ -103,10 +99,4 @@ static void seeds(void)
     }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_seeds_run(seeds);
-    return 0;
-}
+FUZZ_SEED_GENERATOR(seeds)

@@ -68,20 +68,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static int32_t b2[8 * 256] __attribute__((aligned(32)));
     switch (op) {
     case 0:
+    case 1: /* the transforms, in place */
         fill(&in, a, 256, Q, ext);
         memcpy(c, a, sizeof c);
         memcpy(v, a, sizeof v);
-        dsig_mldsa_ntt_c(c);
-        dsig_mldsa_ntt_avx2(v);
-        check(c, v, 9LL * Q, "ntt");
-        break;
-    case 1:
-        fill(&in, a, 256, Q, ext);
-        memcpy(c, a, sizeof c);
-        memcpy(v, a, sizeof v);
-        dsig_mldsa_invntt_tomont_c(c);
-        dsig_mldsa_invntt_tomont_avx2(v);
-        check(c, v, Q, "invntt_tomont");
+        (op ? dsig_mldsa_invntt_tomont_c : dsig_mldsa_ntt_c)(c);
+        (op ? dsig_mldsa_invntt_tomont_avx2 : dsig_mldsa_ntt_avx2)(v);
+        check(c, v, op ? Q : 9LL * Q, op ? "invntt_tomont" : "ntt");
         break;
     case 2:
         /* |a·b| < 2^31·q: one factor below q, the other below 9q (as the callers use it). */
@@ -119,17 +112,8 @@ static void seeds(void)
     for (uint8_t op = 0; op < 4; op++)
         for (uint8_t mode = 0; mode < 16; mode += 5) {
             const uint8_t head[2] = {op, mode};
-            fuzz_seed_begin();
-            fuzz_seed_add(head, 2);
-            fuzz_seed_add(body, mode ? sizeof body : 1024);
-            fuzz_seed_end();
+            fuzz_seed2(head, 2, body, mode ? sizeof body : 1024);
         }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_seeds_run(seeds);
-    return 0;
-}
+FUZZ_SEED_GENERATOR(seeds)

@@ -73,8 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dsig_key *k = NULL;
     int rc = dsig_key_import_pem(&k, text, len);
     if (rc) {
-        const char *d = dsig_last_error_detail();
-        FUZZ_CHECK(d && *d, "PEM import failed (%d) without a detail string", rc);
+        fuzz_check_detail(rc, "dsig_key_import_pem");
     } else {
         const int public_block = memmem(text, len, "-----BEGIN PUBLIC KEY-----", 26) != NULL;
         FUZZ_CHECK(!public_block || !dsig_key_has_private(k), "a PUBLIC KEY block gave a private key");
@@ -109,10 +108,7 @@ static void seeds(void)
             size_t pl;
             if (dsig_key_export_pem(k, priv, &pem, &pl) != DSIG_OK)
                 continue;
-            fuzz_seed_begin();
-            fuzz_seed_add("\0", 1);
-            fuzz_seed_add(pem, pl);
-            fuzz_seed_end();
+            fuzz_seed2("\0", 1, pem, pl);
             /* The DER inside the armour. */
             char *b = strchr(pem, '\n'), *e = strstr(pem, "-----END");
             static uint8_t der[16384], clean[16384];
@@ -125,10 +121,7 @@ static void seeds(void)
                 cl--, dl--;
             if (dl > 0) {
                 const uint8_t m = (uint8_t)(priv ? 1 : 3);
-                fuzz_seed_begin();
-                fuzz_seed_add(&m, 1);
-                fuzz_seed_add(der, (size_t)dl);
-                fuzz_seed_end();
+                fuzz_seed2(&m, 1, der, (size_t)dl);
             }
             dsig_free(pem);
         }
@@ -136,10 +129,4 @@ static void seeds(void)
     }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_seeds_run(seeds);
-    return 0;
-}
+FUZZ_SEED_GENERATOR(seeds)

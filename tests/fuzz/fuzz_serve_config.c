@@ -20,10 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = (char *)fuzz_dup(data, size);
     dsig_serve_config *cfg = NULL, *cfg2 = NULL;
     int rc = dsig_serve_config_parse(&cfg, text, size, "/nonexistent/dsig-fuzz");
-    if (rc) {
-        const char *d = dsig_last_error_detail();
-        FUZZ_CHECK(d && *d, "configuration refused (%d) without a detail string", rc);
-    }
+    fuzz_check_detail(rc, "dsig_serve_config_parse");
     int rc2 = dsig_serve_config_parse(&cfg2, text, size, NULL);
     FUZZ_CHECK(rc == rc2, "the same configuration parsed %d then %d", rc, rc2);
     dsig_serve_config_free(cfg);
@@ -49,14 +46,7 @@ static void seeds(void)
         ("{\"key_dir\":\"k\",\"tls\":{\"cert\":\"c.pem\",\"key\":\"k.pem\",\"min_version\":\"1.3\"},\"audit\":"
          "{\"path\":\"/var/log/a\",\"sync\":\"group\",\"payload_digest\":\"none\"},\"tenants\":[]}"),
     };
-    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
-        fuzz_seed(texts[i], strlen(texts[i]));
+    fuzz_seed_texts(texts, sizeof texts / sizeof texts[0]);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_seeds_run(seeds);
-    return 0;
-}
+FUZZ_SEED_GENERATOR(seeds)

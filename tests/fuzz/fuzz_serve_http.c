@@ -52,23 +52,6 @@ static struct {
     dsig_key *key[FH_NKEYS], *pub[FH_NKEYS];
 } S;
 
-static void rm_dir(const char *d)
-{
-    DIR *dd = opendir(d);
-    if (!dd)
-        return;
-    struct dirent *e;
-    while ((e = readdir(dd)))
-        if (e->d_name[0] != '.') {
-            char p[600];
-            snprintf(p, sizeof p, "%s/%s", d, e->d_name);
-            if (unlink(p) != 0)
-                rm_dir(p);
-        }
-    closedir(dd);
-    rmdir(d);
-}
-
 static void stop(void)
 {
     dsig_server_stop(S.srv);
@@ -76,7 +59,6 @@ static void stop(void)
         dsig_key_free(S.key[i]);
         dsig_key_free(S.pub[i]);
     }
-    rm_dir(S.dir);
 }
 
 static void write_file(const char *path, const char *text, size_t n)
@@ -99,9 +81,7 @@ static void init(void)
     if (S.ready)
         return;
     S.ready = 1;
-    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(S.dir, sizeof S.dir, "%s/dsig-fuzz-serve-XXXXXX", base);
-    FUZZ_CHECK(mkdtemp(S.dir) != NULL, "mkdtemp");
+    snprintf(S.dir, sizeof S.dir, "%s", fuzz_tmpdir("serve"));
     char p[512];
     snprintf(p, sizeof p, "%s/keys", S.dir);
     FUZZ_CHECK(mkdir(p, 0700) == 0, "mkdir %s", p);
@@ -354,17 +334,8 @@ static void seeds(void)
         "GET /v1/keys HTTP/1.0\r\nAuthorization: Bearer fuzz-token-verify-0123456789abcdefghijklmno\r\n\r\n",
     };
     for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++) {
-        fuzz_seed_begin();
-        fuzz_seed_add("\x80", 1);
-        fuzz_seed_add(raw[i], strlen(raw[i]));
-        fuzz_seed_end();
+        fuzz_seed2("\x80", 1, raw[i], strlen(raw[i]));
     }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_seeds_run(seeds);
-    return 0;
-}
+FUZZ_SEED_GENERATOR(seeds)

@@ -23,23 +23,12 @@
 
 #define FSF_MAX_INPUT 65536u
 
-static char dir[256], path[300];
-
-static void cleanup(void)
-{
-    unlink(path);
-    rmdir(dir);
-}
+static char path[300];
 
 static void setup(void)
 {
-    if (dir[0])
-        return;
-    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(dir, sizeof dir, "%s/dsig-fuzz-state-XXXXXX", base);
-    FUZZ_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-    snprintf(path, sizeof path, "%s/key.state", dir);
-    atexit(cleanup);
+    if (!path[0])
+        snprintf(path, sizeof path, "%s/key.state", fuzz_tmpdir("statefile"));
 }
 
 static void write_file(const uint8_t *d, size_t n)
@@ -82,8 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dsig_key *k = NULL;
     int rc = dsig_state_open(&k, path, &so);
     if (rc) {
-        const char *d = dsig_last_error_detail();
-        FUZZ_CHECK(d && *d, "state file refused (%d) without a detail string", rc);
+        fuzz_check_detail(rc, "dsig_state_open");
     } else {
         uint64_t left = 0, left2 = 0;
         FUZZ_CHECK(dsig_state_remaining(k, &left) == DSIG_OK, "remaining of an open state file");
@@ -154,10 +142,7 @@ static void seeds(void)
                 if (r <= 0)
                     break;
                 const uint8_t fl = (uint8_t)(signed_once ? 7 : 1);
-                fuzz_seed_begin();
-                fuzz_seed_add(&fl, 1);
-                fuzz_seed_add(img, (size_t)r);
-                fuzz_seed_end();
+                fuzz_seed2(&fl, 1, img, (size_t)r);
             }
             dsig_key_free(k);
             break;
@@ -165,10 +150,4 @@ static void seeds(void)
     }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_seeds_run(seeds);
-    return 0;
-}
+FUZZ_SEED_GENERATOR(seeds)

@@ -27,42 +27,13 @@
 
 #define FS_MAX_MSG 4096u
 
-/* Streamed signing over `split`; DSIG_OK and the signature, or the error. */
-static int sign_streamed(const dsig_alg *alg, const dsig_key *key, const uint8_t *msg, size_t ml,
-                         const dsig_sign_opts *o, uint32_t split, uint8_t *sig, size_t cap, size_t *sl)
-{
-    dsig_sign_ctx *c;
-    int rc = dsig_sign_init_ex(&c, alg, key, o);
-    if (rc)
-        return rc;
-    if ((rc = fuzz_feed(fuzz_sign_update, c, msg, ml, split))) {
-        dsig_sign_abort(c);
-        return rc;
-    }
-    return dsig_sign_final(c, sig, cap, sl);
-}
-
-static int verify_streamed(const dsig_alg *alg, const dsig_key *key, const uint8_t *msg, size_t ml,
-                           const uint8_t *sig, size_t sl, const dsig_sign_opts *o, uint32_t split)
-{
-    dsig_verify_ctx *c;
-    int rc = dsig_verify_init_ex(&c, alg, key, sig, sl, o);
-    if (rc)
-        return rc;
-    if ((rc = fuzz_feed(fuzz_verify_update, c, msg, ml, split))) {
-        dsig_verify_abort(c);
-        return rc;
-    }
-    return dsig_verify_final(c);
-}
-
 /* Sign once; a stateful key that is used up is replaced (once) and the signature retried. */
 static int sign_one(size_t ai, int streamed, const uint8_t *msg, size_t ml, const dsig_sign_opts *o, uint32_t split,
                     uint8_t *sig, size_t cap, size_t *sl)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
         const fuzz_alg *A = fuzz_alg_get(ai);
-        int rc = streamed ? sign_streamed(A->alg, A->key, msg, ml, o, split, sig, cap, sl)
+        int rc = streamed ? fuzz_sign_streamed(A->alg, A->key, msg, ml, o, split, sig, cap, sl)
                           : dsig_sign_ex(A->alg, A->key, msg, ml, sig, cap, sl, o);
         if (rc != DSIG_E_EXHAUSTED)
             return rc;
@@ -76,7 +47,7 @@ static void check_verify(const fuzz_alg *A, const uint8_t *msg, size_t ml, const
                          const dsig_sign_opts *o, uint32_t split, int valid, const char *what)
 {
     int r1 = dsig_verify_ex(A->alg, A->pub, msg, ml, sig, sl, o);
-    int r2 = verify_streamed(A->alg, A->pub, msg, ml, sig, sl, o, split);
+    int r2 = fuzz_verify_streamed(A->alg, A->pub, msg, ml, sig, sl, o, split);
     FUZZ_CHECK(r1 == r2 && (r1 == DSIG_OK) == valid,
                "%s: %s signature: one-shot verification %d, streamed %d, expected %s (%s)", dsig_alg_name(A->alg), what,
                r1, r2, valid ? "valid" : "invalid", dsig_last_error_detail());
@@ -140,18 +111,9 @@ static void seeds(void)
     for (size_t i = 0; i < fuzz_alg_count(); i++) {
         for (unsigned v = 0; v < 2; v++) {
             const uint8_t head[4] = {(uint8_t)i, (uint8_t)(v ? 3 : 2), (uint8_t)(17 + i), (uint8_t)(91 + i)};
-            fuzz_seed_begin();
-            fuzz_seed_add(head, 4);
-            fuzz_seed_add(body, v ? sizeof body - 1 : 5);
-            fuzz_seed_end();
+            fuzz_seed2(head, 4, body, v ? sizeof body - 1 : 5);
         }
     }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_seeds_run(seeds);
-    return 0;
-}
+FUZZ_SEED_GENERATOR(seeds)

@@ -36,23 +36,7 @@ static const char *const prehashes[] = {"SHA-256",  "SHA-384",  "SHA-512",  "SHA
 static int verify(const dsig_alg *alg, const dsig_key *key, const uint8_t *msg, size_t ml, const uint8_t *sig,
                   size_t sl, const dsig_sign_opts *o, uint32_t split)
 {
-    if (!split)
-        return dsig_verify_ex(alg, key, msg, ml, sig, sl, o);
-    dsig_verify_ctx *c;
-    int rc = dsig_verify_init_ex(&c, alg, key, sig, sl, o);
-    if (rc)
-        return rc;
-    if ((rc = fuzz_feed(fuzz_verify_update, c, msg, ml, split))) {
-        dsig_verify_abort(c);
-        return rc;
-    }
-    return dsig_verify_final(c);
-}
-
-static void check_detail(int rc, const char *what)
-{
-    const char *d = dsig_last_error_detail();
-    FUZZ_CHECK(rc == DSIG_OK || rc == DSIG_E_VERIFY || (d && *d), "%s failed (%d) without a detail string", what, rc);
+    return split ? fuzz_verify_streamed(alg, key, msg, ml, sig, sl, o, split) : dsig_verify_ex(alg, key, msg, ml, sig, sl, o);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -73,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int rc = fuzz_key_from_members(alg, m, ml, &own);
         free(m);
         if (rc) {
-            check_detail(rc, "key import");
+            fuzz_check_detail(rc, "key import");
             return 0;
         }
         key = own;
@@ -97,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *msg = fuzz_dup(m, ml);
 
     int rc = verify(alg, key, msg, ml, sig, sl, op, 0);
-    check_detail(rc, dsig_alg_name(alg));
+    fuzz_check_detail(rc, dsig_alg_name(alg));
     if (op && (o.context_len || o.prehash) && !(dsig_alg_flags(alg) & DSIG_ALG_OPTIONS))
         FUZZ_CHECK(rc != DSIG_OK && rc != DSIG_E_VERIFY, "%s: options it does not have were ignored (%d)",
                    dsig_alg_name(alg), rc);
@@ -171,10 +155,4 @@ static void seeds(void)
     }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_seeds_run(seeds);
-    return 0;
-}
+FUZZ_SEED_GENERATOR(seeds)
