@@ -12,13 +12,15 @@
 #   fuzz-campaign.sh seeds BUILD [HARNESS...]  (re)generate the harnesses' seed inputs
 #
 # Environment: FUZZ_TARGET_RUNS (10000000), FUZZ_SESSION_SECONDS (1800), FUZZ_JOBS (1),
-# FUZZ_MAX_SECONDS (0 = no cap: otherwise a harness stops, marked "capped", after this much fuzzing).
+# FUZZ_MAX_SECONDS (0 = no cap: otherwise a harness stops, marked "capped", after this much fuzzing;
+# a harness's own cap, "# campaign-max-seconds: N" in tests/fuzz/opts/NAME, comes first).
+# A harness whose state file says "paused" stops after its current session; the next run resumes it.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 fz=$src/tests/fuzz
 cmd=${1:-}
 build=${2:-}
-[ -n "$cmd" ] && [ -n "$build" ] || { sed -n '2,17p' "$0" >&2; exit 2; }
+[ -n "$cmd" ] && [ -n "$build" ] || { sed -n '2,19p' "$0" >&2; exit 2; }
 shift 2
 build=$(cd "$build" && pwd) || exit 2
 camp=$build/campaign
@@ -63,7 +65,10 @@ run_one() {
     [ -f "$dir/state" ] && [ "$(cat "$dir/state")" != running ] && return 0
     local runs secs prev
     runs=$(total "$h" 2) secs=$(total "$h" 3) prev=$(last_cov "$h")
-    if [ "$cap" -gt 0 ] && [ "$secs" -ge "$cap" ]; then echo capped > "$dir/state"; return 0; fi
+    local hcap
+    hcap=$(sed -n 's/^# campaign-max-seconds: *\([0-9]*\).*/\1/p' "$fz/opts/$h" 2>/dev/null)
+    hcap=${hcap:-$cap}
+    if [ "$hcap" -gt 0 ] && [ "$secs" -ge "$hcap" ]; then echo capped > "$dir/state"; return 0; fi
     echo running > "$dir/state"
     local log=$dir/session-$(date +%Y%m%d-%H%M%S).log t0 rc
     t0=$(date +%s)
@@ -92,56 +97,64 @@ run_one() {
     runs=$(( runs + ${execs:-0} ))
     echo "fuzz $h: $runs executions, cov $cov (previous session $prev)"
     if [ "$runs" -ge "$target_runs" ] && [ "${cov:-0}" -le "$prev" ]; then echo done > "$dir/state"; return 0; fi
+    [ "$(cat "$dir/state")" = paused ] && return 0
   done
 }
 
-case $cmd in
-run)
-  running=0
-  for h in "${harnesses[@]}"; do
-    [ -x "$(bin "$h")" ] || { echo "fuzz: $(bin "$h") not built (make fuzz-build)" >&2; exit 2; }
-    # A harness interrupted mid-session is resumed; one with a finding waits for its fix (reset its state).
-    [ -f "$camp/$h/state" ] && [ "$(cat "$camp/$h/state")" = running ] && rm -f "$camp/$h/state"
-    run_one "$h" &
-    running=$((running + 1))
-    if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
-  done
-  wait
-  bash "$0" report "$build" "${harnesses[@]}"
-  ;;
-report)
-  printf '| harness | executions | fuzzing time | edges (cov) | features (ft) | corpus | state |\n|---|---:|---:|---:|---:|---:|---|\n'
-  for h in "${harnesses[@]}"; do
-    t=$camp/$h/sessions.tsv
-    [ -f "$t" ] || { printf '| fuzz_%s | 0 | – | – | – | – | not started |\n' "$h"; continue; }
-    awk -F'\t' -v h="$h" -v st="$(cat "$camp/$h/state" 2>/dev/null || echo -)" \
-      'NR > 1 { e += $2; s += $3; c = $4; f = $5; n = $6 }
-       END { printf "| fuzz_%s | %d | %.1f h | %d | %d | %d | %s |\n", h, e, s / 3600, c, f, n, st }' "$t"
-  done
-  ;;
-merge)
-  for h in "${harnesses[@]}"; do
-    out=$fz/corpus/$h tmp=$camp/$h/merged
-    rm -rf "$tmp" && mkdir -p "$tmp"
-    mapfile -t extra < <(flags "$h")
-    dirs=()
-    for d in "$out" "$camp/$h/seeds" "$camp/$h/corpus"; do [ -d "$d" ] && dirs+=("$d"); done
-    nice -n 19 "$(bin "$h")" "${extra[@]}" -merge=1 "$tmp" "${dirs[@]}" > "$camp/$h/merge.log" 2>&1 ||
-      { echo "fuzz $h: merge failed ($camp/$h/merge.log)" >&2; exit 1; }
-    # Regression inputs (named regress-*) are kept whatever the merge thinks of their coverage.
-    keep=$(mktemp -d)
-    [ -d "$out" ] && find "$out" -name 'regress-*' -exec cp {} "$keep/" \;
-    rm -rf "$out" && mkdir -p "$out" && cp "$tmp"/* "$out/" 2>/dev/null
-    cp "$keep"/* "$out/" 2>/dev/null
-    rm -rf "$keep"
-    echo "fuzz $h: $(ls "$out" | wc -l) inputs, $(du -sk "$out" | cut -f1) KiB in tests/fuzz/corpus/$h"
-  done
-  ;;
-seeds)
-  for h in "${harnesses[@]}"; do mkdir -p "$camp/$h"; seeds "$h"; done
-  ;;
-*)
-  sed -n '2,17p' "$0" >&2
-  exit 2
-  ;;
-esac
+# Everything runs from one function, parsed before it starts: the script may be edited while a
+# campaign runs.
+main() {
+  case $cmd in
+  run)
+    running=0
+    for h in "${harnesses[@]}"; do
+      [ -x "$(bin "$h")" ] || { echo "fuzz: $(bin "$h") not built (make fuzz-build)" >&2; exit 2; }
+      # A harness interrupted mid-session or paused is resumed; one with a finding waits for its fix
+      # (remove its state file).
+      case $(cat "$camp/$h/state" 2>/dev/null) in running | paused) rm -f "$camp/$h/state" ;; esac
+      run_one "$h" &
+      running=$((running + 1))
+      if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+    done
+    wait
+    bash "$0" report "$build" "${harnesses[@]}"
+    ;;
+  report)
+    printf '| harness | executions | fuzzing time | edges (cov) | features (ft) | corpus | state |\n|---|---:|---:|---:|---:|---:|---|\n'
+    for h in "${harnesses[@]}"; do
+      t=$camp/$h/sessions.tsv
+      [ -f "$t" ] || { printf '| fuzz_%s | 0 | – | – | – | – | not started |\n' "$h"; continue; }
+      awk -F'\t' -v h="$h" -v st="$(cat "$camp/$h/state" 2>/dev/null || echo -)" \
+        'NR > 1 { e += $2; s += $3; c = $4; f = $5; n = $6 }
+         END { printf "| fuzz_%s | %d | %.1f h | %d | %d | %d | %s |\n", h, e, s / 3600, c, f, n, st }' "$t"
+    done
+    ;;
+  merge)
+    for h in "${harnesses[@]}"; do
+      out=$fz/corpus/$h tmp=$camp/$h/merged
+      rm -rf "$tmp" && mkdir -p "$tmp"
+      mapfile -t extra < <(flags "$h")
+      dirs=()
+      for d in "$out" "$camp/$h/seeds" "$camp/$h/corpus"; do [ -d "$d" ] && dirs+=("$d"); done
+      nice -n 19 "$(bin "$h")" "${extra[@]}" -merge=1 "$tmp" "${dirs[@]}" > "$camp/$h/merge.log" 2>&1 ||
+        { echo "fuzz $h: merge failed ($camp/$h/merge.log)" >&2; exit 1; }
+      # Regression inputs (named regress-*) are kept whatever the merge thinks of their coverage.
+      keep=$(mktemp -d)
+      [ -d "$out" ] && find "$out" -name 'regress-*' -exec cp {} "$keep/" \;
+      rm -rf "$out" && mkdir -p "$out" && cp "$tmp"/* "$out/" 2>/dev/null
+      cp "$keep"/* "$out/" 2>/dev/null
+      rm -rf "$keep"
+      echo "fuzz $h: $(ls "$out" | wc -l) inputs, $(du -sk --apparent-size "$out" | cut -f1) KiB in tests/fuzz/corpus/$h"
+    done
+    ;;
+  seeds)
+    for h in "${harnesses[@]}"; do mkdir -p "$camp/$h"; seeds "$h"; done
+    ;;
+  *)
+    sed -n '2,19p' "$0" >&2
+    exit 2
+    ;;
+  esac
+}
+
+main; exit $?
