@@ -6,7 +6,8 @@ PKGS=(build-essential cmake pkg-config libssl-dev openssl libsodium-dev libjanss
       libcmocka-dev liblzma-dev iproute2 valgrind libmicrohttpd-dev curl jq
       b3sum                   # the BLAKE3 team's tool: serve audit digests cross-checked (tests/serve)
       wrk                     # bench/serve_bench.sh request rates
-      libengine-gost-openssl) # the OpenSSL GOST engine: tests/gost interop only (skipped without it)
+      libengine-gost-openssl  # the OpenSSL GOST engine: tests/gost interop only (skipped without it)
+      clang libclang-rt-14-dev) # libFuzzer harnesses: clang 14 with the fuzzer and sanitizer runtimes
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

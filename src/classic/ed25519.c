@@ -10,6 +10,7 @@
 #include <sodium.h>
 
 #include "classic/eddsa.h"
+#include "core/ct.h"
 
 #define ED25519_KEY_BYTES 32
 #define ED25519_SIG_BYTES 64
@@ -56,6 +57,7 @@ static int ed25519_expand(struct dsig_eddsa_key *base)
     uint8_t h[64];
     if (crypto_sign_seed_keypair(base->pk, k->sk64, base->seed) != 0)
         return dsig_fail(DSIG_E_CRYPTO, "Ed25519: key derivation failed");
+    DSIG_CT_DECLASSIFY(base->pk, 32); /* A, the public key */
     crypto_hash_sha512(h, base->seed, 32);
     h[0] &= 248;
     h[31] &= 127;
@@ -65,7 +67,10 @@ static int ed25519_expand(struct dsig_eddsa_key *base)
     sodium_memzero(h, sizeof h);
     /* Self-check: the streaming signer's scalar must give the same A as libsodium's key pair. */
     uint8_t a[32];
-    if (crypto_scalarmult_ed25519_base_noclamp(a, base->s) != 0 || memcmp(a, base->pk, 32) != 0)
+    int bad = crypto_scalarmult_ed25519_base_noclamp(a, base->s) != 0;
+    DSIG_CT_DECLASSIFY(a, sizeof a);      /* [s]B = A: public */
+    DSIG_CT_DECLASSIFY(&bad, sizeof bad); /* s = 0 (probability 2^-252): libsodium branches on it too */
+    if (bad || memcmp(a, base->pk, 32) != 0)
         return dsig_fail(DSIG_E_INTERNAL, "Ed25519: scalar does not reproduce the public key");
     return DSIG_OK;
 }
@@ -89,7 +94,10 @@ static int ed25519_nonce(struct dsig_eddsa_state *base, const uint8_t *h)
     struct ed25519_state *st = (struct ed25519_state *)base;
     crypto_core_ed25519_scalar_reduce(st->r, h);
     /* Fails only for r = 0, probability 2^-252. */
-    if (crypto_scalarmult_ed25519_base_noclamp(base->R, st->r) != 0)
+    int zero = crypto_scalarmult_ed25519_base_noclamp(base->R, st->r) != 0;
+    DSIG_CT_DECLASSIFY(base->R, 32);        /* R: the first half of the signature */
+    DSIG_CT_DECLASSIFY(&zero, sizeof zero); /* r = 0: libsodium branches on it too */
+    if (zero)
         return dsig_fail(DSIG_E_CRYPTO, "Ed25519: nonce scalar is zero");
     return DSIG_OK;
 }

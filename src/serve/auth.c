@@ -18,6 +18,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "core/ct.h"
 #include "core/internal.h"
 #include "hash/blake3.h"
 #include "serve_internal.h"
@@ -114,6 +115,8 @@ int serve_auth(const struct dsig_serve_config *cfg, const char *authz, size_t *t
         found |= ((size_t)0 - eq) & (i + 1);
     }
     dsig_memzero(h, sizeof h);
+    /* Whether a token matched, and which, is the answer (401 or the tenant): public from here on. */
+    DSIG_CT_DECLASSIFY(&found, sizeof found);
     if (!found)
         return SERVE_AUTH_UNKNOWN;
     *token = found - 1;

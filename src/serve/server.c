@@ -94,6 +94,7 @@ static void key_warn(void *arg, const char *msg)
 }
 
 /* MHD's own messages (listener errors, refused connections) go to the log callback. */
+static void mhd_logger(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
     struct dsig_server *s = cls;

@@ -1,5 +1,6 @@
 /*
- * CTest driver for the fuzz targets (always built; libFuzzer builds use DSIG_FUZZ=ON with clang):
+ * CTest driver for the fuzz targets in the gcc builds (the libFuzzer build, DSIG_FUZZ=ON, runs the same
+ * targets coverage-guided; docs/fuzzing.md):
  * a seed corpus generated in code (our own JWS in every format, RFC-shaped headers, exported JWKs),
  * then deterministic mutations — bit flips, byte substitutions with JOSE-significant characters,
  * truncation, insertion, deletion, duplication — fed to both entry points.
@@ -9,10 +10,7 @@
  *                              valid signatures / batch messages of every preset (fixed seeds)
  *   fuzz_driver N mldsa        ML-DSA: N mutations for EACH of the three fuzz_mldsa.c targets (signature,
  *                              public key, AKP JWK), seeded with valid objects of ML-DSA-44/65/87
- *   fuzz_driver corpus DIR     write the DSig seed corpus to DIR (for the libFuzzer binary fuzz_dsig)
- *   fuzz_driver corpus-mldsa DIR   the same for fuzz_mldsa
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,102 +30,23 @@ static seed jws_seeds[MAX_SEEDS], jwk_seeds[MAX_SEEDS];
 static size_t n_jws, n_jwk;
 
 /* Add a copy of a seed to a corpus. */
-static void add(seed *corpus, size_t *n, uint8_t prefix, int use_prefix, const void *d, size_t len)
+static void add(seed *corpus, size_t *n, const void *d, size_t len)
 {
-    if (*n >= MAX_SEEDS || len + 1 > MAX_LEN)
+    if (*n >= MAX_SEEDS || len > MAX_LEN)
         return;
-    uint8_t *p = malloc(len + 1);
-    size_t o = 0;
-    if (use_prefix)
-        p[o++] = prefix;
-    memcpy(p + o, d, len);
-    corpus[(*n)++] = (seed){p, len + o};
+    uint8_t *p = malloc(len ? len : 1);
+    memcpy(p, d, len);
+    corpus[(*n)++] = (seed){p, len};
 }
 
-/* Sign "$.02" with `key` in each format and add the texts (with mode bytes for each path). */
-static void seed_jws_from_key(dsig_key *key, const dsig_alg *alg)
+/* Seed callback of the JOSE corpus: target 0 JWS (mode byte first), 1 JWK. */
+static void jose_seed_add(void *arg, unsigned target, const uint8_t *data, size_t len)
 {
-    for (int f = DSIG_FMT_JWS; f <= DSIG_FMT_RAW; f++) {
-        dsig_jws_sign_opts so = {.format = (dsig_format)f, .include_kid = f == DSIG_FMT_JSON};
-        dsig_jws_sign_ctx *sc;
-        if (dsig_jws_sign_init(&sc, alg, key, &so) != DSIG_OK)
-            continue;
-        char *out;
-        size_t ol;
-        if (dsig_jws_sign_update(sc, "$.02", 4) != DSIG_OK) {
-            dsig_jws_sign_abort(sc);
-            continue;
-        }
-        if (dsig_jws_sign_final(sc, &out, &ol) != DSIG_OK)
-            continue;
-        add(jws_seeds, &n_jws, (uint8_t)(0x40 | f), 1, out, ol);
-        add(jws_seeds, &n_jws, 0x40, 1, out, ol);
-        if (f == DSIG_FMT_COMPACT_B64)
-            add(jws_seeds, &n_jws, 0x80, 1, out, ol);
-        dsig_free(out);
-    }
-}
-
-/* BASE64URL(header) + rest, as a JWS seed. */
-static void seed_header(const char *hdr, const char *rest, uint8_t mode)
-{
-    char *h = dsig_b64url_encode_alloc((const uint8_t *)hdr, strlen(hdr));
-    char buf[MAX_LEN];
-    int n = snprintf(buf, sizeof buf, "%s%s", h, rest);
-    dsig_free(h);
-    add(jws_seeds, &n_jws, mode, 1, buf, (size_t)n);
-}
-
-static void build_corpus(void)
-{
-    const fuzz_keys *fk = fuzz_get_keys();
-    for (size_t i = 0; i < fk->n; i++) {
-        const dsig_alg *a = NULL;
-        for (size_t j = 0; j < dsig_alg_count() && !a; j++)
-            if (dsig_key_check_alg(fk->key[i], dsig_alg_at(j)) == DSIG_OK)
-                a = dsig_alg_at(j);
-        if (a)
-            seed_jws_from_key(fk->key[i], a);
-        for (int priv = 1; priv >= 0; priv--) {
-            char *j;
-            size_t jl;
-            if (dsig_jwk_export(fk->key[i], priv, &j, &jl) == DSIG_OK) {
-                add(jwk_seeds, &n_jwk, 0, 0, j, jl);
-                dsig_free(j);
-            }
-        }
-    }
-    static const char *const headers[] = {
-        "{\"alg\":\"HS256\",\"b64\":false,\"crit\":[\"b64\"]}",
-        "{\"alg\":\"HS256\",\"b64\":true}",
-        "{\"alg\":\"none\"}",
-        "{\"alg\":\"EdDSA\",\"crit\":[\"exp\"],\"exp\":1}",
-        "{\"alg\":\"ES256\",\"alg\":\"HS256\"}",
-        "{\"alg\":\"HS256\",\"crit\":[\"b64\",\"b64\"],\"b64\":false}",
-        "{\"alg\":\"\\u0000HS256\",\"kid\":\"\\ud800\"}",
-        "{\"alg\":[],\"b64\":0,\"crit\":{}}",
-    };
-    for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++) {
-        seed_header(headers[i], "..AAAA", 0x40);
-        seed_header(headers[i], ".JC4wMg.AAAA", 0x80);
-    }
-    static const char *const texts[] = {
-        ("{\"protected\":\"eyJhbGciOiJIUzI1NiIsImI2NCI6ZmFsc2UsImNyaXQiOlsiYjY0Il19\",\"payload\":\"$.02\","
-         "\"header\":{\"kid\":\"x\"},\"signature\":\"A5dxf2s96_n5FLueVuW1Z_vh161FwXZC4YLPff6dmDY\"}"),
-        "{\"payload\":\"Zm9v\",\"signatures\":[{\"protected\":\"eyJhbGciOiJIUzI1NiJ9\",\"signature\":\"AA\"}]}",
-        "eyJhbGciOiJIUzI1NiJ9.JC4wMg.5mvfOroL-g7HyqJoozehmsaqmvTYGEq5jTI1gVvoEoQ\n",
-    };
-    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
-        for (uint8_t m = 0; m < 2; m++)
-            add(jws_seeds, &n_jws, m ? 0x80 : 0x42, 1, texts[i], strlen(texts[i]));
-    static const char *const jwks[] = {
-        "{\"kty\":\"oct\",\"k\":\"AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow\",\"alg\":\"HS256\",\"use\":\"sig\",\"key_ops\":[\"sign\",\"verify\"]}",
-        "{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"d\":\"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A\",\"x\":\"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo\",\"alg\":\"EdDSA\"}",
-        "{\"kty\":\"EC\",\"crv\":\"P-256\",\"x\":\"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU\",\"y\":\"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0\",\"d\":\"jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI\"}",
-        "{\"kty\":\"RSA\",\"n\":\"AQAB\",\"e\":\"AQAB\"}",
-    };
-    for (size_t i = 0; i < sizeof jwks / sizeof jwks[0]; i++)
-        add(jwk_seeds, &n_jwk, 0, 0, jwks[i], strlen(jwks[i]));
+    (void)arg;
+    if (target == 0)
+        add(jws_seeds, &n_jws, data, len);
+    else
+        add(jwk_seeds, &n_jwk, data, len);
 }
 
 /* xorshift64*: deterministic mutations (not cryptographic). */
@@ -215,21 +134,7 @@ static size_t n_dsig[FUZZ_DSIG_TARGETS];
 static void dsig_seed_add(void *arg, unsigned target, const uint8_t *data, size_t len)
 {
     (void)arg;
-    add(dsig_seeds[target % FUZZ_DSIG_TARGETS], &n_dsig[target % FUZZ_DSIG_TARGETS], 0, 0, data, len);
-}
-
-/* Seed callback: write the seed to a file in the directory `arg`. */
-static void dsig_seed_write(void *arg, unsigned target, const uint8_t *data, size_t len)
-{
-    static unsigned n;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/dsig-t%u-%03u", (const char *)arg, target, n++);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, 1, len, f) != len) {
-        fprintf(stderr, "fuzz_driver: cannot write %s: %s\n", path, strerror(errno));
-        exit(1);
-    }
-    fclose(f);
+    add(dsig_seeds[target % FUZZ_DSIG_TARGETS], &n_dsig[target % FUZZ_DSIG_TARGETS], data, len);
 }
 
 /* Splice: overwrite a chunk with the bytes at the same offset of another seed of the same target
@@ -288,7 +193,7 @@ static void mldsa_seed_add(void *arg, unsigned target, const uint8_t *data, size
 {
     (void)arg;
     unsigned t = target % FUZZ_MLDSA_TARGETS;
-    add(mldsa_seeds[t], &n_mldsa[t], 0, 0, data, len);
+    add(mldsa_seeds[t], &n_mldsa[t], data, len);
 }
 
 /* The ML-DSA targets: every seed, then `iterations` mutations per target (round robin); a quarter of
@@ -325,22 +230,12 @@ static int run_mldsa(long iterations)
 
 int main(int argc, char **argv)
 {
-    if (argc > 2 && strcmp(argv[1], "corpus") == 0) {
-        fuzz_dsig_seeds(dsig_seed_write, argv[2]);
-        fuzz_dsig_free();
-        return 0;
-    }
-    if (argc > 2 && strcmp(argv[1], "corpus-mldsa") == 0) {
-        fuzz_mldsa_seeds(dsig_seed_write, argv[2]);
-        fuzz_mldsa_free();
-        return 0;
-    }
     long iterations = argc > 1 ? atol(argv[1]) : 20000;
     if (argc > 2 && strcmp(argv[2], "dsig") == 0)
         return run_dsig(iterations);
     if (argc > 2 && strcmp(argv[2], "mldsa") == 0)
         return run_mldsa(iterations);
-    build_corpus();
+    fuzz_jose_seeds(jose_seed_add, NULL);
     printf("fuzz_driver: %zu JWS seeds, %zu JWK seeds, %zu keys, %ld mutations\n", n_jws, n_jwk,
            fuzz_get_keys()->n, iterations);
     for (size_t i = 0; i < n_jws; i++)

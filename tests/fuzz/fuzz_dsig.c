@@ -72,35 +72,14 @@ static struct {
  * index), inputs some path accepted (all of them known-valid). Printed by fuzz_dsig_free. */
 static unsigned long st_inputs[4], st_parsed[4], st_accepted[4];
 
-/* Report a violated invariant and abort (what the fuzzer is looking for). */
-#define FD_CHECK(cond, ...)                                                                          \
-    do {                                                                                             \
-        if (!(cond)) {                                                                               \
-            fprintf(stderr, "fuzz_dsig: invariant failed (%s:%d): ", __FILE__, __LINE__);           \
-            fprintf(stderr, __VA_ARGS__);                                                            \
-            fprintf(stderr, "\n");                                                                   \
-            abort();                                                                                 \
-        }                                                                                            \
-    } while (0)
-
-/* Copy into an exact-size heap buffer so that ASan catches any read past the end. */
-static uint8_t *dup_exact(const uint8_t *d, size_t n)
-{
-    uint8_t *p = malloc(n ? n : 1);
-    FD_CHECK(p != NULL, "out of memory");
-    if (n)
-        memcpy(p, d, n);
-    return p;
-}
-
 /* A deterministic Ed25519 dsig_key bound to `alg`, and its public half. */
 static void make_key(const dsig_alg *alg, uint8_t tag, dsig_key **k, dsig_key **pub)
 {
     uint8_t seed[32];
     memset(seed, tag, sizeof seed);
     dsig_keygen_params kp = {.seed = seed, .seed_len = sizeof seed};
-    FD_CHECK(alg && dsig_key_generate(k, alg, &kp) == DSIG_OK, "Ed25519 key generation");
-    FD_CHECK(dsig_key_public(pub, *k) == DSIG_OK, "public key");
+    FUZZ_CHECK(alg && dsig_key_generate(k, alg, &kp) == DSIG_OK, "Ed25519 key generation");
+    FUZZ_CHECK(dsig_key_public(pub, *k) == DSIG_OK, "public key");
 }
 
 /* One preset's batch, signatures, batch message, cached batch and runtime verifier. */
@@ -111,30 +90,30 @@ static void init_preset(fd_preset *P, const dsig_hb_params *p, uint64_t seq)
     master[0] = (uint8_t)seq;
     P->p = p;
     dsig_hb_batch b;
-    FD_CHECK(dsig_hb_keygen_batch(p, master, seq, S.sk, S.pk, &b) == DSIG_OK, "keygen %s", p->name);
+    FUZZ_CHECK(dsig_hb_keygen_batch(p, master, seq, S.sk, S.pk, &b) == DSIG_OK, "keygen %s", p->name);
     const uint32_t kidx[FD_NMSG] = {0, 1, p->batch / 2, p->batch - 1};
     for (int j = 0; j < FD_NMSG; j++) {
         size_t sl = 0;
         P->kidx[j] = kidx[j];
         P->sig[j] = malloc(p->sig_bytes);
-        FD_CHECK(P->sig[j] && dsig_hb_sign(&b.keys[kidx[j]], S.msg[j], S.msg_len[j], P->sig[j], p->sig_bytes,
+        FUZZ_CHECK(P->sig[j] && dsig_hb_sign(&b.keys[kidx[j]], S.msg[j], S.msg_len[j], P->sig[j], p->sig_bytes,
                                            &sl) == DSIG_OK && sl == p->sig_bytes,
                  "sign %s", p->name);
         dsig_hb_key_erase(&b.keys[kidx[j]]); /* one message per one-time key */
     }
     size_t bl = 0;
     P->bmsg = malloc(p->batch_msg_bytes);
-    FD_CHECK(P->bmsg && dsig_hb_batch_message(&b, P->bmsg, p->batch_msg_bytes, &bl) == DSIG_OK, "batch message");
+    FUZZ_CHECK(P->bmsg && dsig_hb_batch_message(&b, P->bmsg, p->batch_msg_bytes, &bl) == DSIG_OK, "batch message");
     dsig_hb_batch_free(&b);
-    FD_CHECK(dsig_hb_batch_verify(p, P->bmsg, bl, S.pk, &P->cached) == DSIG_OK, "batch verify %s", p->name);
+    FUZZ_CHECK(dsig_hb_batch_verify(p, P->bmsg, bl, S.pk, &P->cached) == DSIG_OK, "batch verify %s", p->name);
 
     dsig_hybrid_verifier_options vo;
     dsig_hybrid_verifier_options_default(&vo);
     vo.threads = 0;
-    FD_CHECK(dsig_hybrid_verifier_new(&P->v, p, &vo) == DSIG_OK, "verifier");
-    FD_CHECK(dsig_hybrid_verifier_add_signer(P->v, 1, S.edpub) == DSIG_OK, "add signer 1");
-    FD_CHECK(dsig_hybrid_verifier_add_signer(P->v, 2, S.edpub) == DSIG_OK, "add signer 2");
-    FD_CHECK(dsig_hybrid_verifier_receive_batch(P->v, 1, P->bmsg, bl) == DSIG_OK, "receive batch");
+    FUZZ_CHECK(dsig_hybrid_verifier_new(&P->v, p, &vo) == DSIG_OK, "verifier");
+    FUZZ_CHECK(dsig_hybrid_verifier_add_signer(P->v, 1, S.edpub) == DSIG_OK, "add signer 1");
+    FUZZ_CHECK(dsig_hybrid_verifier_add_signer(P->v, 2, S.edpub) == DSIG_OK, "add signer 2");
+    FUZZ_CHECK(dsig_hybrid_verifier_receive_batch(P->v, 1, P->bmsg, bl) == DSIG_OK, "receive batch");
 }
 
 /* Build every known-valid object once (fixed seeds: the corpus and the oracle are deterministic). */
@@ -143,7 +122,7 @@ static void fd_init(void)
     if (S.ready)
         return;
     S.ready = 1;
-    FD_CHECK(sodium_init() >= 0, "libsodium");
+    FUZZ_CHECK(sodium_init() >= 0, "libsodium");
     for (int j = 0; j < FD_NMSG; j++) {
         static const size_t lens[FD_NMSG] = {0, 4, 32, 100};
         S.msg_len[j] = lens[j];
@@ -151,14 +130,14 @@ static void fd_init(void)
             S.msg[j][i] = (uint8_t)(0x30 + 7 * i + 13 * (size_t)j);
     }
     make_key(dsig_alg_by_name("Ed25519"), 0x42, &S.edkey, &S.edpub);
-    FD_CHECK(dsig_hb_ed25519_from_key(S.edkey, S.sk, S.pk) == DSIG_OK, "Ed25519 key material");
+    FUZZ_CHECK(dsig_hb_ed25519_from_key(S.edkey, S.sk, S.pk) == DSIG_OK, "Ed25519 key material");
     for (size_t i = 0; dsig_hb_presets[i] && S.np < FD_MAX_PRESETS; i++, S.np++)
         init_preset(&S.pr[S.np], dsig_hb_presets[i], 1000 + i);
 
     S.alg = dsig_alg_by_name("DSig");
     make_key(S.alg, 0x43, &S.algkey, &S.algpub);
     uint8_t ask[DSIG_HB_ED25519_SK], apk[DSIG_HB_ED25519_PK];
-    FD_CHECK(dsig_hb_ed25519_from_key(S.algkey, ask, apk) == DSIG_OK, "DSig key material");
+    FUZZ_CHECK(dsig_hb_ed25519_from_key(S.algkey, ask, apk) == DSIG_OK, "DSig key material");
     S.asig_len = dsig_alg_sig_max(S.alg);
     for (int j = 0; j < FD_NMSG; j++) {
         uint8_t master[DSIG_HB_SEED_BYTES], digest[32];
@@ -166,7 +145,7 @@ static void fd_init(void)
         memset(master, 0xa0 + j, sizeof master);
         dsig_blake3(S.msg[j], S.msg_len[j], digest, sizeof digest);
         S.asig[j] = malloc(S.asig_len);
-        FD_CHECK(S.asig[j] && dsig_hb_alg_sign_digest(master, ask, apk, digest, S.asig[j], S.asig_len, &sl) ==
+        FUZZ_CHECK(S.asig[j] && dsig_hb_alg_sign_digest(master, ask, apk, digest, S.asig[j], S.asig_len, &sl) ==
                                   DSIG_OK && sl == S.asig_len,
                  "registry signature");
     }
@@ -199,44 +178,10 @@ void fuzz_dsig_free(void)
     sodium_memzero(&S, sizeof S);
 }
 
-/* Apply 5-byte edits (op, offset u24le, value) to a copy of base; returns the new length.
- * op 0: xor, 1: set, 2: truncate at offset, 3: insert value at offset (at most FD_PATCH_GROW). */
-static size_t apply_patch(const uint8_t *base, size_t blen, const uint8_t *ed, size_t elen, uint8_t *out)
-{
-    size_t len = blen;
-    memcpy(out, base, blen);
-    for (size_t e = 0; e + 5 <= elen; e += 5) {
-        size_t off = (size_t)ed[e + 1] | ((size_t)ed[e + 2] << 8) | ((size_t)ed[e + 3] << 16);
-        uint8_t val = ed[e + 4];
-        switch (ed[e] & 3) {
-        case 0:
-            if (len)
-                out[off % len] ^= val;
-            break;
-        case 1:
-            if (len)
-                out[off % len] = val;
-            break;
-        case 2:
-            len = off % (len + 1);
-            break;
-        default:
-            if (len < blen + FD_PATCH_GROW) {
-                size_t at = off % (len + 1);
-                memmove(out + at + 1, out + at, len - at);
-                out[at] = val;
-                len++;
-            }
-            break;
-        }
-    }
-    return len;
-}
-
 /* DSIG_OK or DSIG_E_VERIFY, nothing else, from a verification of untrusted bytes. */
 static void check_rc(int rc, const char *what)
 {
-    FD_CHECK(rc == DSIG_OK || rc == DSIG_E_VERIFY, "%s returned %d (%s)", what, rc, dsig_last_error_detail());
+    FUZZ_CHECK(rc == DSIG_OK || rc == DSIG_E_VERIFY, "%s returned %d (%s)", what, rc, dsig_last_error_detail());
 }
 
 /* Target 0: the pure scheme's parse and verification paths against the cached batch. */
@@ -259,9 +204,9 @@ static void fuzz_scheme(fd_preset *P, unsigned sel, const uint8_t *sig, size_t l
     check_rc(rp, "dsig_hb_parse");
     if (rp == DSIG_OK) {
         st_parsed[0]++;
-        FD_CHECK(v.index < p->batch && v.param_id == p->id, "parse accepted index %u / id %08x", v.index,
+        FUZZ_CHECK(v.index < p->batch && v.param_id == p->id, "parse accepted index %u / id %08x", v.index,
                  v.param_id);
-        FD_CHECK(v.pk_seed == sig + HB_OFF_PKSEED && v.values == sig + HB_OFF_VALUES &&
+        FUZZ_CHECK(v.pk_seed == sig + HB_OFF_PKSEED && v.values == sig + HB_OFF_VALUES &&
                      v.root_sig + DSIG_HB_ED25519_SIG == sig + len &&
                      v.proof + (size_t)p->log_batch * 32 == v.root_sig,
                  "parse views outside the signature");
@@ -269,38 +214,38 @@ static void fuzz_scheme(fd_preset *P, unsigned sel, const uint8_t *sig, size_t l
     uint64_t seq = 0;
     uint32_t idx = 0;
     int rl = dsig_hb_sig_locate(p, sig, len, &seq, &idx);
-    FD_CHECK((rl == DSIG_OK) == (rp == DSIG_OK) && (rl != DSIG_OK || (seq == v.batch_seq && idx == v.index)),
+    FUZZ_CHECK((rl == DSIG_OK) == (rp == DSIG_OK) && (rl != DSIG_OK || (seq == v.batch_seq && idx == v.index)),
              "parse and locate disagree");
 
     int rf = DSIG_E_VERIFY, rs = DSIG_E_VERIFY, rleaf = DSIG_E_VERIFY;
     if (path == 0 || path == 3) {
         rf = dsig_hb_verify_fast(p, &P->cached, sig, len, msg, ml);
         check_rc(rf, "dsig_hb_verify_fast");
-        FD_CHECK(rf != DSIG_OK || known, "FORGERY: fast path accepted an unknown signature (%s, msg %u)", p->name, m);
-        FD_CHECK(rf == DSIG_OK || !known, "fast path rejected a valid signature (%s, msg %u): %s", p->name, m,
+        FUZZ_CHECK(rf != DSIG_OK || known, "FORGERY: fast path accepted an unknown signature (%s, msg %u)", p->name, m);
+        FUZZ_CHECK(rf == DSIG_OK || !known, "fast path rejected a valid signature (%s, msg %u): %s", p->name, m,
                  dsig_last_error_detail());
     }
     if (path == 1 || path == 3) {
         rs = dsig_hb_verify_slow(p, sig, len, msg, ml, S.pk);
         check_rc(rs, "dsig_hb_verify_slow");
-        FD_CHECK(rs != DSIG_OK || known, "FORGERY: slow path accepted an unknown signature (%s, msg %u)", p->name, m);
-        FD_CHECK(rs == DSIG_OK || !known, "slow path rejected a valid signature (%s, msg %u): %s", p->name, m,
+        FUZZ_CHECK(rs != DSIG_OK || known, "FORGERY: slow path accepted an unknown signature (%s, msg %u)", p->name, m);
+        FUZZ_CHECK(rs == DSIG_OK || !known, "slow path rejected a valid signature (%s, msg %u): %s", p->name, m,
                  dsig_last_error_detail());
     }
     if (path == 2 || path == 3) {
         const uint8_t *expect = P->cached.nodes[rp == DSIG_OK ? v.index : 0];
         rleaf = dsig_hb_verify_leaf(p, sig, len, msg, ml, expect);
         check_rc(rleaf, "dsig_hb_verify_leaf");
-        FD_CHECK(rleaf != DSIG_OK || leaf_known, "FORGERY: leaf path accepted an unknown one-time signature (%s, msg %u)",
+        FUZZ_CHECK(rleaf != DSIG_OK || leaf_known, "FORGERY: leaf path accepted an unknown one-time signature (%s, msg %u)",
                  p->name, m);
-        FD_CHECK(rleaf == DSIG_OK || !leaf_known, "leaf path rejected a valid one-time signature (%s, msg %u): %s",
+        FUZZ_CHECK(rleaf == DSIG_OK || !leaf_known, "leaf path rejected a valid one-time signature (%s, msg %u): %s",
                  p->name, m, dsig_last_error_detail());
     }
     if (rf == DSIG_OK || rs == DSIG_OK || rleaf == DSIG_OK)
         st_accepted[0]++;
     if (path == 3) {
-        FD_CHECK(rf != DSIG_OK || (rs == DSIG_OK && rleaf == DSIG_OK), "fast accepted what slow/leaf reject");
-        FD_CHECK(rs != DSIG_OK || v.batch_seq != P->cached.batch_seq || rf == DSIG_OK,
+        FUZZ_CHECK(rf != DSIG_OK || (rs == DSIG_OK && rleaf == DSIG_OK), "fast accepted what slow/leaf reject");
+        FUZZ_CHECK(rs != DSIG_OK || v.batch_seq != P->cached.batch_seq || rf == DSIG_OK,
                  "slow accepted a signature of the cached batch that fast rejects");
     }
 }
@@ -317,14 +262,14 @@ static void fuzz_batch(fd_preset *P, unsigned sel, const uint8_t *bm, size_t len
         int rc = dsig_hb_batch_verify(p, bm, len, S.pk, &b);
         check_rc(rc, "dsig_hb_batch_verify");
         st_accepted[1] += rc == DSIG_OK;
-        FD_CHECK(rc != DSIG_OK || known, "FORGERY: batch message accepted but differs from the real one (%s)", p->name);
-        FD_CHECK(rc == DSIG_OK || !known, "real batch message rejected (%s): %s", p->name, dsig_last_error_detail());
+        FUZZ_CHECK(rc != DSIG_OK || known, "FORGERY: batch message accepted but differs from the real one (%s)", p->name);
+        FUZZ_CHECK(rc == DSIG_OK || !known, "real batch message rejected (%s): %s", p->name, dsig_last_error_detail());
         if (rc == DSIG_OK) {
-            FD_CHECK(memcmp(b.root, P->cached.root, 32) == 0 && b.batch_seq == P->cached.batch_seq && !b.keys,
+            FUZZ_CHECK(memcmp(b.root, P->cached.root, 32) == 0 && b.batch_seq == P->cached.batch_seq && !b.keys,
                      "accepted batch has another root");
             dsig_hb_batch_free(&b);
         } else {
-            FD_CHECK(b.nodes == NULL && b.params == NULL, "rejected batch not left zeroed");
+            FUZZ_CHECK(b.nodes == NULL && b.params == NULL, "rejected batch not left zeroed");
         }
     }
     if (path != 0) {
@@ -333,25 +278,25 @@ static void fuzz_batch(fd_preset *P, unsigned sel, const uint8_t *bm, size_t len
         dsig_hybrid_verifier_options_default(&vo);
         vo.threads = 0;
         dsig_hybrid_verifier *v;
-        FD_CHECK(dsig_hybrid_verifier_new(&v, p, &vo) == DSIG_OK, "verifier");
-        FD_CHECK(dsig_hybrid_verifier_add_signer(v, 7, S.edpub) == DSIG_OK, "add signer");
+        FUZZ_CHECK(dsig_hybrid_verifier_new(&v, p, &vo) == DSIG_OK, "verifier");
+        FUZZ_CHECK(dsig_hybrid_verifier_add_signer(v, 7, S.edpub) == DSIG_OK, "add signer");
         int rc = dsig_hybrid_verifier_receive_batch(v, 7, bm, len);
         if (len != p->batch_msg_bytes)
-            FD_CHECK(rc == DSIG_E_FORMAT, "receive_batch of %zu bytes returned %d", len, rc);
+            FUZZ_CHECK(rc == DSIG_E_FORMAT, "receive_batch of %zu bytes returned %d", len, rc);
         else
             check_rc(rc, "dsig_hybrid_verifier_receive_batch");
         st_accepted[1] += path == 1 && rc == DSIG_OK;
-        FD_CHECK(rc != DSIG_OK || known, "FORGERY: runtime cached a batch message that differs from the real one (%s)",
+        FUZZ_CHECK(rc != DSIG_OK || known, "FORGERY: runtime cached a batch message that differs from the real one (%s)",
                  p->name);
-        FD_CHECK(dsig_hybrid_verifier_receive_batch(v, 7, P->bmsg, p->batch_msg_bytes) == DSIG_OK,
+        FUZZ_CHECK(dsig_hybrid_verifier_receive_batch(v, 7, P->bmsg, p->batch_msg_bytes) == DSIG_OK,
                  "real batch rejected after a mutated one: %s", dsig_last_error_detail());
-        FD_CHECK(dsig_hybrid_verifier_evidence_count(v) == 0, "equivocation evidence from one real batch");
-        FD_CHECK(dsig_hybrid_can_verify_fast(v, 7, P->sig[0], p->sig_bytes) == 1, "real batch not cached");
-        FD_CHECK(dsig_hybrid_verify(v, 7, S.msg[0], S.msg_len[0], P->sig[0], p->sig_bytes) == DSIG_OK,
+        FUZZ_CHECK(dsig_hybrid_verifier_evidence_count(v) == 0, "equivocation evidence from one real batch");
+        FUZZ_CHECK(dsig_hybrid_can_verify_fast(v, 7, P->sig[0], p->sig_bytes) == 1, "real batch not cached");
+        FUZZ_CHECK(dsig_hybrid_verify(v, 7, S.msg[0], S.msg_len[0], P->sig[0], p->sig_bytes) == DSIG_OK,
                  "valid signature rejected on the fast path: %s", dsig_last_error_detail());
         dsig_hybrid_verifier_stats st;
         dsig_hybrid_verifier_stats_get(v, &st);
-        FD_CHECK(st.batches_cached == 1 && st.fast == 1, "verifier stats: cached %llu fast %llu",
+        FUZZ_CHECK(st.batches_cached == 1 && st.fast == 1, "verifier stats: cached %llu fast %llu",
                  (unsigned long long)st.batches_cached, (unsigned long long)st.fast);
         dsig_hybrid_verifier_free(v);
     }
@@ -382,9 +327,9 @@ static void fuzz_runtime(fd_preset *P, unsigned sel, const uint8_t *sig, size_t 
     for (int i = 0; i < nr; i++) {
         acc |= r[i].rc == DSIG_OK;
         check_rc(r[i].rc, r[i].what);
-        FD_CHECK(r[i].rc != DSIG_OK || known, "FORGERY: %s accepted an unknown signature (%s, msg %u)", r[i].what,
+        FUZZ_CHECK(r[i].rc != DSIG_OK || known, "FORGERY: %s accepted an unknown signature (%s, msg %u)", r[i].what,
                  p->name, m);
-        FD_CHECK(r[i].rc == DSIG_OK || !known, "%s rejected a valid signature (%s, msg %u): %s", r[i].what, p->name,
+        FUZZ_CHECK(r[i].rc == DSIG_OK || !known, "%s rejected a valid signature (%s, msg %u): %s", r[i].what, p->name,
                  m, dsig_last_error_detail());
     }
     st_accepted[2] += acc;
@@ -393,10 +338,10 @@ static void fuzz_runtime(fd_preset *P, unsigned sel, const uint8_t *sig, size_t 
         uint32_t idx = 0;
         int rl = dsig_hybrid_sig_locate(p, sig, len, &seq, &idx);
         check_rc(rl, "dsig_hybrid_sig_locate");
-        FD_CHECK(dsig_hybrid_can_verify_fast(P->v, 1, sig, len) == (rl == DSIG_OK && seq == P->cached.batch_seq),
+        FUZZ_CHECK(dsig_hybrid_can_verify_fast(P->v, 1, sig, len) == (rl == DSIG_OK && seq == P->cached.batch_seq),
                  "can_verify_fast disagrees with the cache");
-        FD_CHECK(dsig_hybrid_can_verify_fast(P->v, 2, sig, len) == 0, "can_verify_fast for a signer with no batch");
-        FD_CHECK(dsig_hybrid_verifier_evidence_count(P->v) == 0, "equivocation evidence without a second key use");
+        FUZZ_CHECK(dsig_hybrid_can_verify_fast(P->v, 2, sig, len) == 0, "can_verify_fast for a signer with no batch");
+        FUZZ_CHECK(dsig_hybrid_verifier_evidence_count(P->v) == 0, "equivocation evidence without a second key use");
     }
 }
 
@@ -426,8 +371,8 @@ static void fuzz_registry(unsigned sel, const uint8_t *sig, size_t len)
     check_rc(rc, "dsig_verify(DSig)");
     st_parsed[3] += len == S.asig_len && sig[0] == DSIG_HB_VERSION;
     st_accepted[3] += rc == DSIG_OK;
-    FD_CHECK(rc != DSIG_OK || known, "FORGERY: registry DSig accepted an unknown signature (msg %u)", m);
-    FD_CHECK(rc == DSIG_OK || !known, "registry DSig rejected a valid signature (msg %u): %s", m, dsig_last_error_detail());
+    FUZZ_CHECK(rc != DSIG_OK || known, "FORGERY: registry DSig accepted an unknown signature (msg %u)", m);
+    FUZZ_CHECK(rc == DSIG_OK || !known, "registry DSig rejected a valid signature (msg %u): %s", m, dsig_last_error_detail());
 }
 
 int fuzz_dsig_one(const uint8_t *data, size_t size)
@@ -455,12 +400,12 @@ int fuzz_dsig_one(const uint8_t *data, size_t size)
             base_len = P->p->sig_bytes;
         }
         uint8_t *tmp = malloc(base_len + FD_PATCH_GROW);
-        FD_CHECK(tmp != NULL, "out of memory");
-        blen = apply_patch(base, base_len, body, blen, tmp);
-        obj = dup_exact(tmp, blen);
+        FUZZ_CHECK(tmp != NULL, "out of memory");
+        blen = fuzz_patch(base, base_len, body, blen, tmp, FD_PATCH_GROW);
+        obj = fuzz_dup(tmp, blen);
         free(tmp);
     } else {
-        obj = dup_exact(body, blen);
+        obj = fuzz_dup(body, blen);
     }
     switch (target) {
     case 0:
@@ -500,7 +445,7 @@ void fuzz_dsig_seeds(fuzz_dsig_seed_cb cb, void *arg)
 {
     fd_init();
     uint8_t *buf = malloc(FUZZ_DSIG_MAX_INPUT);
-    FD_CHECK(buf != NULL, "out of memory");
+    FUZZ_CHECK(buf != NULL, "out of memory");
     for (unsigned t = 0; t < 4; t++) {
         for (size_t i = 0; i < (t == 3 ? 1 : S.np); i++) {
             fd_preset *P = &S.pr[i];
@@ -537,4 +482,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     return fuzz_dsig_one(data, size);
 }
+
+static void seeds(void)
+{
+    fuzz_dsig_seeds(fuzz_seed_cb, NULL);
+}
+
+FUZZ_SEED_GENERATOR(seeds)
 #endif

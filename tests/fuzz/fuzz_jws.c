@@ -55,4 +55,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     return fuzz_jws_one(data, size);
 }
+
+static void seeds(void)
+{
+    fuzz_jose_seeds(fuzz_seed_cb, &(unsigned){0});
+}
+
+FUZZ_SEED_GENERATOR(seeds)
 #endif

@@ -70,44 +70,23 @@ static struct {
 /* Per target: inputs run, inputs of the exact expected length, inputs accepted (each known-valid). */
 static unsigned long st_inputs[3], st_sized[3], st_accepted[3];
 
-/* Report a violated invariant and abort (what the fuzzer is looking for). */
-#define FM_CHECK(cond, ...)                                                                          \
-    do {                                                                                             \
-        if (!(cond)) {                                                                               \
-            fprintf(stderr, "fuzz_mldsa: invariant failed (%s:%d): ", __FILE__, __LINE__);          \
-            fprintf(stderr, __VA_ARGS__);                                                            \
-            fprintf(stderr, "\n");                                                                   \
-            abort();                                                                                 \
-        }                                                                                            \
-    } while (0)
-
 /* A failed call must say why: a non-empty detail string. */
 static void check_detail(int rc, const char *what)
 {
     if (rc == DSIG_OK)
         return;
     const char *d = dsig_last_error_detail();
-    FM_CHECK(d && *d, "%s failed (%d) without a detail string", what, rc);
-}
-
-/* Copy into an exact-size heap buffer so that ASan catches any read past the end. */
-static uint8_t *dup_exact(const uint8_t *d, size_t n)
-{
-    uint8_t *p = malloc(n ? n : 1);
-    FM_CHECK(p != NULL, "out of memory");
-    if (n)
-        memcpy(p, d, n);
-    return p;
+    FUZZ_CHECK(d && *d, "%s failed (%d) without a detail string", what, rc);
 }
 
 /* The "pub" member of an exported AKP JWK, decoded (the raw pk bytes). */
 static void pk_of_jwk(fm_set *P)
 {
     const char *a = strstr(P->jwk[0], "\"pub\":\"");
-    FM_CHECK(a != NULL, "exported JWK has no \"pub\": %s", P->jwk[0]);
+    FUZZ_CHECK(a != NULL, "exported JWK has no \"pub\": %s", P->jwk[0]);
     a += 7;
     const char *e = strchr(a, '"');
-    FM_CHECK(e && dsig_b64url_decode_alloc(a, (size_t)(e - a), &P->pk, &P->pk_len) == DSIG_OK &&
+    FUZZ_CHECK(e && dsig_b64url_decode_alloc(a, (size_t)(e - a), &P->pk, &P->pk_len) == DSIG_OK &&
                  P->pk_len == P->p->pk_bytes,
              "exported \"pub\" of %s", P->p->name);
 }
@@ -120,22 +99,22 @@ static void init_set(fm_set *P, const dsig_mldsa_params *p, const char *name, ui
     dsig_keygen_params kp = {.seed = seed, .seed_len = sizeof seed};
     P->p = p;
     P->alg = dsig_alg_by_name(name);
-    FM_CHECK(P->alg && dsig_key_generate(&P->key, P->alg, &kp) == DSIG_OK, "keygen %s", name);
-    FM_CHECK(dsig_key_public(&P->pub, P->key) == DSIG_OK, "public key %s", name);
-    FM_CHECK(p->sig_bytes <= FM_MAX_OBJ, "signature size");
+    FUZZ_CHECK(P->alg && dsig_key_generate(&P->key, P->alg, &kp) == DSIG_OK, "keygen %s", name);
+    FUZZ_CHECK(dsig_key_public(&P->pub, P->key) == DSIG_OK, "public key %s", name);
+    FUZZ_CHECK(p->sig_bytes <= FM_MAX_OBJ, "signature size");
     dsig_sign_opts det = {.deterministic = 1};
     for (int j = 0; j < FM_NMSG; j++) {
         size_t sl = 0;
-        FM_CHECK(dsig_sign_ex(P->alg, P->key, S.msg[j], S.msg_len[j], P->sig[j], sizeof P->sig[j], &sl, &det) ==
+        FUZZ_CHECK(dsig_sign_ex(P->alg, P->key, S.msg[j], S.msg_len[j], P->sig[j], sizeof P->sig[j], &sl, &det) ==
                          DSIG_OK && sl == p->sig_bytes,
                  "sign %s", name);
-        FM_CHECK(dsig_mldsa_mu(P->pub, NULL, 0, S.msg[j], S.msg_len[j], P->mu[j]) == DSIG_OK, "mu %s", name);
+        FUZZ_CHECK(dsig_mldsa_mu(P->pub, NULL, 0, S.msg[j], S.msg_len[j], P->mu[j]) == DSIG_OK, "mu %s", name);
     }
     for (int priv = 0; priv < 2; priv++)
-        FM_CHECK(dsig_jwk_export(P->key, priv, &P->jwk[priv], &P->jwk_len[priv]) == DSIG_OK &&
+        FUZZ_CHECK(dsig_jwk_export(P->key, priv, &P->jwk[priv], &P->jwk_len[priv]) == DSIG_OK &&
                      P->jwk_len[priv] <= FM_MAX_OBJ,
                  "export %s", name);
-    FM_CHECK(dsig_jwk_thumbprint(P->pub, P->thumb) == DSIG_OK, "thumbprint %s", name);
+    FUZZ_CHECK(dsig_jwk_thumbprint(P->pub, P->thumb) == DSIG_OK, "thumbprint %s", name);
     pk_of_jwk(P);
 }
 
@@ -176,48 +155,14 @@ void fuzz_mldsa_free(void)
     memset(&S, 0, sizeof S);
 }
 
-/* Apply 5-byte edits (op, offset u24le, value) to a copy of base; returns the new length.
- * op 0: xor, 1: set, 2: truncate at offset, 3: insert value at offset (at most FM_PATCH_GROW). */
-static size_t apply_patch(const uint8_t *base, size_t blen, const uint8_t *ed, size_t elen, uint8_t *out)
-{
-    size_t len = blen;
-    memcpy(out, base, blen);
-    for (size_t e = 0; e + 5 <= elen; e += 5) {
-        size_t off = (size_t)ed[e + 1] | ((size_t)ed[e + 2] << 8) | ((size_t)ed[e + 3] << 16);
-        uint8_t val = ed[e + 4];
-        switch (ed[e] & 3) {
-        case 0:
-            if (len)
-                out[off % len] ^= val;
-            break;
-        case 1:
-            if (len)
-                out[off % len] = val;
-            break;
-        case 2:
-            len = off % (len + 1);
-            break;
-        default:
-            if (len < blen + FM_PATCH_GROW) {
-                size_t at = off % (len + 1);
-                memmove(out + at + 1, out + at, len - at);
-                out[at] = val;
-                len++;
-            }
-            break;
-        }
-    }
-    return len;
-}
-
 /* A verification result of untrusted bytes: DSIG_OK or DSIG_E_VERIFY (with a detail), accepted only
  * when `known`, and the known signature never rejected. */
 static void check_verify(int rc, int known, const char *what, const fm_set *P, unsigned m)
 {
     check_detail(rc, what);
-    FM_CHECK(rc == DSIG_OK || rc == DSIG_E_VERIFY, "%s returned %d (%s)", what, rc, dsig_last_error_detail());
-    FM_CHECK(rc != DSIG_OK || known, "FORGERY: %s accepted an unknown signature (%s, msg %u)", what, P->p->name, m);
-    FM_CHECK(rc == DSIG_OK || !known, "%s rejected the valid signature (%s, msg %u): %s", what, P->p->name, m,
+    FUZZ_CHECK(rc == DSIG_OK || rc == DSIG_E_VERIFY, "%s returned %d (%s)", what, rc, dsig_last_error_detail());
+    FUZZ_CHECK(rc != DSIG_OK || known, "FORGERY: %s accepted an unknown signature (%s, msg %u)", what, P->p->name, m);
+    FUZZ_CHECK(rc == DSIG_OK || !known, "%s rejected the valid signature (%s, msg %u): %s", what, P->p->name, m,
              dsig_last_error_detail());
 }
 
@@ -260,7 +205,7 @@ static void fuzz_sig(fm_set *P, unsigned sel, const uint8_t *sig, size_t len)
     for (int i = 0; i < 3; i++)
         acc |= r[i] == DSIG_OK;
     if (path == 3)
-        FM_CHECK(r[0] == r[1] && r[1] == r[2], "paths disagree: one-shot %d, streamed %d, external mu %d", r[0], r[1],
+        FUZZ_CHECK(r[0] == r[1] && r[1] == r[2], "paths disagree: one-shot %d, streamed %d, external mu %d", r[0], r[1],
                  r[2]);
     st_accepted[0] += acc;
 }
@@ -272,28 +217,28 @@ static void fuzz_pk(fm_set *P, unsigned sel, const uint8_t *pk, size_t len)
     const int known = len == P->p->pk_bytes && memcmp(pk, P->pk, len) == 0;
     st_sized[1] += len == P->p->pk_bytes;
     char *b64 = dsig_b64url_encode_alloc(pk, len);
-    FM_CHECK(b64 != NULL, "out of memory");
+    FUZZ_CHECK(b64 != NULL, "out of memory");
     size_t cap = strlen(b64) + 64;
     char *text = malloc(cap);
-    FM_CHECK(text != NULL, "out of memory");
+    FUZZ_CHECK(text != NULL, "out of memory");
     int tl = snprintf(text, cap, "{\"kty\":\"AKP\",\"alg\":\"%s\",\"pub\":\"%s\"}", P->p->name, b64);
     dsig_free(b64);
     dsig_key *k = NULL;
     int rc = dsig_jwk_import(&k, text, (size_t)tl);
     free(text);
     check_detail(rc, "dsig_jwk_import (pk)");
-    FM_CHECK((rc == DSIG_OK) == (len == P->p->pk_bytes), "%s pk of %zu bytes: import returned %d (%s)", P->p->name,
+    FUZZ_CHECK((rc == DSIG_OK) == (len == P->p->pk_bytes), "%s pk of %zu bytes: import returned %d (%s)", P->p->name,
              len, rc, dsig_last_error_detail());
     if (rc != DSIG_OK)
         return;
-    FM_CHECK(dsig_key_has_private(k) == 0, "a public JWK imported as a private key");
+    FUZZ_CHECK(dsig_key_has_private(k) == 0, "a public JWK imported as a private key");
     int rv;
     if (path & 1) {
         /* External μ as intended: μ from THIS key's tr (with the original's μ a small change of t1 can
          * still verify — μ is what binds the public key, so that is the caller's μ, not a forgery). */
         uint8_t mu[DSIG_MLDSA_MU_LEN];
-        FM_CHECK(dsig_mldsa_mu(k, NULL, 0, S.msg[m], S.msg_len[m], mu) == DSIG_OK, "mu of an imported pk");
-        FM_CHECK(!known || memcmp(mu, P->mu[m], sizeof mu) == 0, "mu differs for the same pk");
+        FUZZ_CHECK(dsig_mldsa_mu(k, NULL, 0, S.msg[m], S.msg_len[m], mu) == DSIG_OK, "mu of an imported pk");
+        FUZZ_CHECK(!known || memcmp(mu, P->mu[m], sizeof mu) == 0, "mu differs for the same pk");
         rv = dsig_mldsa_verify_external_mu(k, mu, P->sig[m], P->p->sig_bytes);
     } else {
         rv = dsig_verify(P->alg, k, S.msg[m], S.msg_len[m], P->sig[m], P->p->sig_bytes);
@@ -301,7 +246,7 @@ static void fuzz_pk(fm_set *P, unsigned sel, const uint8_t *pk, size_t len)
     check_verify(rv, known, "verify under a mutated pk", P, m);
     if (rv == DSIG_OK) {
         char tp[DSIG_THUMBPRINT_LEN];
-        FM_CHECK(dsig_jwk_thumbprint(k, tp) == DSIG_OK && strcmp(tp, P->thumb) == 0, "accepted pk, other thumbprint");
+        FUZZ_CHECK(dsig_jwk_thumbprint(k, tp) == DSIG_OK && strcmp(tp, P->thumb) == 0, "accepted pk, other thumbprint");
         st_accepted[1]++;
     }
     dsig_key_free(k);
@@ -327,23 +272,23 @@ static void fuzz_jwk_text(fm_set *P, unsigned sel, const uint8_t *data, size_t l
     for (int i = 0; i < FM_NSETS; i++)
         if (dsig_key_check_alg(k, S.s[i].alg) == DSIG_OK)
             Q = &S.s[i];
-    FM_CHECK(Q != NULL, "an AKP key imported without an ML-DSA algorithm");
+    FUZZ_CHECK(Q != NULL, "an AKP key imported without an ML-DSA algorithm");
     char tp[DSIG_THUMBPRINT_LEN];
-    FM_CHECK(dsig_jwk_thumbprint(k, tp) == DSIG_OK, "thumbprint of an imported AKP key: %s", dsig_last_error_detail());
+    FUZZ_CHECK(dsig_jwk_thumbprint(k, tp) == DSIG_OK, "thumbprint of an imported AKP key: %s", dsig_last_error_detail());
     const int same = strcmp(tp, Q->thumb) == 0;
     /* Any "pub" of the right length is a public key, so a public JWK may import as another key; it
      * must then reject the original's signature, and the original key must accept it. */
     int rv = dsig_verify(Q->alg, k, S.msg[m], S.msg_len[m], Q->sig[m], Q->p->sig_bytes);
     check_verify(rv, same, "verify under an imported AKP JWK", Q, m);
     /* A private JWK: "priv" (ξ) determines pk, and a "pub" that does not match it is refused. */
-    FM_CHECK(!dsig_key_has_private(k) || same,
+    FUZZ_CHECK(!dsig_key_has_private(k) || same,
              "FORGERY: a private AKP JWK imported with a \"pub\" that is not its own (%s)", Q->p->name);
     if (dsig_key_has_private(k)) {
         uint8_t sig[FM_MAX_OBJ];
         size_t sl = 0;
         dsig_sign_opts det = {.deterministic = 1};
         rc = dsig_sign_ex(Q->alg, k, S.msg[m], S.msg_len[m], sig, sizeof sig, &sl, &det);
-        FM_CHECK(rc == DSIG_OK && sl == Q->p->sig_bytes && memcmp(sig, Q->sig[m], sl) == 0,
+        FUZZ_CHECK(rc == DSIG_OK && sl == Q->p->sig_bytes && memcmp(sig, Q->sig[m], sl) == 0,
                  "FORGERY: an imported private AKP JWK signs differently from the original (%s): %d %s", Q->p->name,
                  rc, rc ? dsig_last_error_detail() : "");
     }
@@ -352,10 +297,10 @@ static void fuzz_jwk_text(fm_set *P, unsigned sel, const uint8_t *data, size_t l
         size_t ol = 0;
         if (priv && !dsig_key_has_private(k))
             break;
-        FM_CHECK(dsig_jwk_export(k, priv, &out, &ol) == DSIG_OK, "export of an imported AKP key: %s",
+        FUZZ_CHECK(dsig_jwk_export(k, priv, &out, &ol) == DSIG_OK, "export of an imported AKP key: %s",
                  dsig_last_error_detail());
         dsig_key *k2 = NULL;
-        FM_CHECK(dsig_jwk_import(&k2, out, ol) == DSIG_OK, "our own export must re-import");
+        FUZZ_CHECK(dsig_jwk_import(&k2, out, ol) == DSIG_OK, "our own export must re-import");
         dsig_key_free(k2);
         dsig_free(out);
     }
@@ -388,12 +333,12 @@ int fuzz_mldsa_one(const uint8_t *data, size_t size)
             base_len = P->jwk_len[(sel >> 4) & 1];
         }
         uint8_t *tmp = malloc(base_len + FM_PATCH_GROW);
-        FM_CHECK(tmp != NULL, "out of memory");
-        blen = apply_patch(base, base_len, body, blen, tmp);
-        obj = dup_exact(tmp, blen);
+        FUZZ_CHECK(tmp != NULL, "out of memory");
+        blen = fuzz_patch(base, base_len, body, blen, tmp, FM_PATCH_GROW);
+        obj = fuzz_dup(tmp, blen);
         free(tmp);
     } else {
-        obj = dup_exact(body, blen);
+        obj = fuzz_dup(body, blen);
     }
     if (target == 0)
         fuzz_sig(P, sel, obj, blen);
@@ -439,7 +384,7 @@ void fuzz_mldsa_seeds(fuzz_dsig_seed_cb cb, void *arg)
 {
     fm_init();
     uint8_t *buf = malloc(FUZZ_MLDSA_MAX_INPUT);
-    FM_CHECK(buf != NULL, "out of memory");
+    FUZZ_CHECK(buf != NULL, "out of memory");
     for (unsigned t = 0; t < 3; t++) {
         for (unsigned i = 0; i < FM_NSETS; i++) {
             fm_set *P = &S.s[i];
@@ -481,4 +426,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     return fuzz_mldsa_one(data, size);
 }
+
+static void seeds(void)
+{
+    fuzz_mldsa_seeds(fuzz_seed_cb, NULL);
+}
+
+FUZZ_SEED_GENERATOR(seeds)
 #endif

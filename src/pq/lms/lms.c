@@ -305,6 +305,9 @@ void dsig_lmots_sign_q(const dsig_lmots_params *op, const uint8_t *I, uint32_t q
     uint8_t a[DSIG_LMS_P_MAX];
     const unsigned n = op->n;
     digits(op, Q, a);
+    /* Q's digits: a function of C (in the signature), I, q and the message, so public; the chain
+     * lengths follow them, never the secret seed. */
+    DSIG_CT_DECLASSIFY(a, sizeof a);
     for (unsigned i = 0; i < op->p; i++) {
         uint8_t *yi = y + (size_t)i * n;
         memcpy(yi, seed, n);

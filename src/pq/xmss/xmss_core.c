@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ct.h"
 #include "core/internal.h"
 #include "dsig/mem.h"
 #include "hash/keccak.h"
@@ -453,6 +454,9 @@ static void wots_sign(const dsig_xmss_hash *c, uint8_t *sig, const uint8_t *msg,
 {
     unsigned n = c->p->n, d[XMSS_LEN_MAX];
     wots_digits(c->p, d, msg);
+    /* The digits of what is signed — a message digest randomized by r (in the signature), or the root
+     * of the tree below (every verifier recomputes it) — are public; the chain lengths follow them. */
+    DSIG_CT_DECLASSIFY(d, sizeof d);
     for (unsigned i = 0; i < c->p->len; i++) {
         a[5] = i;
         a[6] = 0;

@@ -1,0 +1,341 @@
+/*
+ * Fuzz target: HTTP requests into `dsig serve` — the real server (dsig_server_start: libmicrohttpd,
+ * routing, bearer-token authentication, tenants, streaming sign / verify, audit log with payload
+ * digests) running in this process on 127.0.0.1, with an Ed25519, an ES256 and an ML-DSA-44 key. Each
+ * input is one connection. The input is
+ *
+ *   byte 0   bit 7 set: raw mode — the rest is sent as is
+ *            else structured mode, bits 0-1 method (GET POST HEAD PUT), bits 2-4 endpoint (sign, verify,
+ *            key, keys, healthz, metrics, other), bit 5: extra header bytes follow
+ *   byte 1   bits 0-1 key (ed, es, ml, a key id that does not exist), bits 2-3 token (full, verify-only,
+ *            unknown, none), bit 4 Accept: application/json, bit 5 chunked body, bit 6 verify: give the
+ *            harness's own valid JWS of the body (else the one after the body), bit 7 corrupt it
+ *   [bit 5]  u8 length + header bytes (inserted as they are)
+ *   u16le    body length, body; verify without bit 6: the rest is the DSig-Signature value
+ *
+ * Invariants (abort on violation; also whatever ASan and UBSan see in the server's threads):
+ *   - every answer is an HTTP/1.1 status line, and never 500 (an internal error from a request);
+ *   - structured requests without extra headers get exactly the documented answer: 401 for an unknown
+ *     or missing token, 403 for a verify-only token signing, 404 for an unknown key or endpoint, 405
+ *     for a wrong method; a sign answer (200) is a detached JWS that verifies over the body under the
+ *     key; a verify answer is 200 for the harness's valid JWS, 422 for a corrupted one.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/sha.h>
+
+#include "dsig/serve.h"
+#include "fuzz_common.h"
+
+#define FH_MAX_INPUT 65536u
+#define FH_NKEYS 3
+
+static const char *const kids[FH_NKEYS + 1] = {"ed", "es", "ml", "nokey"};
+static const char *const algs[FH_NKEYS] = {"Ed25519", "ES256", "ML-DSA-44"};
+static const char *const tokens[2] = {"fuzz-token-full-0123456789abcdefghijklmnopq",
+                                      "fuzz-token-verify-0123456789abcdefghijklmno"};
+
+static struct {
+    int ready;
+    char dir[256];
+    dsig_server *srv;
+    unsigned port;
+    dsig_key *key[FH_NKEYS], *pub[FH_NKEYS];
+} S;
+
+static void stop(void)
+{
+    dsig_server_stop(S.srv);
+    for (int i = 0; i < FH_NKEYS; i++) {
+        dsig_key_free(S.key[i]);
+        dsig_key_free(S.pub[i]);
+    }
+}
+
+static void write_file(const char *path, const char *text, size_t n)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    FUZZ_CHECK(fd >= 0 && write(fd, text, n) == (ssize_t)n && close(fd) == 0, "cannot write %s", path);
+}
+
+static void hex_sha256(const char *s, char out[65])
+{
+    uint8_t h[32];
+    SHA256((const uint8_t *)s, strlen(s), h);
+    for (int i = 0; i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", h[i]);
+}
+
+/* The key directory, the configuration and the server (once per process). */
+static void init(void)
+{
+    if (S.ready)
+        return;
+    S.ready = 1;
+    snprintf(S.dir, sizeof S.dir, "%s", fuzz_tmpdir("serve"));
+    char p[512];
+    snprintf(p, sizeof p, "%s/keys", S.dir);
+    FUZZ_CHECK(mkdir(p, 0700) == 0, "mkdir %s", p);
+    for (int i = 0; i < FH_NKEYS; i++) {
+        uint8_t seed[32];
+        memset(seed, 0x50 + i, sizeof seed);
+        dsig_keygen_params kp = {.seed = seed, .seed_len = sizeof seed};
+        char *j;
+        size_t jl;
+        FUZZ_CHECK(dsig_key_generate(&S.key[i], dsig_alg_by_name(algs[i]), &kp) == DSIG_OK &&
+                       dsig_key_public(&S.pub[i], S.key[i]) == DSIG_OK && dsig_jwk_export(S.key[i], 1, &j, &jl) == DSIG_OK,
+                   "key %s", algs[i]);
+        snprintf(p, sizeof p, "%s/keys/%s.jwk", S.dir, kids[i]);
+        write_file(p, j, jl);
+        dsig_free(j);
+    }
+    char h0[65], h1[65], cfg[4096];
+    hex_sha256(tokens[0], h0);
+    hex_sha256(tokens[1], h1);
+    int n = snprintf(cfg, sizeof cfg,
+                     "{\"listen\":{\"address\":\"127.0.0.1\",\"port\":0},\"key_dir\":\"keys\","
+                     "\"audit\":{\"path\":\"audit.log\",\"sync\":\"none\",\"payload_digest\":\"blake3\","
+                     "\"digest_threads\":1},\"limits\":{\"max_header_bytes\":4096,\"request_timeout_s\":2,"
+                     "\"max_body_bytes\":65536,\"threads\":1,\"upload_buffer_bytes\":8192,"
+                     "\"auth_failures\":{\"per_second\":0}},\"tenants\":["
+                     "{\"name\":\"full\",\"tokens\":[{\"sha256\":\"%s\"}],\"keys\":[\"*\"],\"operations\":[\"sign\",\"verify\"]},"
+                     "{\"name\":\"ro\",\"tokens\":[{\"sha256\":\"%s\"}],\"keys\":[\"ed\",\"es\",\"ml\"],"
+                     "\"operations\":[\"verify\"]}]}",
+                     h0, h1);
+    dsig_serve_config *c;
+    FUZZ_CHECK(dsig_serve_config_parse(&c, cfg, (size_t)n, S.dir) == DSIG_OK, "configuration: %s",
+               dsig_last_error_detail());
+    FUZZ_CHECK(dsig_server_start(&S.srv, c, NULL, NULL) == DSIG_OK, "server start: %s", dsig_last_error_detail());
+    S.port = dsig_server_port(S.srv);
+    atexit(stop);
+}
+
+/* 1 once resp holds a whole answer: headers and Content-Length bytes of body. */
+static int complete(const char *resp, size_t n)
+{
+    const char *end = strstr(resp, "\r\n\r\n"), *cl = strcasestr(resp, "\r\nContent-Length:");
+    return end && cl && cl < end && (size_t)(n - (size_t)(end + 4 - resp)) >= strtoull(cl + 17, NULL, 10);
+}
+
+/* One connection: send the request, read the answer until the server closes, or until nothing came for
+ * first_ms (no answer: an incomplete request the server waits on), or until the answer is complete
+ * (Content-Length), or, once bytes came, 50 ms of silence. The request's end is not signalled by shutting the write side:
+ * libmicrohttpd then holds an answered upload until its request timeout. */
+static size_t exchange(const uint8_t *req, size_t n, int first_ms, char *resp, size_t cap)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)S.port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    FUZZ_CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0, "connect: %s", strerror(errno));
+    size_t off = 0;
+    while (off < n) { /* the server may answer (413, 401) and close before reading everything */
+        ssize_t w = send(fd, req + off, n - off, MSG_NOSIGNAL);
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    size_t got = 0;
+    for (;;) {
+        struct pollfd pf = {fd, POLLIN, 0};
+        if (poll(&pf, 1, got ? 50 : first_ms) <= 0)
+            break;
+        ssize_t r = recv(fd, resp + got, cap - 1 - got, 0);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+        resp[got] = '\0';
+        if (got == cap - 1 || complete(resp, got))
+            break;
+    }
+    resp[got] = '\0';
+    close(fd);
+    return got;
+}
+
+/* Status code of an answer; 0 if there is none. */
+static unsigned status(const char *resp, size_t n)
+{
+    if (!n)
+        return 0;
+    FUZZ_CHECK(n >= 12 && memcmp(resp, "HTTP/1.1 ", 9) == 0 && resp[9] >= '1' && resp[9] <= '5',
+               "not an HTTP/1.1 status line: %.40s", resp);
+    unsigned code = (unsigned)atoi(resp + 9);
+    FUZZ_CHECK(code != 500, "internal error answered to a request: %.300s", resp);
+    return code;
+}
+
+/* The body of an answer (after the blank line). */
+static const char *body_of(const char *resp)
+{
+    const char *b = strstr(resp, "\r\n\r\n");
+    return b ? b + 4 : "";
+}
+
+/* A detached JWS of `body` by key i (compact), NUL-terminated; free with dsig_free. */
+static char *our_jws(int i, const uint8_t *body, size_t n)
+{
+    dsig_jws_sign_ctx *c;
+    char *out;
+    size_t ol;
+    FUZZ_CHECK(dsig_jws_sign_init(&c, NULL, S.key[i], NULL) == DSIG_OK && dsig_jws_sign_update(c, body, n) == DSIG_OK &&
+                   dsig_jws_sign_final(c, &out, &ol) == DSIG_OK,
+               "our JWS");
+    return out;
+}
+
+/* The server's sign answer must verify over the body. */
+static void check_signed(int i, const char *jws, const uint8_t *body, size_t n)
+{
+    size_t jl = strcspn(jws, "\r\n");
+    dsig_jws_verify_ctx *c;
+    dsig_jws_verify_opts o = {.format = DSIG_FMT_AUTO};
+    int rc = dsig_jws_verify_init(&c, jws, jl, S.pub[i], &o);
+    FUZZ_CHECK(rc == DSIG_OK, "the server's JWS does not parse: %.200s (%s)", jws, dsig_last_error_detail());
+    FUZZ_CHECK(dsig_jws_verify_update(c, body, n) == DSIG_OK, "update");
+    rc = dsig_jws_verify_final(c);
+    FUZZ_CHECK(rc == DSIG_OK, "the server's JWS does not verify over the body (%d)", rc);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 2 || size > FH_MAX_INPUT)
+        return 0;
+    init();
+    static char resp[1 << 17];
+    if (data[0] & 0x80) {
+        size_t n = exchange(data + 1, size - 1, 30, resp, sizeof resp);
+        (void)status(resp, n);
+        return 0;
+    }
+    fuzz_in in = {data, size};
+    const unsigned b0 = fuzz_u8(&in), b1 = fuzz_u8(&in);
+    static const char *const methods[4] = {"GET", "POST", "HEAD", "PUT"};
+    const unsigned method = b0 & 3, ep = ((b0 >> 2) & 7) % 7, ki = b1 & 3, ti = (b1 >> 2) & 3;
+    const int extra = b0 & 0x20, json = b1 & 0x10, chunked = b1 & 0x20, own = b1 & 0x40, corrupt = b1 & 0x80;
+    size_t hl = 0, bl, sl;
+    const uint8_t *hdr = extra ? fuzz_take(&in, fuzz_u8(&in), &hl) : NULL;
+    const uint8_t *body = fuzz_take(&in, fuzz_u16(&in), &bl);
+    const uint8_t *sigin = fuzz_take(&in, in.n, &sl);
+    char path[128];
+    static const char *const fixed[3] = {"/v1/keys", "/healthz", "/metrics"};
+    if (ep <= 2)
+        snprintf(path, sizeof path, "/v1/keys/%s%s", kids[ki], ep == 0 ? "/sign" : ep == 1 ? "/verify" : "");
+    else
+        snprintf(path, sizeof path, "%s", ep == 6 ? "/v2/other" : fixed[ep - 3]);
+    char *sig = NULL;
+    if (ep == 1 && own && ki < FH_NKEYS) {
+        sig = our_jws((int)ki, body, bl);
+        if (corrupt) { /* another base64url digit inside the signature part (all of its 6 bits are data) */
+            char *d = &sig[strlen(sig) - 2];
+            *d = *d == 'A' ? 'B' : 'A';
+        }
+    }
+    /* The request: line, headers, body (chunked: pieces of up to 1000 bytes). */
+    size_t cap = 1024 + hl + 2 * bl + sl + (sig ? strlen(sig) : 0) + 16 * (bl / 1000 + 2);
+    uint8_t *req = malloc(cap);
+    FUZZ_CHECK(req != NULL, "out of memory");
+    int o = snprintf((char *)req, cap, "%s %s HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n", methods[method], path);
+    if (ti < 2)
+        o += snprintf((char *)req + o, cap - (size_t)o, "Authorization: Bearer %s\r\n", tokens[ti]);
+    else if (ti == 2)
+        o += snprintf((char *)req + o, cap - (size_t)o, "Authorization: Bearer unknown-token\r\n");
+    if (json)
+        o += snprintf((char *)req + o, cap - (size_t)o, "Accept: application/json\r\n");
+    if (ep == 1) {
+        o += snprintf((char *)req + o, cap - (size_t)o, "DSig-Signature: ");
+        if (sig)
+            o += snprintf((char *)req + o, cap - (size_t)o, "%s", sig);
+        else
+            for (size_t i = 0; i < sl; i++)
+                req[o++] = sigin[i] == '\r' || sigin[i] == '\n' ? ' ' : sigin[i];
+        o += snprintf((char *)req + o, cap - (size_t)o, "\r\n");
+    }
+    if (hl)
+        memcpy(req + o, hdr, hl);
+    o += (int)hl;
+    if (chunked)
+        o += snprintf((char *)req + o, cap - (size_t)o, "Transfer-Encoding: chunked\r\n\r\n");
+    else
+        o += snprintf((char *)req + o, cap - (size_t)o, "Content-Length: %zu\r\n\r\n", bl);
+    for (size_t off = 0; off < bl || (chunked && off == bl);) {
+        size_t k = chunked ? (bl - off < 1000 ? bl - off : 1000) : bl;
+        if (chunked)
+            o += snprintf((char *)req + o, cap - (size_t)o, "%zx\r\n", k);
+        memcpy(req + o, body + off, k);
+        o += (int)k;
+        if (chunked)
+            o += snprintf((char *)req + o, cap - (size_t)o, "\r\n");
+        off += k;
+        if (!k)
+            break;
+    }
+    size_t n = exchange(req, (size_t)o, extra ? 30 : 5000, resp, sizeof resp);
+    unsigned code = status(resp, n);
+    if (!extra) {
+        const int is_get = method == 0 || method == 2, keyed = ep <= 2;
+        const int right_method = ep <= 1 ? method == 1 : ep <= 5 ? is_get : 1;
+        unsigned expect = 0;
+        if (ep == 6)
+            expect = 404;
+        else if (!right_method)
+            expect = 405;
+        else if (ep == 4 || ep == 5)
+            expect = 200;
+        else if (ti >= 2)
+            expect = 401;
+        else if (keyed && ki == FH_NKEYS)
+            expect = ti == 0 ? 404 : 403;
+        else if (ep == 0 && ti == 1)
+            expect = 403;
+        else if (ep == 1 && sig)
+            expect = corrupt ? 422 : 200;
+        else if (ep != 1)
+            expect = 200;
+        if (expect)
+            FUZZ_CHECK(code == expect, "%s %s (token %u, key %u): answer %u, expected %u: %.300s", methods[method], path, ti,
+                       ki, code, expect, resp);
+        if (ep == 0 && code == 200 && !json && method == 1)
+            check_signed((int)ki, body_of(resp), body, bl);
+    }
+    dsig_free(sig);
+    free(req);
+    return 0;
+}
+
+/* Seeds: every endpoint with every method, token and key, small and chunked bodies; raw requests. */
+static void seeds(void)
+{
+    for (unsigned ep = 0; ep < 7; ep++)
+        for (unsigned m = 0; m < 4; m++)
+            for (unsigned t = 0; t < 4; t++) {
+                const uint8_t head[2] = {(uint8_t)(m | ep << 2), (uint8_t)((ep * 3 + m) % 3 | t << 2 | (ep == 1 ? 0x40 : 0) |
+                                                                           (m == 1 && t == 0 ? 0x20 : 0))};
+                fuzz_seed_begin();
+                fuzz_seed_add(head, 2);
+                fuzz_seed_u16(12);
+                fuzz_seed_add("hello, serve", 12);
+                fuzz_seed_end();
+            }
+    static const char *const raw[] = {
+        "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+        "POST /v1/keys/ed/sign HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer fuzz-token-full-0123456789abcdefghijklmnopq\r\n"
+        "Content-Length: 5\r\n\r\nhello",
+        "POST /v1/keys/es/sign HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer fuzz-token-full-0123456789abcdefghijklmnopq\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+        "GET /v1/keys HTTP/1.0\r\nAuthorization: Bearer fuzz-token-verify-0123456789abcdefghijklmno\r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++) {
+        fuzz_seed2("\x80", 1, raw[i], strlen(raw[i]));
+    }
+}
+
+FUZZ_SEED_GENERATOR(seeds)
