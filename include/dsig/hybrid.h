@@ -90,12 +90,14 @@ DSIG_EXPORT int dsig_hybrid_sig_locate(const dsig_hybrid_params *p, const uint8_
                                        uint64_t *batch_seq, uint32_t *index);
 
 /*
- * Stateless slow-path verification with nothing but the signer's Ed25519 public key (an OKP/Ed25519
- * dsig_key, public or private): Merkle proof, Ed25519 on the batch root, one-time signature.
- * DSIG_OK, DSIG_E_VERIFY, or an error for a bad key / parameter set. No equivocation tracking.
+ * Stateless slow-path verification with nothing but the signer's DSig public key (a key bound to
+ * "DSig", public or private) and its id: Merkle proof, Ed25519 on the batch root (under the root key
+ * derived from the DSig key, for this signer id), one-time signature. DSIG_OK, DSIG_E_VERIFY,
+ * DSIG_E_ALG_NOT_ALLOWED for a key not bound to "DSig", or another error for a bad key / parameter
+ * set. No equivocation tracking.
  */
 DSIG_WARN_UNUSED DSIG_EXPORT int dsig_hybrid_verify_slow(const dsig_hybrid_params *p,
-                                                         const dsig_key *ed25519_public,
+                                                         const dsig_key *signer_key, uint64_t signer_id,
                                                          const uint8_t *msg, size_t len,
                                                          const uint8_t *sig, size_t sig_len);
 

@@ -101,7 +101,8 @@ DSIG_EXPORT int dsig_node_config_group_find(const dsig_node_config *cfg, const c
 #define DSIG_NODE_T_BATCH_ACK 0x12u      /* signer id u64 ‖ batch seq u64 ‖ name len u8 ‖ group name */
 #define DSIG_NODE_T_APP 0x13u            /* application bytes */
 #define DSIG_NODE_T_AUTH 0x14u           /* Ed25519 signature of the HELLO transcript (64 B) */
-#define DSIG_NODE_PROTOCOL_VERSION 2u    /* 2: authenticated HELLO (challenge-response) */
+#define DSIG_NODE_PROTOCOL_VERSION 3u    /* 2: authenticated HELLO (challenge-response); 3: AUTH under
+                                            the node's derived authentication key, DSig format v2 */
 
 /* ---- node ----------------------------------------------------------------------------------- */
 

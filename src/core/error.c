@@ -64,6 +64,17 @@ int dsig_fail(int code, const char *fmt, ...)
     return code;
 }
 
+int dsig_fail_prefix(int code, const char *fmt, ...)
+{
+    char prev[sizeof detail], prefix[256];
+    memcpy(prev, detail, sizeof prev);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    return dsig_fail(code, "%s: %s", prefix, prev);
+}
+
 int dsig_fail_openssl(int code, const char *what)
 {
     unsigned long e = ERR_get_error();

@@ -21,6 +21,9 @@
 int dsig_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Record the OpenSSL error queue's first entry as detail (prefixed by `what`), clear it, return code. */
 int dsig_fail_openssl(int code, const char *what);
+/* Record `code` with a detail "PREFIX: previous detail" (PREFIX from fmt), for errors passed up with
+ * context added; the previous detail is copied first (it lives in the same buffer). */
+int dsig_fail_prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void dsig_clear_error(void);
 
 /* ---- memory ------------------------------------------------------------------------------- */

@@ -1,7 +1,7 @@
 /*
  * src/hybrid/onetime.c — one-time key generation for a whole batch (per-key seeds, key expansion, all
- * chain levels), the Merkle tree, the Ed25519 root signature (libsodium), and the background-plane
- * batch message with its verification (docs/dsig-format.md §3, §6, §7).
+ * chain levels), the Merkle tree, the Ed25519 root signature (under the derived root key), and the
+ * background-plane batch message with its verification (docs/dsig-format.md §3, §6, §7).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -130,18 +130,19 @@ static void hb_key_build(const dsig_hb_params *p, const uint8_t master_seed[32],
     }
 }
 
-/* root message = "DSig-hybrid-root" ‖ version ‖ param id u32le ‖ signer pk ‖ batch_seq u64le ‖ root.
- * @spec docs §6 */
-void dsig_hb_root_message(const dsig_hb_params *p, const uint8_t signer_pk[DSIG_HB_ED25519_PK],
-                          uint64_t batch_seq, const uint8_t root[DSIG_HB_HASH_BYTES],
-                          uint8_t out[DSIG_HB_ROOT_MSG_BYTES])
+/* root message = "DSig-hybrid-root" ‖ version ‖ domain ‖ param id u32le ‖ signer id u64le ‖ root public
+ * key ‖ batch_seq u64le ‖ root. @spec docs §6 */
+void dsig_hb_root_message(const dsig_hb_params *p, const dsig_hb_who *who, uint64_t batch_seq,
+                          const uint8_t root[DSIG_HB_HASH_BYTES], uint8_t out[DSIG_HB_ROOT_MSG_BYTES])
 {
     memcpy(out, "DSig-hybrid-root", 16);
     out[16] = DSIG_HB_VERSION;
-    dsig_store_le32(out + 17, p->id);
-    memcpy(out + 21, signer_pk, 32);
-    dsig_store_le64(out + 53, batch_seq);
-    memcpy(out + 61, root, 32);
+    out[17] = who->domain;
+    dsig_store_le32(out + 18, p->id);
+    dsig_store_le64(out + 22, who->signer_id);
+    memcpy(out + 30, who->root_pk, 32);
+    dsig_store_le64(out + 62, batch_seq);
+    memcpy(out + 70, root, 32);
 }
 
 /* Free a batch (erasing any keys left in it). */
@@ -157,23 +158,23 @@ void dsig_hb_batch_free(dsig_hb_batch *b)
 
 /* Generate a batch: keys, leaves, tree, root signature, per-key template tails. */
 int dsig_hb_keygen_batch(const dsig_hb_params *p, const uint8_t master_seed[DSIG_HB_SEED_BYTES],
-                         uint64_t batch_seq, const uint8_t ed25519_sk[DSIG_HB_ED25519_SK],
-                         const uint8_t ed25519_pk[DSIG_HB_ED25519_PK], dsig_hb_batch *out)
+                         uint64_t batch_seq, const dsig_ed25519_dkey *root_sk, const dsig_hb_who *who,
+                         dsig_hb_batch *out)
 {
     int rc;
     if (!out) return dsig_fail(DSIG_E_ARG, "DSig keygen: NULL batch");
     memset(out, 0, sizeof *out);
-    if (!master_seed || !ed25519_sk || !ed25519_pk)
-        return dsig_fail(DSIG_E_ARG, "DSig keygen: NULL seed or Ed25519 key");
+    if (!master_seed || !root_sk || !who)
+        return dsig_fail(DSIG_E_ARG, "DSig keygen: NULL seed, root key or identity");
     if ((rc = dsig_hb_params_check(p)) != DSIG_OK) return rc;
     if ((rc = hb_sodium()) != DSIG_OK) return rc;
-    if (memcmp(ed25519_sk + 32, ed25519_pk, 32) != 0)
-        return dsig_fail(DSIG_E_KEY_MISMATCH, "DSig keygen: Ed25519 secret key does not hold the given public key");
+    if (memcmp(root_sk->pk, who->root_pk, 32) != 0)
+        return dsig_fail(DSIG_E_KEY_MISMATCH, "DSig keygen: the root key is not the identity's root public key");
 
     const uint32_t b = p->batch;
     out->params = p;
     out->batch_seq = batch_seq;
-    memcpy(out->signer_pk, ed25519_pk, 32);
+    out->who = *who;
     out->nodes = dsig_malloc((2 * (size_t)b - 1) * 32);
     out->keys = dsig_calloc(b, sizeof *out->keys);
     if (!out->nodes || !out->keys) {
@@ -209,8 +210,8 @@ int dsig_hb_keygen_batch(const dsig_hb_params *p, const uint8_t master_seed[DSIG
     memcpy(out->root, out->nodes[2 * (size_t)b - 2], 32);
 
     uint8_t msg[DSIG_HB_ROOT_MSG_BYTES];
-    dsig_hb_root_message(p, ed25519_pk, batch_seq, out->root, msg);
-    if (crypto_sign_detached(out->root_sig, NULL, msg, sizeof msg, ed25519_sk) != 0) {
+    dsig_hb_root_message(p, who, batch_seq, out->root, msg);
+    if (dsig_ed25519_dkey_sign(root_sk, msg, sizeof msg, out->root_sig) != DSIG_OK) {
         dsig_hb_batch_free(out);
         return dsig_fail(DSIG_E_CRYPTO, "DSig keygen: Ed25519 signing of the batch root failed");
     }
@@ -240,13 +241,13 @@ int dsig_hb_batch_message(const dsig_hb_batch *b, uint8_t *out, size_t cap, size
 }
 
 /* Parse a batch message, rebuild its tree, verify the Ed25519 root signature. */
-int dsig_hb_batch_verify(const dsig_hb_params *p, const uint8_t *msg, size_t len,
-                         const uint8_t signer_pk[DSIG_HB_ED25519_PK], dsig_hb_batch *out)
+int dsig_hb_batch_verify(const dsig_hb_params *p, const uint8_t *msg, size_t len, const dsig_hb_who *who,
+                         dsig_hb_batch *out)
 {
     int rc;
     if (!out) return dsig_fail(DSIG_E_ARG, "DSig batch verify: NULL output");
     memset(out, 0, sizeof *out);
-    if (!msg || !signer_pk) return dsig_fail(DSIG_E_ARG, "DSig batch verify: NULL message or key");
+    if (!msg || !who) return dsig_fail(DSIG_E_ARG, "DSig batch verify: NULL message or identity");
     if ((rc = dsig_hb_params_check(p)) != DSIG_OK) return rc;
     if ((rc = hb_sodium()) != DSIG_OK) return rc;
     if (len != p->batch_msg_bytes)
@@ -261,15 +262,15 @@ int dsig_hb_batch_verify(const dsig_hb_params *p, const uint8_t *msg, size_t len
     if (!out->nodes) return dsig_fail(DSIG_E_NOMEM, "DSig batch verify: out of memory");
     out->params = p;
     out->batch_seq = dsig_load_le64(msg + 5);
-    memcpy(out->signer_pk, signer_pk, 32);
+    out->who = *who;
     memcpy(out->nodes, msg + 13, (size_t)b * 32);
     memcpy(out->root_sig, msg + 13 + (size_t)b * 32, 64);
     hb_tree_build(p, out->nodes);
     memcpy(out->root, out->nodes[2 * (size_t)b - 2], 32);
 
     uint8_t rm[DSIG_HB_ROOT_MSG_BYTES];
-    dsig_hb_root_message(p, signer_pk, out->batch_seq, out->root, rm);
-    if (crypto_sign_verify_detached(out->root_sig, rm, sizeof rm, signer_pk) != 0) {
+    dsig_hb_root_message(p, who, out->batch_seq, out->root, rm);
+    if (!dsig_ed25519_verify_pk(who->root_pk, rm, sizeof rm, out->root_sig)) {
         uint64_t seq = out->batch_seq;
         dsig_hb_batch_free(out);
         return dsig_fail(DSIG_E_VERIFY, "DSig batch message: Ed25519 root signature of batch %llu does not verify",

@@ -13,21 +13,24 @@
 #include "dsig/hybrid.h"
 #include "hybrid/scheme.h"
 
-/* ---- Ed25519 key material from a dsig_key (hybrid_alg.c) ------------------------------------ */
+/* ---- DSig keys (hybrid_alg.c) ----------------------------------------------------------------- */
 
 /*
- * The libsodium secret key (seed ‖ pk) and the public key of an OKP/Ed25519 dsig_key. sk may be NULL
- * when only the public key is wanted; with sk != NULL the key must hold the private seed
- * (DSIG_E_NO_PRIVATE otherwise). DSIG_E_KEY_MISMATCH for any other key type.
+ * The public side of a DSig key: an OKP Ed25519 key bound to "DSig" (public or private). identity_pk
+ * is its Ed25519 public key ("x"), root_pk the root public key derived from it (DSIG_HB_ROOT_LABEL),
+ * under which its batch roots verify. DSIG_E_ALG_NOT_ALLOWED for an unbound key or one bound to
+ * another algorithm (the detail says how to make a DSig key), DSIG_E_KEY_MISMATCH for another type.
  */
-int dsig_hb_ed25519_from_key(const dsig_key *key, uint8_t sk[DSIG_HB_ED25519_SK],
-                             uint8_t pk[DSIG_HB_ED25519_PK]);
+int dsig_hb_key_public(const dsig_key *key, uint8_t identity_pk[DSIG_HB_ED25519_PK],
+                       uint8_t root_pk[DSIG_HB_ED25519_PK]);
+
+/* The root signing key of a private DSig key (same checks, and DSIG_E_NO_PRIVATE). The caller wipes it. */
+int dsig_hb_key_root_secret(const dsig_key *key, dsig_ed25519_dkey *root_sk);
 
 /* The registry algorithm "DSig": sign a 32-byte digest with a fresh batch of one key made under
- * `master` (in production a fresh random seed per signature). */
-int dsig_hb_alg_sign_digest(const uint8_t master[DSIG_HB_SEED_BYTES], const uint8_t sk[DSIG_HB_ED25519_SK],
-                            const uint8_t pk[DSIG_HB_ED25519_PK], const uint8_t digest[32], uint8_t *sig,
-                            size_t cap, size_t *sig_len);
+ * `master` (in production a fresh random seed per signature), its root signed for the file domain. */
+int dsig_hb_alg_sign_digest(const uint8_t master[DSIG_HB_SEED_BYTES], const dsig_ed25519_dkey *root_sk,
+                            const uint8_t digest[32], uint8_t *sig, size_t cap, size_t *sig_len);
 
 /* The parameter set behind a public pointer (NULL = the default), validated. */
 int dsig_hb_params_resolve(const dsig_hybrid_params *p, const dsig_hb_params **out);

@@ -4,8 +4,6 @@
  */
 #include <string.h>
 
-#include <sodium.h>
-
 #include "core/internal.h"
 #include "hybrid/hb_internal.h"
 
@@ -140,18 +138,17 @@ int dsig_hb_verify_fast(const dsig_hb_params *p, const dsig_hb_batch *batch, con
 
 /* Slow path: leaf, root from the proof, Ed25519 on the root message. */
 int dsig_hb_verify_slow(const dsig_hb_params *p, const uint8_t *sig, size_t sig_len, const uint8_t *msg,
-                        size_t len, const uint8_t signer_pk[DSIG_HB_ED25519_PK])
+                        size_t len, const dsig_hb_who *who)
 {
     dsig_hb_sig_view v = {0};
     uint8_t leaf[32], root[32], rm[DSIG_HB_ROOT_MSG_BYTES];
-    if (!signer_pk) return dsig_fail(DSIG_E_ARG, "DSig slow verify: NULL signer key");
+    if (!who) return dsig_fail(DSIG_E_ARG, "DSig slow verify: NULL signer identity");
     int rc = dsig_hb_parse(p, sig, sig_len, &v);
     if (rc != DSIG_OK) return rc;
     if ((rc = dsig_hb_compute_leaf(p, &v, msg, len, leaf)) != DSIG_OK) return rc;
     dsig_hb_merkle_root_from_proof(p, leaf, v.index, v.proof, root);
-    dsig_hb_root_message(p, signer_pk, v.batch_seq, root, rm);
-    if (sodium_init() < 0) return dsig_fail(DSIG_E_CRYPTO, "DSig slow verify: libsodium failed to initialise");
-    if (crypto_sign_verify_detached(v.root_sig, rm, sizeof rm, signer_pk) != 0)
+    dsig_hb_root_message(p, who, v.batch_seq, root, rm);
+    if (!dsig_ed25519_verify_pk(who->root_pk, rm, sizeof rm, v.root_sig))
         return dsig_fail(DSIG_E_VERIFY,
                          "DSig signature: Ed25519 root signature does not verify for batch %llu leaf %u "
                          "(wrong signer, or a corrupted proof, value, nonce or seed)",

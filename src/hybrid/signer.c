@@ -65,8 +65,9 @@ struct outmsg {
 struct dsig_hybrid_signer {
     dsig_hb_params params;
     dsig_hybrid_signer_options opt;
-    uint8_t sk[DSIG_HB_ED25519_SK];     /* secret: wiped on free */
-    uint8_t pk[DSIG_HB_ED25519_PK];
+    dsig_ed25519_dkey root;             /* secret: signs batch roots; wiped on free */
+    dsig_hb_who who;                    /* runtime domain, signer id, root public key */
+    uint8_t pk[DSIG_HB_ED25519_PK];     /* the identity public key */
     uint8_t master[DSIG_HB_SEED_BYTES]; /* secret: wiped on free */
 
     pthread_mutex_t lock;
@@ -145,7 +146,7 @@ static int generate(dsig_hybrid_signer *s, uint64_t seq, struct pool_batch **out
     struct pool_batch *pb = dsig_calloc(1, sizeof *pb);
     if (!pb)
         return dsig_fail(DSIG_E_NOMEM, "DSig signer: out of memory");
-    int rc = dsig_hb_keygen_batch(&s->params, s->master, seq, s->sk, s->pk, &pb->b);
+    int rc = dsig_hb_keygen_batch(&s->params, s->master, seq, &s->root, &s->who, &pb->b);
     if (rc) {
         dsig_xfree(pb, 0);
         return rc;
@@ -280,7 +281,11 @@ int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *ed25519_pri
     pthread_mutex_init(&s->out_lock, NULL);
     atomic_init(&s->publish_errors, 0);
 
-    rc = dsig_hb_ed25519_from_key(ed25519_private_key, s->sk, s->pk);
+    s->who.domain = DSIG_HB_DOMAIN_RUNTIME;
+    s->who.signer_id = o.signer_id;
+    rc = dsig_hb_key_public(ed25519_private_key, s->pk, s->who.root_pk);
+    if (rc == DSIG_OK)
+        rc = dsig_hb_key_root_secret(ed25519_private_key, &s->root);
     if (rc == DSIG_OK && dsig_random_bytes(s->master, sizeof s->master) != DSIG_OK)
         rc = dsig_fail(DSIG_E_RNG, "DSig signer: cannot draw the master seed");
     if (rc == DSIG_OK && o.threads) {

@@ -24,7 +24,7 @@
 /* One known signer. */
 struct signer_entry {
     uint64_t id;
-    uint8_t pk[DSIG_HB_ED25519_PK];
+    dsig_hb_who who;             /* runtime domain, this id, the root public key */
     pthread_rwlock_t lock;
     dsig_hb_cache cache;
 };
@@ -96,6 +96,17 @@ static struct signer_entry *find_signer(const dsig_hybrid_verifier *v, uint64_t 
         if (e->id == id)
             return e;
     }
+}
+
+/* The signer registered with this root public key, or NULL (add_lock held: a scan, once per add). */
+static const struct signer_entry *find_key(const dsig_hybrid_verifier *v, const uint8_t root_pk[32])
+{
+    for (uint32_t i = 0; i <= v->table_mask; i++) {
+        const struct signer_entry *e = atomic_load_explicit(&v->table[i], memory_order_relaxed);
+        if (e && memcmp(e->who.root_pk, root_pk, 32) == 0)
+            return e;
+    }
+    return NULL;
 }
 
 void dsig_hybrid_verifier_options_default(dsig_hybrid_verifier_options *o)
@@ -203,7 +214,7 @@ static int process_batch(dsig_hybrid_verifier *v, uint64_t signer_id, const uint
                          (unsigned long long)signer_id);
     }
     dsig_hb_batch b;
-    int rc = dsig_hb_batch_verify(&v->params, msg, len, se->pk, &b);
+    int rc = dsig_hb_batch_verify(&v->params, msg, len, &se->who, &b);
     if (rc != DSIG_OK) {
         bump(&v->rejected);
         return rc;
@@ -381,15 +392,17 @@ int dsig_hybrid_verifier_add_signer(dsig_hybrid_verifier *v, uint64_t signer_id,
 {
     if (!v || !ed25519_public)
         return dsig_fail(DSIG_E_ARG, "dsig_hybrid_verifier_add_signer: NULL argument");
-    uint8_t pk[DSIG_HB_ED25519_PK];
-    int rc = dsig_hb_ed25519_from_key(ed25519_public, NULL, pk);
-    if (rc)
-        return rc;
     struct signer_entry *e = dsig_calloc(1, sizeof *e);
     if (!e)
         return dsig_fail(DSIG_E_NOMEM, "DSig verifier: out of memory");
+    int rc = dsig_hb_key_public(ed25519_public, NULL, e->who.root_pk);
+    if (rc) {
+        dsig_xfree(e, 0);
+        return rc;
+    }
     e->id = signer_id;
-    memcpy(e->pk, pk, sizeof pk);
+    e->who.domain = DSIG_HB_DOMAIN_RUNTIME;
+    e->who.signer_id = signer_id;
     rc = dsig_hb_cache_init(&e->cache, v->opt.cache_batches, v->params.batch);
     if (rc) {
         dsig_xfree(e, 0);
@@ -403,9 +416,14 @@ int dsig_hybrid_verifier_add_signer(dsig_hybrid_verifier *v, uint64_t signer_id,
     pthread_rwlockattr_destroy(&at);
 
     pthread_mutex_lock(&v->add_lock);
+    const struct signer_entry *same = find_key(v, e->who.root_pk);
     if (find_signer(v, signer_id))
         rc = dsig_fail(DSIG_E_ARG, "DSig verifier: signer %llu is already registered",
                        (unsigned long long)signer_id);
+    else if (same)
+        rc = dsig_fail(DSIG_E_ARG, "DSig verifier: this public key is already registered as signer %llu (one "
+                       "key, one signer id: a second id would let one signer's batches pass as another's)",
+                       (unsigned long long)same->id);
     else if (v->nsigners >= v->opt.max_signers)
         rc = dsig_fail(DSIG_E_TOO_LARGE, "DSig verifier: more than max_signers = %u signers",
                        v->opt.max_signers);
@@ -500,7 +518,7 @@ int dsig_hybrid_verify(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_
     if (!e) {
         pthread_rwlock_unlock(&se->lock);
         bump(&v->slow);
-        return dsig_hb_verify_slow(&v->params, sig, sig_len, msg, len, se->pk);
+        return dsig_hb_verify_slow(&v->params, sig, sig_len, msg, len, &se->who);
     }
     bump(&v->fast);
     int rc = dsig_hb_verify_fast(&v->params, &e->batch, sig, sig_len, msg, len);

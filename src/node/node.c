@@ -21,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "classic/ed25519_derive.h"
+#include "classic/eddsa.h"
 #include "core/internal.h"
 #include "dsig/error.h"
 #include "dsig/jwk.h"
@@ -41,6 +43,7 @@ enum {
 
 struct peer {
     uint64_t id;
+    uint8_t auth_pk[32];                /* its authentication key, derived from its configured key */
     dsig_net_addr addr;
     uint64_t out_conn;                  /* our outgoing connection (constant after start) */
     int out_ready;                      /* under n->lock: it authenticated on the current connection */
@@ -139,8 +142,7 @@ struct dsig_node {
     struct conn_state *conns;           /* plane thread only */
     size_t n_conns, cap_conns;
 
-    dsig_key *auth_key;                 /* copy of the Ed25519 private key: signs HELLO transcripts */
-    const dsig_alg *ed25519;
+    dsig_ed25519_dkey auth_sk;          /* derived authentication key: signs HELLO transcripts only */
 
     pthread_mutex_t ack_lock;           /* the ACK retry list */
     struct pending_ack *acks;           /* ACK_PENDING_MAX entries */
@@ -442,12 +444,10 @@ static void handle_hello(dsig_node *n, struct conn_state *cs, const uint8_t *p, 
     cs->hello = 1;
     cs->peer_idx = idx;
     uint8_t t[NODE_AUTH_TRANSCRIPT_BYTES], sig[NODE_AUTH_BYTES];
-    size_t sl = 0;
     node_auth_transcript(t, n->my_id, id, cs->my_nonce, cs->peer_nonce);
-    if (dsig_sign(n->ed25519, n->auth_key, t, sizeof t, sig, sizeof sig, &sl) != DSIG_OK ||
-        sl != NODE_AUTH_BYTES)
+    if (dsig_ed25519_dkey_sign(&n->auth_sk, t, sizeof t, sig) != DSIG_OK)
         return; /* cannot happen with a valid key; the peer then never sees us authenticated */
-    (void)dsig_net_send(n->loop, cs->conn, DSIG_NODE_T_AUTH, sig, sl);
+    (void)dsig_net_send(n->loop, cs->conn, DSIG_NODE_T_AUTH, sig, sizeof sig);
 }
 
 /* AUTH: the peer's signature of the transcript under the configured key of the id it claimed. A
@@ -464,7 +464,7 @@ static void handle_auth(dsig_node *n, struct conn_state *cs, const uint8_t *p, s
     uint64_t id = n->cfg->nodes[cs->peer_idx].id;
     uint8_t t[NODE_AUTH_TRANSCRIPT_BYTES];
     node_auth_transcript(t, id, n->my_id, cs->peer_nonce, cs->my_nonce);
-    if (dsig_verify(n->ed25519, n->cfg->nodes[cs->peer_idx].pk, t, sizeof t, p, len) != DSIG_OK) {
+    if (!dsig_ed25519_verify_pk(n->peers[cs->peer_idx].auth_pk, t, sizeof t, p)) {
         bump(n, C_AUTH_FAIL);
         bump(n, C_REJECTED);
         conn_reject(n, cs);
@@ -813,7 +813,7 @@ static void node_destroy(dsig_node *n)
     dsig_xfree(n->workers, 0);
     dsig_xfree(n->listen_copy, 0);
     dsig_xfree(n->acks, 0);
-    dsig_key_free(n->auth_key);
+    dsig_memzero(&n->auth_sk, sizeof n->auth_sk);
     pthread_mutex_destroy(&n->ack_lock);
     pthread_mutex_destroy(&n->lock);
     pthread_cond_destroy(&n->cond);
@@ -893,22 +893,6 @@ static int make_verifiers(dsig_node *n)
     return DSIG_OK;
 }
 
-/* A private copy of the node's Ed25519 key (through its JWK, wiped afterwards): HELLO answers are
- * signed with it for the node's whole life, whatever the caller does with its own key object. */
-static int copy_key(const dsig_key *k, dsig_key **out)
-{
-    char *j = NULL;
-    size_t jl = 0;
-    int rc = dsig_jwk_export(k, 1, &j, &jl);
-    if (rc == DSIG_OK)
-        rc = dsig_jwk_import(out, j, jl);
-    if (j) {
-        dsig_memzero(j, jl);
-        dsig_free(j);
-    }
-    return rc;
-}
-
 /* Create a node (see node.h). */
 int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
                   const dsig_key *my_ed25519_private, const dsig_node_options *opts)
@@ -931,6 +915,8 @@ int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
     if (!dsig_key_has_private(my_ed25519_private))
         return dsig_fail(DSIG_E_NO_PRIVATE, "node %llu: the signing key has no private part",
                          (unsigned long long)my_id);
+    if ((rc = dsig_key_check_alg(my_ed25519_private, dsig_alg_by_name("DSig"))) != DSIG_OK)
+        return dsig_fail_prefix(rc, "node %llu", (unsigned long long)my_id);
     char th[64];
     rc = dsig_jwk_thumbprint(my_ed25519_private, th);
     if (rc)
@@ -961,13 +947,11 @@ int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
     rc = dsig_node_config_parse(cfg->text, cfg->text_len, &n->cfg); /* our own copy */
     if (rc)
         goto fail;
-    if ((rc = copy_key(my_ed25519_private, &n->auth_key)) != DSIG_OK)
+    if ((rc = dsig_ed25519_derive_secret(my_ed25519_private, NODE_AUTH_KEY_LABEL, &n->auth_sk)) != DSIG_OK)
         goto fail;
-    n->ed25519 = dsig_alg_by_name("Ed25519");
     n->acks = dsig_calloc(ACK_PENDING_MAX, sizeof *n->acks);
-    if (!n->ed25519 || !n->acks) {
-        rc = dsig_fail(n->acks ? DSIG_E_INTERNAL : DSIG_E_NOMEM, "node: %s",
-                       n->acks ? "no Ed25519 algorithm in the registry" : "out of memory");
+    if (!n->acks) {
+        rc = dsig_fail(DSIG_E_NOMEM, "node: out of memory");
         goto fail;
     }
     n->my_idx = (size_t)node_cfg_index(n->cfg, my_id);
@@ -985,6 +969,9 @@ int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
     }
     for (size_t i = 0; i < n->cfg->n_nodes; i++) {
         n->peers[i].id = n->cfg->nodes[i].id;
+        const struct dsig_eddsa_key *pk = n->cfg->nodes[i].pk->impl;
+        if ((rc = dsig_ed25519_derive_public(pk->pk, NODE_AUTH_KEY_LABEL, n->peers[i].auth_pk)) != DSIG_OK)
+            goto fail;
         atomic_init(&n->peers[i].ready, 0);
         atomic_init(&n->peers[i].in_conn, 0);
         if (dsig_net_addr_parse(n->cfg->nodes[i].address, &n->peers[i].addr) != DSIG_OK) {
@@ -1090,8 +1077,7 @@ int dsig_node_start(dsig_node *n)
                          la);
     rc = dsig_net_listen(n->loop, &a, &n->listener);
     if (rc)
-        return dsig_fail(DSIG_E_IO, "node %llu: cannot listen on %s: %s", (unsigned long long)n->my_id, la,
-                         dsig_last_error_detail());
+        return dsig_fail_prefix(DSIG_E_IO, "node %llu: cannot listen on %s", (unsigned long long)n->my_id, la);
     for (size_t i = 0; i < n->cfg->n_nodes; i++) {
         if (i == n->my_idx)
             continue;

@@ -18,14 +18,14 @@
 #include "hybrid/runtime.h"
 #include "testutil.h"
 
-/* A deterministic Ed25519 key (public part in *pub). */
+/* A deterministic DSig key (public part in *pub). */
 static dsig_key *ed_key(uint8_t tag, dsig_key **pub)
 {
     uint8_t seed[32];
     memset(seed, tag, sizeof seed);
     dsig_keygen_params kp = {.bits = 0, .seed = seed, .seed_len = sizeof seed};
     dsig_key *k = NULL;
-    assert_int_equal(dsig_key_generate(&k, dsig_alg_by_name("Ed25519"), &kp), DSIG_OK);
+    assert_int_equal(dsig_key_generate(&k, dsig_alg_by_name("DSig"), &kp), DSIG_OK);
     if (pub)
         assert_int_equal(dsig_key_public(pub, k), DSIG_OK);
     return k;
@@ -113,7 +113,7 @@ static void test_fast_and_slow(void **state)
     for (size_t pos = 0; pos < len2; pos += 97) {
         sig2[pos] ^= 0x01;
         assert_int_equal(dsig_hybrid_verify(v, 7, msg, sizeof msg, sig2, len2), DSIG_E_VERIFY);
-        assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, msg, sizeof msg, sig2, len2), DSIG_E_VERIFY);
+        assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, 7, msg, sizeof msg, sig2, len2), DSIG_E_VERIFY);
         sig2[pos] ^= 0x01;
     }
     assert_int_equal(dsig_hybrid_verify(v, 7, msg, sizeof msg, sig2, len2 - 1), DSIG_E_VERIFY);
@@ -121,8 +121,8 @@ static void test_fast_and_slow(void **state)
     memcpy(longer, sig2, len2);
     assert_int_equal(dsig_hybrid_verify(v, 7, msg, sizeof msg, longer, len2 + 1), DSIG_E_VERIFY);
     free(longer);
-    assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, msg, sizeof msg, sig2, len2), DSIG_OK);
-    assert_int_equal(dsig_hybrid_verify_slow(NULL, k, msg, sizeof msg, sig2, len2), DSIG_OK);
+    assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, 7, msg, sizeof msg, sig2, len2), DSIG_OK);
+    assert_int_equal(dsig_hybrid_verify_slow(NULL, k, 7, msg, sizeof msg, sig2, len2), DSIG_OK);
 
     /* Unknown signer. */
     assert_int_equal(dsig_hybrid_verify(v, 8, msg, sizeof msg, sig, len), DSIG_E_UNKNOWN_SIGNER);
@@ -196,7 +196,7 @@ static void test_bad_batch_dropped(void **state)
     assert_int_equal(dsig_hybrid_verify(v, 2, msg, sizeof msg, sigb, lenb), DSIG_OK);
     assert_int_equal(dsig_hybrid_verify(v, 2, msg, sizeof msg, sig, len), DSIG_E_VERIFY);
     assert_int_equal(dsig_hybrid_verify(v, 1, msg, sizeof msg, sigb, lenb), DSIG_E_VERIFY);
-    assert_int_equal(dsig_hybrid_verify_slow(NULL, pubB, msg, sizeof msg, sig, len), DSIG_E_VERIFY);
+    assert_int_equal(dsig_hybrid_verify_slow(NULL, pubB, 1, msg, sizeof msg, sig, len), DSIG_E_VERIFY);
 
     free(batch);
     free(batchb);
@@ -290,13 +290,16 @@ static void test_equivocation(void **state)
     (void)state;
     const dsig_hb_params *p = dsig_hb_params_default();
     dsig_key *pub, *k = ed_key(5, &pub);
-    uint8_t sk[64], pk[32], master[32], master2[32];
-    assert_int_equal(dsig_hb_ed25519_from_key(k, sk, pk), DSIG_OK);
+    uint8_t master[32], master2[32];
+    dsig_ed25519_dkey root;
+    dsig_hb_who who = {.domain = DSIG_HB_DOMAIN_RUNTIME, .signer_id = 3};
+    assert_int_equal(dsig_hb_key_root_secret(k, &root), DSIG_OK);
+    memcpy(who.root_pk, root.pk, 32);
     memset(master, 0x11, sizeof master);
     memset(master2, 0x22, sizeof master2);
     dsig_hb_batch b, b2;
-    assert_int_equal(dsig_hb_keygen_batch(p, master, 9, sk, pk, &b), DSIG_OK);
-    assert_int_equal(dsig_hb_keygen_batch(p, master2, 9, sk, pk, &b2), DSIG_OK);
+    assert_int_equal(dsig_hb_keygen_batch(p, master, 9, &root, &who, &b), DSIG_OK);
+    assert_int_equal(dsig_hb_keygen_batch(p, master2, 9, &root, &who, &b2), DSIG_OK);
     uint8_t *bm = malloc(p->batch_msg_bytes), *bm2 = malloc(p->batch_msg_bytes);
     size_t bl, bl2;
     assert_int_equal(dsig_hb_batch_message(&b, bm, p->batch_msg_bytes, &bl), DSIG_OK);
@@ -340,8 +343,8 @@ static void test_equivocation(void **state)
     assert_memory_equal(ev->sig1, s1, l1);
     assert_memory_equal(ev->sig2, s2, l2);
     /* The evidence convinces anyone holding the public key. */
-    assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, ev->msg1, ev->msg1_len, ev->sig1, ev->sig1_len), 0);
-    assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, ev->msg2, ev->msg2_len, ev->sig2, ev->sig2_len), 0);
+    assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, 3, ev->msg1, ev->msg1_len, ev->sig1, ev->sig1_len), 0);
+    assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, 3, ev->msg2, ev->msg2_len, ev->sig2, ev->sig2_len), 0);
     /* Again (anyone can replay the second signature): still DSIG_E_EQUIVOCATION, but no new record —
      * one per replay would let a network attacker grow the evidence list without bound (review). */
     for (int i = 0; i < 200; i++)
@@ -369,7 +372,7 @@ static void test_equivocation(void **state)
     dsig_hb_batch_free(&b);
     dsig_hb_batch_free(&b2);
     dsig_hybrid_verifier_free(v);
-    dsig_memzero(sk, sizeof sk);
+    dsig_memzero(&root, sizeof root);
     dsig_key_free(k);
     dsig_key_free(pub);
 }
@@ -452,7 +455,7 @@ static void test_nonblocking_and_unique(void **state)
             rc = dsig_hybrid_sign(s, (const uint8_t *)&i, sizeof i, sig, sizeof sig, &len);
         }
         assert_int_equal(rc, DSIG_OK);
-        assert_int_equal(dsig_hybrid_verify_slow(p, pub, (const uint8_t *)&i, sizeof i, sig, len), DSIG_OK);
+        assert_int_equal(dsig_hybrid_verify_slow(p, pub, 1, (const uint8_t *)&i, sizeof i, sig, len), DSIG_OK);
         uint64_t seq;
         uint32_t idx;
         assert_int_equal(dsig_hybrid_sig_locate(p, sig, len, &seq, &idx), DSIG_OK);
@@ -491,7 +494,21 @@ static void test_args(void **state)
     assert_null(s);
     dsig_key *ec = NULL;
     assert_int_equal(dsig_key_generate(&ec, dsig_alg_by_name("ES256"), NULL), DSIG_OK);
-    assert_int_equal(dsig_hybrid_signer_new(&s, ec, NULL, NULL), DSIG_E_KEY_MISMATCH);
+    assert_int_equal(dsig_hybrid_signer_new(&s, ec, NULL, NULL), DSIG_E_ALG_NOT_ALLOWED);
+    /* Ed25519 keys not made for DSig (unbound as from PEM, or bound to Ed25519): refused with the way
+     * to make a DSig key, by the signer, the verifier and the stateless slow path. */
+    dsig_key *ed = NULL, *edu = NULL;
+    assert_int_equal(dsig_key_generate(&ed, dsig_alg_by_name("Ed25519"), NULL), DSIG_OK);
+    assert_int_equal(dsig_key_generate(&edu, dsig_alg_by_name("Ed25519"), NULL), DSIG_OK);
+    assert_int_equal(dsig_key_set_alg(edu, NULL), DSIG_OK);
+    const dsig_key *notdsig[2] = {ed, edu};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(dsig_hybrid_signer_new(&s, notdsig[i], NULL, NULL), DSIG_E_ALG_NOT_ALLOWED);
+        assert_non_null(strstr(dsig_last_error_detail(), "dsig keygen -a DSig"));
+        assert_int_equal(dsig_hybrid_verify_slow(NULL, notdsig[i], 1, (const uint8_t *)"m", 1,
+                                                 (const uint8_t *)"s", 1), DSIG_E_ALG_NOT_ALLOWED);
+    }
+    assert_null(s);
     dsig_hybrid_signer_options so;
     dsig_hybrid_signer_options_default(&so);
     so.pool_target = 0;
@@ -500,9 +517,16 @@ static void test_args(void **state)
     dsig_hybrid_verifier_options vo = inline_verifier();
     vo.max_signers = 1;
     assert_int_equal(dsig_hybrid_verifier_new(&v, NULL, &vo), DSIG_OK);
-    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 1, ec), DSIG_E_KEY_MISMATCH);
+    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 1, ec), DSIG_E_ALG_NOT_ALLOWED);
+    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 1, ed), DSIG_E_ALG_NOT_ALLOWED);
+    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 1, edu), DSIG_E_ALG_NOT_ALLOWED);
     assert_int_equal(dsig_hybrid_verifier_add_signer(v, 1, k), DSIG_OK); /* a private key works too */
-    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 2, pub), DSIG_E_TOO_LARGE);
+    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 2, pub), DSIG_E_ARG); /* one key, one id */
+    assert_non_null(strstr(dsig_last_error_detail(), "already registered as signer 1"));
+    dsig_key *pub2, *k2 = ed_key(70, &pub2);
+    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 2, pub2), DSIG_E_TOO_LARGE);
+    dsig_key_free(k2);
+    dsig_key_free(pub2);
     dsig_hybrid_verifier_free(v);
 
     /* Parameter sets: presets by name and index, custom sets. */
@@ -524,6 +548,8 @@ static void test_args(void **state)
     assert_int_equal(dsig_hybrid_params_new(&cp, DSIG_HYBRID_OTS_WOTS, 1, 2, 0, 0, 11), DSIG_E_ARG);
     dsig_hybrid_params_free((dsig_hybrid_params *)dsig_hybrid_params_default()); /* ignored */
     dsig_key_free(ec);
+    dsig_key_free(ed);
+    dsig_key_free(edu);
     dsig_key_free(k);
     dsig_key_free(pub);
 }
@@ -589,10 +615,10 @@ static void to_hex(char *out, const uint8_t *b, size_t n)
         sprintf(out + 2 * i, "%02x", b[i]);
 }
 
-/* Registry algorithm "DSig" pinned by a frozen signature: Ed25519 key from the RFC 8032 §7.1 TEST 1
- * secret key (official vector), master seed 00..1f, digest BLAKE3("abc"). Any change of the format or
- * of the registry parameter set changes the BLAKE3 of the signature. */
-#define KAT_SIG_BLAKE3 "72d949bc55b9e862f0352dac921bdbb7eec27f1896ead26fb3564c948a984bee"
+/* Registry algorithm "DSig" pinned by a frozen signature: DSig key from the RFC 8032 §7.1 TEST 1
+ * secret key (official vector), master seed 00..1f, digest BLAKE3("abc"). Any change of the format, of
+ * the root-key derivation or of the registry parameter set changes the BLAKE3 of the signature. */
+#define KAT_SIG_BLAKE3 "934fc28f0a274c08078769215d9b3199bb8906fa835bdd89a375323f3ec17dd5"
 static void test_registry_kat(void **state)
 {
     (void)state;
@@ -607,6 +633,15 @@ static void test_registry_kat(void **state)
     assert_int_equal(crypto_sign_seed_keypair(pk, sk, seed), 0);
     assert_memory_equal(pk, vpk, 32);
     free(vpk);
+    dsig_key *dk = dsig_key_new(&dsig_keytype_ed25519);
+    dsig_jwk_member m[2] = {{"x", pk, 32}, {"d", seed, 32}};
+    assert_non_null(dk);
+    assert_int_equal(dk->type->import_jwk(dk, m, 2), DSIG_OK);
+    dk->has_private = 1;
+    assert_int_equal(dsig_key_set_alg(dk, dsig_alg_by_name("DSig")), DSIG_OK);
+    dsig_ed25519_dkey root;
+    assert_int_equal(dsig_hb_key_root_secret(dk, &root), DSIG_OK);
+    dsig_key_free(dk);
     for (int i = 0; i < 32; i++)
         master[i] = (uint8_t)i;
     dsig_blake3("abc", 3, digest, sizeof digest);
@@ -614,7 +649,8 @@ static void test_registry_kat(void **state)
     assert_non_null(alg);
     uint8_t sig[2048];
     size_t len;
-    assert_int_equal(dsig_hb_alg_sign_digest(master, sk, pk, digest, sig, sizeof sig, &len), DSIG_OK);
+    assert_int_equal(dsig_hb_alg_sign_digest(master, &root, digest, sig, sizeof sig, &len), DSIG_OK);
+    dsig_memzero(&root, sizeof root);
     assert_int_equal(len, dsig_alg_sig_max(alg));
     uint8_t h[32];
     char hex[65];
@@ -665,14 +701,22 @@ static void test_registry_roundtrip(void **state)
         sig[pos] ^= 0x10;
     }
     assert_int_equal(tu_verify_chunked(alg, pub, msg, mlen, 0, sig, len - 1), DSIG_E_VERIFY);
-    /* The signature is a DSig signature on BLAKE3(payload), so the slow path of the API agrees. */
+    /* The signature is a DSig signature on BLAKE3(payload) in the file domain: the runtime's slow path
+     * (same parameter set, batch of one) refuses it under any signer id, and the scheme's slow path
+     * accepts it only in the file domain. */
     uint8_t digest[32];
     dsig_blake3(msg, mlen, digest, sizeof digest);
     dsig_hybrid_params *p1;
     assert_int_equal(dsig_hybrid_params_with_batch(&p1, NULL, 0), DSIG_OK);
-    assert_int_equal(dsig_hybrid_verify_slow(p1, pub, digest, sizeof digest, sig, len), DSIG_OK);
+    for (uint64_t id = 0; id < 3; id++)
+        assert_int_equal(dsig_hybrid_verify_slow(p1, pub, id, digest, sizeof digest, sig, len), DSIG_E_VERIFY);
+    dsig_hb_who who = {.domain = DSIG_HB_DOMAIN_FILE, .signer_id = 0};
+    assert_int_equal(dsig_hb_key_public(pub, NULL, who.root_pk), DSIG_OK);
+    assert_int_equal(dsig_hb_verify_slow(p1, sig, len, digest, sizeof digest, &who), DSIG_OK);
+    who.domain = DSIG_HB_DOMAIN_RUNTIME;
+    assert_int_equal(dsig_hb_verify_slow(p1, sig, len, digest, sizeof digest, &who), DSIG_E_VERIFY);
     dsig_hybrid_params_free(p1);
-    /* Another Ed25519 key: rejected. */
+    /* Another DSig key: rejected. */
     dsig_key *k2 = NULL;
     assert_int_equal(dsig_key_generate(&k2, alg, NULL), DSIG_OK);
     assert_int_equal(tu_verify_chunked(alg, k2, msg, mlen, 0, sig, len), DSIG_E_VERIFY);
