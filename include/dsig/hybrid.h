@@ -4,17 +4,18 @@
  *
  * Three objects, all thread-safe:
  *
- *   dsig_hybrid_signer    owns an Ed25519 private key and a pool of prepared one-time keys that
+ *   dsig_hybrid_signer    owns a DSig private key and a pool of prepared one-time keys that
  *                         background threads keep filled (≥ 512 ready keys by default). Signing pops
  *                         ONE key, writes the signature and erases the key: a one-time key is never
  *                         used twice. Each new batch's public part (a "batch message") is handed to
  *                         the verifiers before any of its keys can sign.
- *   dsig_hybrid_verifier  knows signers by id and Ed25519 public key, verifies incoming batch
+ *   dsig_hybrid_verifier  knows signers by id and DSig public key, verifies incoming batch
  *                         messages in the background and caches them (a hash table keyed by
- *                         (signer, batch sequence number), ≥ 32 batches per signer, FIFO eviction).
+ *                         (signer, batch sequence number), ≥ 32 batches per signer, the lowest
+ *                         sequence number evicted first, a sequence floor below it).
  *                         A signature of a cached batch is checked on the FAST path (the one-time
  *                         signature only); otherwise on the SLOW path (Merkle proof + Ed25519 +
- *                         one-time signature), so any holder of the signer's Ed25519 public key can
+ *                         one-time signature), so any holder of the signer's public key can
  *                         verify. Two different messages verified under the same one-time key are
  *                         reported as signer equivocation, with both signatures as evidence.
  *   dsig_hybrid_channel   an in-process fan-out carrying batch messages from signers to verifiers.
@@ -151,23 +152,27 @@ typedef struct dsig_hybrid_signer_options {
     unsigned outbox;             /* keep up to this many batch messages for
                                     dsig_hybrid_signer_next_batch (default 0 = none; when full the
                                     oldest is dropped) */
-    uint64_t first_seq;          /* sequence number of the first batch (default 0). A verifier must
-                                    never see one seq twice from one signer id: a process that
-                                    restarts under the same id starts past every seq it used before
-                                    (the node uses the wall clock in µs, docs/node.md) */
+    uint64_t first_seq;          /* sequence number of the first batch. 0 (the default) = the wall
+                                    clock: CLOCK_REALTIME in µs × 256, so a signer restarted under the
+                                    same id starts past every seq it used before (it would need more
+                                    than 256 batches per µs to catch up with the clock). Verifiers
+                                    never accept a seq twice from one signer id, and cache only
+                                    batches above a sequence floor: seqs must grow across restarts.
+                                    Nonzero: exactly this (e.g. an epoch the application persists) */
 } dsig_hybrid_signer_options;
 
 /* Fill `o` with the defaults above. */
 DSIG_EXPORT void dsig_hybrid_signer_options_default(dsig_hybrid_signer_options *o);
 
 /*
- * A signer for the Ed25519 private key `ed25519_private_key` (OKP/Ed25519, with "d"; the key is
- * copied, the caller may free it) under parameter set `p` (NULL = default) and `opts` (NULL =
+ * A signer for the DSig private key `key` (OKP Ed25519 bound to "DSig", with "d"; what the signer
+ * needs is copied, the caller may free it) under parameter set `p` (NULL = default) and `opts` (NULL =
  * defaults). A fresh master seed is drawn from the OS CSPRNG for every signer, so one-time keys are
  * never reused across signer instances or restarts. Background threads start filling the pool
- * immediately. DSIG_E_NO_PRIVATE / DSIG_E_KEY_MISMATCH for a wrong key.
+ * immediately. DSIG_E_NO_PRIVATE for a public key, DSIG_E_ALG_NOT_ALLOWED for a key not bound to
+ * "DSig" (the detail says how to make one), DSIG_E_ARG for bad options.
  */
-DSIG_EXPORT int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *ed25519_private_key,
+DSIG_EXPORT int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *key,
                                        const dsig_hybrid_params *p,
                                        const dsig_hybrid_signer_options *opts);
 
@@ -193,7 +198,8 @@ DSIG_EXPORT int dsig_hybrid_signer_wait_ready(dsig_hybrid_signer *s, unsigned n)
 DSIG_EXPORT int dsig_hybrid_signer_next_batch(dsig_hybrid_signer *s, uint8_t *buf, size_t cap,
                                               size_t *len);
 
-/* Signature size in bytes, parameter set, Ed25519 public key (32 bytes) and id of a signer. */
+/* Signature size in bytes, parameter set, public key (32 bytes: the DSig key's Ed25519 "x") and id of
+ * a signer. */
 DSIG_EXPORT size_t dsig_hybrid_signer_sig_bytes(const dsig_hybrid_signer *s);
 DSIG_EXPORT const dsig_hybrid_params *dsig_hybrid_signer_params(const dsig_hybrid_signer *s);
 DSIG_EXPORT void dsig_hybrid_signer_public_key(const dsig_hybrid_signer *s, uint8_t pk[32]);
@@ -219,12 +225,21 @@ DSIG_EXPORT void dsig_hybrid_signer_free(dsig_hybrid_signer *s);
 
 #define DSIG_HYBRID_EQUIV_LEAF 1  /* two messages verified under one one-time key */
 #define DSIG_HYBRID_EQUIV_BATCH 2 /* two different batches signed under one batch sequence number */
+#define DSIG_HYBRID_EQUIV_ROOT 3  /* a cached batch and a valid signature under another root, same seq */
+
+/* Evidence records kept per signer (and opts.evidence_max in all): the same equivocation is kept
+ * once; beyond the bounds detections are counted (stats) but not kept. */
+#define DSIG_HYBRID_EVIDENCE_PER_SIGNER 16u
 
 /*
- * Evidence that a signer equivocated. LEAF: (msg1, sig1) and (msg2, sig2) both verify under the same
- * (signer, batch, index) with msg1 ≠ msg2. BATCH: sig1 and sig2 are two validly signed batch messages
- * with the same sequence number and different roots (msg1 = msg2 = NULL, index = 0). Anyone with the
- * signer's Ed25519 public key can check it (dsig_hybrid_verify_slow on both pairs).
+ * Evidence that a signer equivocated. Both halves are validly signed by the signer; a record is made
+ * only then. LEAF: (msg1, sig1) and (msg2, sig2) both verify under the same (signer, batch, index)
+ * with msg1 ≠ msg2. BATCH: sig1 and sig2 are two validly signed batch messages with the same sequence
+ * number and different roots (msg1 = msg2 = NULL, index = 0). ROOT: sig1 is a validly signed batch
+ * message, (msg2, sig2) a valid signature with the same sequence number under another root (msg1 =
+ * NULL, index = 0). Anyone with the signer's public key and id can check it (dsig_hybrid_verify_slow
+ * on the signatures; the batch messages through a verifier). The bytes are copies: a record outlives
+ * the cached batches it cites.
  */
 typedef struct dsig_hybrid_evidence {
     int kind;                    /* DSIG_HYBRID_EQUIV_* */
@@ -246,6 +261,7 @@ typedef struct dsig_hybrid_verifier_options {
                                     1024; beyond it receive_batch returns DSIG_E_WOULD_BLOCK) */
     unsigned threads;            /* background verification threads (default 1; 0 = batch messages
                                     are verified inside receive_batch) */
+    unsigned evidence_max;       /* evidence records kept in all (default 1024; 0 = default) */
     dsig_hybrid_equivocation_cb on_equivocation; /* default NULL */
     void *on_equivocation_arg;
 } dsig_hybrid_verifier_options;
@@ -257,17 +273,23 @@ DSIG_EXPORT void dsig_hybrid_verifier_options_default(dsig_hybrid_verifier_optio
 DSIG_EXPORT int dsig_hybrid_verifier_new(dsig_hybrid_verifier **out, const dsig_hybrid_params *p,
                                          const dsig_hybrid_verifier_options *opts);
 
-/* Register a signer: its id and Ed25519 public key (OKP/Ed25519; the public part is copied).
- * DSIG_E_ARG if the id is taken, DSIG_E_TOO_LARGE beyond max_signers, DSIG_E_POINT for a bad key. */
+/* Register a signer: its id and DSig public key (bound to "DSig", public or private; the public part
+ * is used). DSIG_E_ARG if the id is taken or the key is already registered under another id (one key,
+ * one signer id), DSIG_E_TOO_LARGE beyond max_signers, DSIG_E_ALG_NOT_ALLOWED for a key not bound to
+ * "DSig", DSIG_E_POINT for a bad key. */
 DSIG_EXPORT int dsig_hybrid_verifier_add_signer(dsig_hybrid_verifier *v, uint64_t signer_id,
-                                                const dsig_key *ed25519_public);
+                                                const dsig_key *signer_key);
 
 /*
  * Hand over a batch message from `signer_id` (bytes are copied). It is queued, its root signature is
  * verified by a background thread, and only then is the batch cached; a bad batch is dropped (see
- * the stats). DSIG_OK (queued), DSIG_E_UNKNOWN_SIGNER, DSIG_E_FORMAT for a wrong length,
+ * the stats). Each signer's cache keeps the cache_batches highest sequence numbers: when full, the
+ * lowest is evicted and becomes the signer's sequence floor; a batch at or below the floor, or below
+ * every cached one when full, is stale and never cached (replaying old batch messages cannot push
+ * current ones out). DSIG_OK (queued), DSIG_E_UNKNOWN_SIGNER, DSIG_E_FORMAT for a wrong length,
  * DSIG_E_WOULD_BLOCK if the queue is full. With threads = 0 the verification happens here and its
- * verdict is returned (DSIG_E_VERIFY for a bad batch).
+ * verdict is returned: DSIG_OK (cached, or the same batch again), DSIG_E_VERIFY for a bad batch,
+ * DSIG_E_STALE, DSIG_E_EQUIVOCATION for another validly signed batch under a cached seq (recorded).
  */
 DSIG_EXPORT int dsig_hybrid_verifier_receive_batch(dsig_hybrid_verifier *v, uint64_t signer_id,
                                                    const uint8_t *msg, size_t len);
@@ -276,18 +298,21 @@ DSIG_EXPORT int dsig_hybrid_verifier_receive_batch(dsig_hybrid_verifier *v, uint
 DSIG_EXPORT void dsig_hybrid_verifier_flush(dsig_hybrid_verifier *v);
 
 /*
- * Verify `sig` on `msg` from `signer_id`: the fast path if the signature's batch is cached (and
- * verified), else the slow path. DSIG_OK; DSIG_E_VERIFY; DSIG_E_UNKNOWN_SIGNER; or
- * DSIG_E_EQUIVOCATION when the signature is valid but another message was already verified under the
- * same one-time key (the evidence is recorded and the callback called). Safe from any number of
+ * Verify `sig` on `msg` from `signer_id`: the fast path if the signature belongs to a cached batch
+ * (same sequence number, proof and root signature), else the slow path — also when its sequence
+ * number is cached with another root. DSIG_OK; DSIG_E_VERIFY; DSIG_E_UNKNOWN_SIGNER; or
+ * DSIG_E_EQUIVOCATION when the signature is valid but convicts its signer: another message was
+ * already verified under the same one-time key, or it is under another root than the cached batch of
+ * its sequence number (the evidence is recorded and the callback called). Safe from any number of
  * threads.
  */
 DSIG_WARN_UNUSED DSIG_EXPORT int dsig_hybrid_verify(dsig_hybrid_verifier *v, uint64_t signer_id,
                                                     const uint8_t *msg, size_t len,
                                                     const uint8_t *sig, size_t sig_len);
 
-/* 1 if dsig_hybrid_verify would take the fast path for this signature now (its batch is cached),
- * 0 otherwise (including unknown signer and malformed signature). */
+/* 1 if dsig_hybrid_verify would take the fast path for this signature now: its batch is cached and
+ * its proof and root signature are that batch's. 0 otherwise (including unknown signer, malformed
+ * signature, and a sequence number cached with another root). */
 DSIG_WARN_UNUSED DSIG_EXPORT int dsig_hybrid_can_verify_fast(dsig_hybrid_verifier *v,
                                                              uint64_t signer_id, const uint8_t *sig,
                                                              size_t sig_len);
@@ -305,9 +330,11 @@ typedef struct dsig_hybrid_verifier_stats {
     uint64_t batches_dropped;    /* queue full */
     uint64_t batches_duplicate;  /* already cached (same root) */
     uint64_t batches_evicted;    /* pushed out of a full per-signer cache */
+    uint64_t batches_stale;      /* refused: below the signer's sequence floor */
     uint64_t fast;               /* verifications on the fast path */
     uint64_t slow;               /* verifications on the slow path */
-    uint64_t equivocations;      /* evidence records */
+    uint64_t equivocations;      /* distinct equivocations detected */
+    uint64_t evidence_dropped;   /* of which not kept (per-signer or total bound reached) */
 } dsig_hybrid_verifier_stats;
 
 DSIG_EXPORT void dsig_hybrid_verifier_stats_get(dsig_hybrid_verifier *v, dsig_hybrid_verifier_stats *st);

@@ -37,6 +37,7 @@ const char *dsig_strerror(int code)
     case DSIG_E_INTERNAL: return "internal error";
     case DSIG_E_EQUIVOCATION: return "signer equivocation: one-time key used for two messages";
     case DSIG_E_UNKNOWN_SIGNER: return "unknown signer";
+    case DSIG_E_STALE: return "batch older than every cached one (sequence floor)";
     default: return "unknown error";
     }
 }

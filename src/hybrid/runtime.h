@@ -58,16 +58,17 @@ typedef struct dsig_hb_centry {
 } dsig_hb_centry;
 
 /*
- * The verified batches of one signer: a fixed ring of `cap` entries (FIFO eviction) indexed by a
- * chained hash table on the batch sequence number. Not locked: the verifier holds its per-signer
- * rwlock — shared for find/record, exclusive for insert.
+ * The verified batches of one signer: `cap` entries indexed by a chained hash table on the batch
+ * sequence number; when full the lowest sequence number is evicted and becomes the floor (cache.c).
+ * Not locked: the verifier holds its per-signer rwlock — shared for find/record, exclusive for insert.
  */
 typedef struct dsig_hb_cache {
     uint32_t cap;                /* entries (≥ 32) */
     uint32_t batch;              /* leaves per batch */
     uint32_t mask;               /* buckets − 1 (a power of two ≥ 2·cap) */
-    uint32_t head;               /* slot the next insert takes (the oldest when full) */
     uint32_t count;
+    int has_floor;               /* a batch was evicted: seqs ≤ floor are stale */
+    uint64_t floor;              /* highest evicted sequence number */
     int32_t *buckets;
     dsig_hb_centry *slots;
     _Atomic(dsig_hb_leafrec *) *leafmem; /* cap · batch record pointers */
@@ -77,8 +78,12 @@ int dsig_hb_cache_init(dsig_hb_cache *c, uint32_t cap, uint32_t batch);
 void dsig_hb_cache_destroy(dsig_hb_cache *c);
 /* The entry for batch `seq`, or NULL. */
 dsig_hb_centry *dsig_hb_cache_find(const dsig_hb_cache *c, uint64_t seq);
+/* 1 if a batch with this (uncached) seq may enter: above the floor and, when full, above the lowest
+ * cached seq; 0 if it is stale. */
+int dsig_hb_cache_admits(const dsig_hb_cache *c, uint64_t seq);
 /* Insert a verified batch (ownership of its contents moves into the cache; *b is zeroed). The seq
- * must not be cached. *evicted = 1 if the oldest entry was dropped to make room. */
+ * must not be cached and must be admitted. *evicted = 1 if the lowest-numbered entry was dropped to
+ * make room (the floor rises to its seq). */
 void dsig_hb_cache_insert(dsig_hb_cache *c, dsig_hb_batch *b, int *evicted);
 
 #define DSIG_HB_RECORD_FIRST 0   /* first message under this key: recorded */

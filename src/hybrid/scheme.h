@@ -174,6 +174,15 @@ int dsig_hb_compute_leaf(const dsig_hb_params *p, const dsig_hb_sig_view *v, con
 int dsig_hb_verify_fast(const dsig_hb_params *p, const dsig_hb_batch *batch, const uint8_t *sig,
                         size_t sig_len, const uint8_t *msg, size_t len);
 
+/* 1 if the signature (parsed) names `batch`'s sequence number and carries exactly its proof nodes and
+ * root signature — the signature belongs to that verified batch; 0 otherwise. Memory comparisons only. */
+int dsig_hb_sig_in_batch(const dsig_hb_params *p, const dsig_hb_batch *batch, const dsig_hb_sig_view *v);
+
+/* The rest of the FAST path for a signature that dsig_hb_sig_in_batch placed in `batch`: the one-time
+ * signature against the cached leaf. DSIG_OK or DSIG_E_VERIFY. */
+int dsig_hb_verify_in_batch(const dsig_hb_params *p, const dsig_hb_batch *batch, const dsig_hb_sig_view *v,
+                            const uint8_t *msg, size_t len);
+
 /* Fast path against a bare expected leaf (no proof / root-signature comparison): for callers that
  * keep only leaves. DSIG_OK or DSIG_E_VERIFY. */
 int dsig_hb_verify_leaf(const dsig_hb_params *p, const uint8_t *sig, size_t sig_len, const uint8_t *msg,

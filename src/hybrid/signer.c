@@ -15,6 +15,7 @@
  */
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "hybrid/runtime.h"
 
@@ -43,6 +44,17 @@ static void hb_fork_init(void)
 
 /* 1 if this signer was inherited through fork() (see above). */
 static int hb_forked(const dsig_hybrid_signer *s);
+
+/* The default first batch sequence number: CLOCK_REALTIME in µs × 256. A signer restarted under the
+ * same id starts past every seq it used before unless it made more than 256 batches per µs on average
+ * (one batch is at least microseconds of hashing per thread), or the clock went back; verifiers refuse
+ * reused seqs and cache only growing ones (dsig/hybrid.h, first_seq). 2^59 is reached in 4253. */
+static uint64_t clock_seq(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ((uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u) << 8;
+}
 
 #define DEFAULT_POOL 512u
 #define MAX_THREADS 64u
@@ -247,10 +259,10 @@ static void *keygen_thread(void *arg)
 
 /* ---- life cycle ----------------------------------------------------------------------------- */
 
-int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *ed25519_private_key,
+int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *key,
                            const dsig_hybrid_params *p, const dsig_hybrid_signer_options *opts)
 {
-    if (!out || !ed25519_private_key)
+    if (!out || !key)
         return dsig_fail(DSIG_E_ARG, "dsig_hybrid_signer_new: NULL argument");
     *out = NULL;
     const dsig_hb_params *hp;
@@ -274,7 +286,7 @@ int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *ed25519_pri
     s->fork_gen = atomic_load_explicit(&hb_fork_gen, memory_order_relaxed);
     s->params = *hp;
     s->opt = o;
-    s->next_seq = o.first_seq; /* a process restarting under the same id starts past its old seqs */
+    s->next_seq = o.first_seq ? o.first_seq : clock_seq();
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->not_empty, NULL);
     pthread_cond_init(&s->need_keys, NULL);
@@ -283,9 +295,9 @@ int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *ed25519_pri
 
     s->who.domain = DSIG_HB_DOMAIN_RUNTIME;
     s->who.signer_id = o.signer_id;
-    rc = dsig_hb_key_public(ed25519_private_key, s->pk, s->who.root_pk);
+    rc = dsig_hb_key_public(key, s->pk, s->who.root_pk);
     if (rc == DSIG_OK)
-        rc = dsig_hb_key_root_secret(ed25519_private_key, &s->root);
+        rc = dsig_hb_key_root_secret(key, &s->root);
     if (rc == DSIG_OK && dsig_random_bytes(s->master, sizeof s->master) != DSIG_OK)
         rc = dsig_fail(DSIG_E_RNG, "DSig signer: cannot draw the master seed");
     if (rc == DSIG_OK && o.threads) {

@@ -37,7 +37,7 @@
 enum {
     C_GENERATED, C_SENT, C_RESENT, C_SEND_FAILED, C_ACKS, C_SIGS, C_RECEIVED, C_VERIFIED, C_UNKNOWN,
     C_BADSIG, C_REPLAY, C_MALFORMED, C_QFULL, C_VFAIL, C_APP_SENT, C_APP_RECV, C_APP_FAIL, C_REJECTED,
-    C_AUTH_OK, C_AUTH_FAIL, C_UNAUTH, C_ACK_DEFER, C_ACK_RETRY, C_ACK_DROP,
+    C_AUTH_OK, C_AUTH_FAIL, C_UNAUTH, C_ACK_DEFER, C_ACK_RETRY, C_ACK_DROP, C_SLOW_DIRECT,
     C_COUNT
 };
 
@@ -66,7 +66,9 @@ struct ngroup {
     size_t gi;
     const struct node_cfg_group *cg;
     size_t name_len;
-    size_t vidx;                        /* verifier for this group's parameter set */
+    dsig_hybrid_verifier *verifier;     /* this group's batches of the other members (if member): one
+                                           verifier per group, so that each signer's batch seqs in it
+                                           form one growing sequence (its sequence floor) */
     int member;                         /* this node belongs to the group */
     dsig_hybrid_signer *signer;         /* if member */
     uint64_t all_mask;                  /* member bits except this node's */
@@ -115,9 +117,6 @@ struct dsig_node {
     char *listen_copy;                  /* options.listen_address, or NULL: the configured address */
     struct peer *peers;                 /* indexed like cfg->nodes */
     struct ngroup *groups;              /* indexed like cfg->groups */
-    dsig_hybrid_verifier **verifiers;
-    const dsig_hybrid_params **vparams;
-    size_t n_verifiers;
 
     pthread_mutex_t lock;
     pthread_cond_t cond;                /* an ACK arrived (wait_ready) */
@@ -557,7 +556,8 @@ static void handle_batch(dsig_node *n, struct conn_state *cs, const uint8_t *p, 
         return;
     }
     long gi = node_cfg_group_index(n->cfg, b.group, b.group_len);
-    if (gi < 0 || b.signer == n->my_id || node_cfg_member_pos(&n->cfg->groups[gi], b.signer) < 0 ||
+    if (gi < 0 || !n->groups[gi].verifier || b.signer == n->my_id ||
+        node_cfg_member_pos(&n->cfg->groups[gi], b.signer) < 0 ||
         (b.seq >> NODE_SEQ_GROUP_SHIFT) != (uint64_t)gi ||
         b.msg_len != dsig_hybrid_params_batch_msg_bytes(n->cfg->groups[gi].params)) {
         bump(n, C_MALFORMED);
@@ -761,7 +761,7 @@ static void *worker_main(void *arg)
         n->q_len--;
         pthread_mutex_unlock(&n->q_lock);
 
-        dsig_hybrid_verifier *v = n->verifiers[n->groups[w->gi].vidx];
+        dsig_hybrid_verifier *v = n->groups[w->gi].verifier;
         int rc = dsig_hybrid_verifier_receive_batch(v, w->signer, w->msg, w->len);
         if (rc == DSIG_OK) {
             pthread_mutex_lock(&n->win_lock);
@@ -771,6 +771,8 @@ static void *worker_main(void *arg)
             send_ack(n, w->conn, w->signer, w->seq, w->gi);
         } else if (rc == DSIG_E_VERIFY) {
             bump(n, C_BADSIG);
+        } else if (rc == DSIG_E_STALE) { /* below the sequence floor: an old batch */
+            bump(n, C_REPLAY);
         } else if (rc != DSIG_E_EQUIVOCATION) { /* equivocation is counted by the verifier */
             bump(n, C_MALFORMED);
         }
@@ -787,9 +789,9 @@ static void node_destroy(dsig_node *n)
         for (size_t gi = 0; gi < n->cfg->n_groups; gi++)
             dsig_hybrid_signer_free(n->groups[gi].signer); /* joins its threads: no more on_batch */
     }
-    if (n->verifiers)
-        for (size_t i = 0; i < n->n_verifiers; i++)
-            dsig_hybrid_verifier_free(n->verifiers[i]);
+    if (n->groups)
+        for (size_t gi = 0; gi < n->cfg->n_groups; gi++)
+            dsig_hybrid_verifier_free(n->groups[gi].verifier);
     dsig_net_loop_free(n->loop);
     if (n->groups) {
         for (size_t gi = 0; gi < n->cfg->n_groups; gi++) {
@@ -805,8 +807,6 @@ static void node_destroy(dsig_node *n)
         dsig_xfree(w, 0);
     }
     dsig_xfree(n->groups, 0);
-    dsig_xfree(n->verifiers, 0);
-    dsig_xfree(n->vparams, 0);
     dsig_xfree(n->peers, 0);
     dsig_xfree(n->windows, 0);
     dsig_xfree(n->conns, 0);
@@ -849,46 +849,29 @@ static int check_options(dsig_node_options *o)
     return DSIG_OK;
 }
 
-/* Build the verifiers (one per distinct parameter set) and register every configured node. */
+/* Build one verifier per group this node is in, with the group's other members registered: it caches
+ * their batches of that group only. Signatures of groups this node is not in take the slow path
+ * (node_verify). */
 static int make_verifiers(dsig_node *n)
 {
     const dsig_node_config *cfg = n->cfg;
-    n->verifiers = dsig_calloc(cfg->n_groups ? cfg->n_groups : 1, sizeof *n->verifiers);
-    n->vparams = dsig_calloc(cfg->n_groups ? cfg->n_groups : 1, sizeof *n->vparams);
-    if (!n->verifiers || !n->vparams)
-        return dsig_fail(DSIG_E_NOMEM, "node: out of memory");
     for (size_t gi = 0; gi < cfg->n_groups; gi++) {
-        const dsig_hybrid_params *p = cfg->groups[gi].params;
-        size_t v = 0;
-        while (v < n->n_verifiers && n->vparams[v] != p)
-            v++;
-        if (v == n->n_verifiers) {
-            /* cache room for every group of a signer under this parameter set */
-            unsigned per = 0;
-            for (size_t i = 0; i < cfg->n_nodes; i++) {
-                unsigned c = 0;
-                for (size_t j = 0; j < cfg->nodes[i].n_groups; j++)
-                    c += cfg->groups[cfg->nodes[i].group_idx[j]].params == p;
-                if (c > per)
-                    per = c;
-            }
-            dsig_hybrid_verifier_options vo;
-            dsig_hybrid_verifier_options_default(&vo);
-            vo.threads = 0; /* the node's workers verify: the verdict decides the ACK */
-            vo.cache_batches = n->opt.cache_batches * (per ? per : 1);
-            vo.max_signers = (unsigned)cfg->n_nodes;
-            int rc = dsig_hybrid_verifier_new(&n->verifiers[v], p, &vo);
-            if (rc)
-                return rc;
-            n->vparams[v] = p;
-            n->n_verifiers++;
-            for (size_t i = 0; i < cfg->n_nodes; i++) {
-                rc = dsig_hybrid_verifier_add_signer(n->verifiers[v], cfg->nodes[i].id, cfg->nodes[i].pk);
-                if (rc)
-                    return rc;
-            }
+        struct ngroup *g = &n->groups[gi];
+        if (!g->member)
+            continue;
+        dsig_hybrid_verifier_options vo;
+        dsig_hybrid_verifier_options_default(&vo);
+        vo.threads = 0; /* the node's workers verify: the verdict decides the ACK */
+        vo.cache_batches = n->opt.cache_batches;
+        vo.max_signers = (unsigned)g->cg->n_members;
+        int rc = dsig_hybrid_verifier_new(&g->verifier, g->cg->params, &vo);
+        for (size_t i = 0; rc == DSIG_OK && i < g->cg->n_members; i++) {
+            uint64_t id = g->cg->members[i];
+            if (id != n->my_id)
+                rc = dsig_hybrid_verifier_add_signer(g->verifier, id, cfg->nodes[node_cfg_index(cfg, id)].pk);
         }
-        n->groups[gi].vidx = v;
+        if (rc)
+            return rc;
     }
     return DSIG_OK;
 }
@@ -1194,17 +1177,33 @@ int dsig_node_sign(dsig_node *n, const char *group, const uint8_t *msg, size_t l
     return DSIG_OK;
 }
 
-/* The verifier whose parameter set the signature names, or NULL. */
-static dsig_hybrid_verifier *pick_verifier(dsig_node *n, const uint8_t *sig, size_t sig_len)
+/*
+ * Where a signature from `signer_id` is checked: the group its batch seq names (top byte) when the
+ * parameter set matches; *v is that group's verifier if this node caches it for this signer (a member
+ * of a group of ours), else NULL (the slow path). DSIG_OK, or DSIG_E_VERIFY for a signature of no
+ * configured group.
+ */
+static int route(dsig_node *n, uint64_t signer_id, const uint8_t *sig, size_t sig_len,
+                 const struct node_cfg_group **cg, dsig_hybrid_verifier **v)
 {
-    if (n->n_verifiers == 1)
-        return n->verifiers[0];
     uint64_t seq;
     uint32_t idx;
-    for (size_t i = 0; i < n->n_verifiers; i++)
-        if (dsig_hybrid_sig_locate(n->vparams[i], sig, sig_len, &seq, &idx) == DSIG_OK)
-            return n->verifiers[i];
-    return NULL;
+    *v = NULL;
+    for (size_t gi = 0; gi < n->cfg->n_groups; gi++) {
+        const struct node_cfg_group *g = &n->cfg->groups[gi];
+        if (dsig_hybrid_sig_locate(g->params, sig, sig_len, &seq, &idx) != DSIG_OK)
+            continue;
+        size_t named = (size_t)(seq >> NODE_SEQ_GROUP_SHIFT);
+        if (named < n->cfg->n_groups && n->cfg->groups[named].params == g->params) {
+            gi = named;
+            g = &n->cfg->groups[gi];
+        }
+        *cg = g;
+        if (n->groups[gi].verifier && signer_id != n->my_id && node_cfg_member_pos(g, signer_id) >= 0)
+            *v = n->groups[gi].verifier;
+        return DSIG_OK;
+    }
+    return dsig_fail(DSIG_E_VERIFY, "node: signature of no configured parameter set");
 }
 
 /* Verify any configured signer's signature (fast path when cached). */
@@ -1213,17 +1212,21 @@ int dsig_node_verify(dsig_node *n, uint64_t signer_id, const uint8_t *msg, size_
 {
     if (!n || (!msg && len) || !sig)
         return dsig_fail(DSIG_E_ARG, "dsig_node_verify: NULL argument");
-    if (node_cfg_index(n->cfg, signer_id) < 0) {
+    long si = node_cfg_index(n->cfg, signer_id);
+    if (si < 0) {
         bump(n, C_VFAIL);
         return dsig_fail(DSIG_E_UNKNOWN_SIGNER, "node: signer %llu is not in the configuration",
                          (unsigned long long)signer_id);
     }
-    dsig_hybrid_verifier *v = pick_verifier(n, sig, sig_len);
-    if (!v) {
-        bump(n, C_VFAIL);
-        return dsig_fail(DSIG_E_VERIFY, "node: signature of no configured parameter set");
+    const struct node_cfg_group *cg = NULL;
+    dsig_hybrid_verifier *v;
+    int rc = route(n, signer_id, sig, sig_len, &cg, &v);
+    if (rc == DSIG_OK && v) {
+        rc = dsig_hybrid_verify(v, signer_id, msg, len, sig, sig_len);
+    } else if (rc == DSIG_OK) {
+        bump(n, C_SLOW_DIRECT);
+        rc = dsig_hybrid_verify_slow(cg->params, n->cfg->nodes[si].pk, signer_id, msg, len, sig, sig_len);
     }
-    int rc = dsig_hybrid_verify(v, signer_id, msg, len, sig, sig_len);
     if (rc != DSIG_OK && rc != DSIG_E_EQUIVOCATION)
         bump(n, C_VFAIL);
     return rc;
@@ -1233,8 +1236,11 @@ int dsig_node_can_verify_fast(dsig_node *n, uint64_t signer_id, const uint8_t *s
 {
     if (!n || !sig)
         return 0;
-    dsig_hybrid_verifier *v = pick_verifier(n, sig, sig_len);
-    return v ? dsig_hybrid_can_verify_fast(v, signer_id, sig, sig_len) : 0;
+    const struct node_cfg_group *cg = NULL;
+    dsig_hybrid_verifier *v;
+    if (route(n, signer_id, sig, sig_len, &cg, &v) != DSIG_OK || !v)
+        return 0;
+    return dsig_hybrid_can_verify_fast(v, signer_id, sig, sig_len);
 }
 
 /* Queue an APP frame to a peer. */
@@ -1373,9 +1379,12 @@ void dsig_node_stats_get(dsig_node *n, dsig_node_stats *st)
     st->acks_retried = G(C_ACK_RETRY);
     st->acks_dropped = G(C_ACK_DROP);
 #undef G
-    for (size_t i = 0; i < n->n_verifiers; i++) {
+    st->verify_slow = atomic_load_explicit(&n->c[C_SLOW_DIRECT], memory_order_relaxed);
+    for (size_t gi = 0; gi < n->cfg->n_groups; gi++) {
+        if (!n->groups[gi].verifier)
+            continue;
         dsig_hybrid_verifier_stats vs;
-        dsig_hybrid_verifier_stats_get(n->verifiers[i], &vs);
+        dsig_hybrid_verifier_stats_get(n->groups[gi].verifier, &vs);
         st->verify_fast += vs.fast;
         st->verify_slow += vs.slow;
         st->equivocations += vs.equivocations;

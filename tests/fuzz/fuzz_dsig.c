@@ -25,7 +25,9 @@
  *     a batch message is accepted only if byte-identical to the real one — anything else is a forgery;
  *   - every known-valid object is accepted on every path (completeness);
  *   - results are DSIG_OK or DSIG_E_VERIFY (DSIG_E_FORMAT for a wrong batch length at receive);
- *     never equivocation (it would need a second valid signature under one key);
+ *     never equivocation (it would need a second valid signature under one key or root);
+ *   - can_verify_fast is exact: 1 iff the signature carries the cached batch's seq, proof and root
+ *     signature;
  *   - fast acceptance implies slow and leaf acceptance; slow acceptance for the cached batch
  *     sequence number implies fast acceptance; parse and locate agree.
  * Work per input is bounded: inputs over FUZZ_DSIG_MAX_INPUT bytes are rejected first.
@@ -401,8 +403,11 @@ static void fuzz_runtime(fd_preset *P, unsigned sel, const uint8_t *sig, size_t 
         uint32_t idx = 0;
         int rl = dsig_hybrid_sig_locate(p, sig, len, &seq, &idx);
         check_rc(rl, "dsig_hybrid_sig_locate");
-        FD_CHECK(dsig_hybrid_can_verify_fast(P->v, 1, sig, len) == (rl == DSIG_OK && seq == P->cached.batch_seq),
-                 "can_verify_fast disagrees with the cache");
+        dsig_hb_sig_view sv;
+        int in_batch = rl == DSIG_OK && dsig_hb_parse(p, sig, len, &sv) == DSIG_OK &&
+                       dsig_hb_sig_in_batch(p, &P->cached, &sv);
+        FD_CHECK(dsig_hybrid_can_verify_fast(P->v, 1, sig, len) == in_batch,
+                 "can_verify_fast disagrees with the cache (exact: seq, proof and root signature)");
         FD_CHECK(dsig_hybrid_can_verify_fast(P->vslow, 1, sig, len) == 0, "can_verify_fast for a signer with no batch");
         FD_CHECK(dsig_hybrid_verifier_evidence_count(P->v) == 0, "equivocation evidence without a second key use");
     }
