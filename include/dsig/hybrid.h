@@ -159,6 +159,12 @@ typedef struct dsig_hybrid_signer_options {
                                     never accept a seq twice from one signer id, and cache only
                                     batches above a sequence floor: seqs must grow across restarts.
                                     Nonzero: exactly this (e.g. an epoch the application persists) */
+    int strict_pid;              /* 1: compare getpid() on every signature (a system call, ~0.2 µs
+                                    here) so that children sharing the memory (vfork, clone with
+                                    CLONE_VM) are refused too. Default 0: a child with a copy of the
+                                    memory (fork, _Fork, clone) is refused through wipe-on-fork
+                                    memory at the cost of one load; getpid() is used anyway where
+                                    the kernel cannot wipe on fork */
 } dsig_hybrid_signer_options;
 
 /* Fill `o` with the defaults above. */
@@ -180,7 +186,9 @@ DSIG_EXPORT int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key 
  * Sign `msg` with one prepared one-time key, which is erased before returning; writes exactly
  * dsig_hybrid_signer_sig_bytes() bytes. Empty pool: waits for the background threads (or, with no
  * threads, generates a batch in the calling thread), or returns DSIG_E_WOULD_BLOCK in non-blocking
- * mode. DSIG_E_BUFFER if cap is too small (no key is consumed). Safe from any number of threads.
+ * mode. DSIG_E_BUFFER if cap is too small (no key is consumed). DSIG_E_STATE in a child process that
+ * has a copy of the signer (fork, _Fork, clone; also vfork / CLONE_VM children with strict_pid): its
+ * keys are the parent's. Safe from any number of threads.
  */
 DSIG_EXPORT int dsig_hybrid_sign(dsig_hybrid_signer *s, const uint8_t *msg, size_t len, uint8_t *sig,
                                  size_t cap, size_t *sig_len);
@@ -213,7 +221,14 @@ typedef struct dsig_hybrid_signer_stats {
     uint64_t waits;              /* blocking signs that had to wait */
     uint64_t outbox_dropped;     /* batch messages dropped from a full outbox */
     uint64_t publish_errors;     /* channel deliveries a verifier refused */
+    unsigned protections;        /* DSIG_HYBRID_PROTECT_* every secret region of the signer got */
 } dsig_hybrid_signer_stats;
+
+/* How the signer's secrets (master seed, root key, prepared one-time keys) are kept: each is best
+ * effort, so a kernel or limit that refuses one degrades to fewer protections, never to a failure. */
+#define DSIG_HYBRID_PROTECT_NODUMP 1u     /* left out of core dumps (MADV_DONTDUMP) */
+#define DSIG_HYBRID_PROTECT_WIPEONFORK 2u /* zero in a child with a copy of the memory (MADV_WIPEONFORK) */
+#define DSIG_HYBRID_PROTECT_LOCKED 4u     /* locked in RAM, never swapped (mlock; RLIMIT_MEMLOCK) */
 
 DSIG_EXPORT void dsig_hybrid_signer_stats_get(dsig_hybrid_signer *s, dsig_hybrid_signer_stats *st);
 

@@ -41,19 +41,24 @@ void dsig_hb_key_seed(const uint8_t master_seed[DSIG_HB_SEED_BYTES], uint64_t ba
     dsig_blake3_hash_block(master_seed, blk, sizeof blk, seed_out, DSIG_HB_SEED_BYTES);
 }
 
-/* The shared allocation of a batch's keys: this header, then each key's memory at a 64-byte aligned
- * offset. `refs` counts the keys not yet erased; the last erase frees the block. */
+/* The shared allocation of a batch's keys: secret memory (src/core/secmem.c: out of core dumps and
+ * swap, zero in a fork child) holding each key's memory at a 64-byte aligned offset. The header is
+ * ordinary heap (it holds no secret). `refs` counts the keys not yet erased; the last erase releases
+ * the region. */
 typedef struct hb_slab {
     _Atomic uint32_t refs;
-    void *block; /* the dsig_malloc pointer (the header is aligned up inside it) */
+    dsig_secmem mem;
 } hb_slab;
 
 #define HB_ALIGN(x) (((x) + (size_t)63u) & ~(size_t)63u)
 
-/* Drop one key's reference; free the block with the last one (every key region was wiped already). */
+/* Drop one key's reference; release the region with the last one (it is wiped again there). */
 static void hb_slab_release(hb_slab *sl)
 {
-    if (atomic_fetch_sub_explicit(&sl->refs, 1, memory_order_acq_rel) == 1) dsig_xfree(sl->block, 0);
+    if (atomic_fetch_sub_explicit(&sl->refs, 1, memory_order_acq_rel) == 1) {
+        dsig_secmem_free(&sl->mem);
+        dsig_xfree(sl, 0);
+    }
 }
 
 /* Wipe a prepared key and release its memory. */
@@ -184,17 +189,15 @@ int dsig_hb_keygen_batch(const dsig_hb_params *p, const uint8_t master_seed[DSIG
     /* One allocation for every key of the batch (and one XOF scratch buffer), not one per key. */
     const size_t klen = tmpl_bytes(p) + p->table_bytes, stride = HB_ALIGN(klen);
     const size_t xof_len = 32 + (size_t)p->chains * p->n;
-    uint8_t *block = dsig_malloc(HB_ALIGN(sizeof(hb_slab)) + 63 + (size_t)b * stride);
+    hb_slab *sl = dsig_calloc(1, sizeof *sl);
     uint8_t *xof = dsig_malloc(xof_len);
-    if (!block || !xof) {
-        dsig_xfree(block, 0);
+    if (!sl || !xof || dsig_secmem_alloc(&sl->mem, (size_t)b * stride) != DSIG_OK) {
+        dsig_xfree(sl, 0);
         dsig_xfree(xof, 0);
         dsig_hb_batch_free(out);
         return dsig_fail(DSIG_E_NOMEM, "DSig keygen: out of memory for the one-time keys of a batch");
     }
-    hb_slab *sl = (hb_slab *)(void *)HB_ALIGN((uintptr_t)block);
-    uint8_t *base = (uint8_t *)sl + HB_ALIGN(sizeof(hb_slab));
-    sl->block = block;
+    uint8_t *base = sl->mem.p; /* page aligned */
     atomic_init(&sl->refs, b);
     for (uint32_t i = 0; i < b; i++) {
         out->keys[i].mem = base + (size_t)i * stride;
@@ -206,6 +209,7 @@ int dsig_hb_keygen_batch(const dsig_hb_params *p, const uint8_t master_seed[DSIG
         memcpy(out->nodes[i], out->keys[i].leaf, 32);
     }
     dsig_xfree(xof, xof_len);
+    out->secmem_flags = sl->mem.flags;
     hb_tree_build(p, out->nodes);
     memcpy(out->root, out->nodes[2 * (size_t)b - 2], 32);
 

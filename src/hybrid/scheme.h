@@ -40,7 +40,8 @@ typedef struct dsig_hb_who {
  * A prepared one-time key: everything needed to emit a signature by copying. `mem` (64-byte aligned)
  * holds the signature template (header and tail: every signature byte except the chain values) and the
  * precomputed secret table (all chain levels; HORS: secrets and public slots). The memory of all keys of
- * a batch is one allocation (`slab`, reference-counted, freed when its last key is erased).
+ * a batch is one region of secret memory (`slab`, reference-counted, released when its last key is
+ * erased; src/core/secmem.c: out of core dumps and swap, zero in a fork child where the kernel allows).
  * Keys may be moved between containers (and threads) by copying the struct and zeroing the source;
  * erase exactly once with dsig_hb_key_erase() (wipes; frees the slab with its last key). A key must
  * sign at most once — the caller enforces it (erase right after signing).
@@ -91,6 +92,7 @@ typedef struct dsig_hb_batch {
     uint8_t root_sig[DSIG_HB_ED25519_SIG];
     uint8_t (*nodes)[DSIG_HB_HASH_BYTES];      /* 2·batch − 1 nodes (dsig_malloc) */
     dsig_hb_key *keys;                         /* batch keys (dsig_calloc) or NULL */
+    unsigned secmem_flags;                     /* DSIG_SECMEM_* protections of the keys' memory */
 } dsig_hb_batch;
 
 /* Leaf i of a batch (i < batch). */

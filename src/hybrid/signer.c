@@ -16,34 +16,32 @@
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hybrid/runtime.h"
 
 /*
- * Fork guard (review fix). A child made by fork() inherits the pool of prepared one-time keys, the
- * master seed and next_seq: if parent and child both signed, the same one-time key would sign two
- * messages (W-OTS+/HORS forgery by anyone who sees both). A process-wide generation counter, bumped
- * in the child by a pthread_atfork handler, tells a signer that it is now a stale copy: it refuses to
- * sign or generate (DSIG_E_STATE), and free only wipes (the threads and locks are not the child's).
- * Cost on the sign path: one relaxed atomic load.
+ * Fork guard. A child process with a copy of the address space (fork, _Fork, clone without CLONE_VM)
+ * would hold the very one-time keys its parent goes on using: if both signed, one key would sign two
+ * messages (forgeable by anyone who sees both). The signer's secrets — master seed, root key and an
+ * owner pid — live in secret memory with MADV_WIPEONFORK, like every batch of keys: in such a child
+ * they read as zeros, so the owner pid no longer matches the pid the signer recorded and the signer
+ * refuses to sign or generate (DSIG_E_STATE). That costs one load per signature. Where the kernel
+ * does not wipe on fork, or with opts.strict_pid, the signer compares getpid() on every signature (a
+ * system call). Children that share the parent's memory (vfork, clone with CLONE_VM) share its pool
+ * too — a key one of them takes is gone for the other, so no key is used twice — and strict_pid
+ * refuses them as well.
  */
-static _Atomic unsigned long hb_fork_gen;
-static pthread_once_t hb_fork_once = PTHREAD_ONCE_INIT;
+_Static_assert(DSIG_HYBRID_PROTECT_NODUMP == DSIG_SECMEM_NODUMP &&
+                   DSIG_HYBRID_PROTECT_WIPEONFORK == DSIG_SECMEM_WIPEONFORK &&
+                   DSIG_HYBRID_PROTECT_LOCKED == DSIG_SECMEM_LOCKED,
+               "public and internal protection flags differ");
 
-/* In the child after fork(): every signer created before is stale. */
-static void hb_fork_child(void)
-{
-    atomic_fetch_add_explicit(&hb_fork_gen, 1, memory_order_relaxed);
-}
-
-/* Register the child handler once per process. */
-static void hb_fork_init(void)
-{
-    (void)pthread_atfork(NULL, NULL, hb_fork_child);
-}
-
-/* 1 if this signer was inherited through fork() (see above). */
-static int hb_forked(const dsig_hybrid_signer *s);
+struct hb_secrets {
+    pid_t owner;                        /* getpid() at creation; 0 in a wiped copy */
+    uint8_t master[DSIG_HB_SEED_BYTES];
+    dsig_ed25519_dkey root;             /* signs batch roots */
+};
 
 /* The default first batch sequence number: CLOCK_REALTIME in µs × 256. A signer restarted under the
  * same id starts past every seq it used before unless it made more than 256 batches per µs on average
@@ -77,10 +75,12 @@ struct outmsg {
 struct dsig_hybrid_signer {
     dsig_hb_params params;
     dsig_hybrid_signer_options opt;
-    dsig_ed25519_dkey root;             /* secret: signs batch roots; wiped on free */
+    struct hb_secrets *sec;             /* in `secmem` (see the fork guard above) */
+    pid_t pid;                          /* the owner pid, also kept here: a wiped copy tells */
+    int check_pid;                      /* also compare getpid() on every signature */
+    dsig_secmem secmem;
     dsig_hb_who who;                    /* runtime domain, signer id, root public key */
     uint8_t pk[DSIG_HB_ED25519_PK];     /* the identity public key */
-    uint8_t master[DSIG_HB_SEED_BYTES]; /* secret: wiped on free */
 
     pthread_mutex_t lock;
     pthread_cond_t not_empty;           /* keys became ready, or a background error, or stop */
@@ -101,12 +101,13 @@ struct dsig_hybrid_signer {
     unsigned olen;
     uint64_t outbox_dropped;
     _Atomic uint64_t publish_errors;
-    unsigned long fork_gen;             /* hb_fork_gen when created */
+    unsigned protections;               /* DSIG_SECMEM_* that every secret region had (under lock) */
 };
 
+/* 1 if this is a copy of the signer in another process (see the fork guard above). */
 static int hb_forked(const dsig_hybrid_signer *s)
 {
-    return atomic_load_explicit(&hb_fork_gen, memory_order_relaxed) != s->fork_gen;
+    return s->sec->owner != s->pid || (s->check_pid && getpid() != s->pid);
 }
 
 void dsig_hybrid_signer_options_default(dsig_hybrid_signer_options *o)
@@ -158,7 +159,7 @@ static int generate(dsig_hybrid_signer *s, uint64_t seq, struct pool_batch **out
     struct pool_batch *pb = dsig_calloc(1, sizeof *pb);
     if (!pb)
         return dsig_fail(DSIG_E_NOMEM, "DSig signer: out of memory");
-    int rc = dsig_hb_keygen_batch(&s->params, s->master, seq, &s->root, &s->who, &pb->b);
+    int rc = dsig_hb_keygen_batch(&s->params, s->sec->master, seq, &s->sec->root, &s->who, &pb->b);
     if (rc) {
         dsig_xfree(pb, 0);
         return rc;
@@ -201,14 +202,15 @@ static void pool_append(dsig_hybrid_signer *s, struct pool_batch *pb)
     s->tail = pb;
     s->ready += s->params.batch;
     s->st.batches++;
+    s->protections &= pb->b.secmem_flags;
     pthread_cond_broadcast(&s->not_empty);
 }
 
 /* Generate one batch in the calling thread and add it to the pool (lock NOT held on entry). */
 static int refill_one(dsig_hybrid_signer *s)
 {
-    if (hb_forked(s)) /* same master seed and next_seq as the parent: would regenerate its keys */
-        return dsig_fail(DSIG_E_STATE, "DSig signer: inherited through fork(); create a new signer");
+    if (hb_forked(s)) /* the parent's pool and seqs: its keys, or (wiped) no keys at all */
+        return dsig_fail(DSIG_E_STATE, "DSig signer: a copy in a child process; create a new signer");
     pthread_mutex_lock(&s->lock);
     uint64_t seq = s->next_seq++;
     pthread_mutex_unlock(&s->lock);
@@ -279,11 +281,17 @@ int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *key,
     if (o.threads > MAX_THREADS)
         return dsig_fail(DSIG_E_ARG, "DSig signer: at most %u threads", MAX_THREADS);
 
-    pthread_once(&hb_fork_once, hb_fork_init);
     dsig_hybrid_signer *s = dsig_calloc(1, sizeof *s);
     if (!s)
         return dsig_fail(DSIG_E_NOMEM, "DSig signer: out of memory");
-    s->fork_gen = atomic_load_explicit(&hb_fork_gen, memory_order_relaxed);
+    if (dsig_secmem_alloc(&s->secmem, sizeof *s->sec) != DSIG_OK) {
+        dsig_xfree(s, 0);
+        return dsig_fail(DSIG_E_NOMEM, "DSig signer: out of memory for its secrets");
+    }
+    s->sec = s->secmem.p;
+    s->pid = s->sec->owner = getpid();
+    s->check_pid = o.strict_pid || !(s->secmem.flags & DSIG_SECMEM_WIPEONFORK);
+    s->protections = s->secmem.flags;
     s->params = *hp;
     s->opt = o;
     s->next_seq = o.first_seq ? o.first_seq : clock_seq();
@@ -297,8 +305,8 @@ int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *key,
     s->who.signer_id = o.signer_id;
     rc = dsig_hb_key_public(key, s->pk, s->who.root_pk);
     if (rc == DSIG_OK)
-        rc = dsig_hb_key_root_secret(key, &s->root);
-    if (rc == DSIG_OK && dsig_random_bytes(s->master, sizeof s->master) != DSIG_OK)
+        rc = dsig_hb_key_root_secret(key, &s->sec->root);
+    if (rc == DSIG_OK && dsig_random_bytes(s->sec->master, sizeof s->sec->master) != DSIG_OK)
         rc = dsig_fail(DSIG_E_RNG, "DSig signer: cannot draw the master seed");
     if (rc == DSIG_OK && o.threads) {
         s->threads = dsig_calloc(o.threads, sizeof *s->threads);
@@ -331,20 +339,15 @@ void dsig_hybrid_signer_free(dsig_hybrid_signer *s)
     if (!s)
         return;
     if (hb_forked(s)) {
-        /* A copy inherited through fork(): the background threads do not exist here and a lock may
-         * have been held by one of them at the fork. Wipe every key and secret; do not join or lock
-         * (the thread array and the pool nodes are released; the pthread objects are not touched). */
-        for (struct pool_batch *pb = s->head, *nx; pb; pb = nx) {
-            nx = pb->next;
-            dsig_hb_batch_free(&pb->b);
-            dsig_xfree(pb, 0);
-        }
-        for (struct outmsg *m = s->ohead, *nx; m; m = nx) {
-            nx = m->next;
-            dsig_xfree(m, 0);
-        }
-        dsig_xfree(s->threads, 0);
-        dsig_xfree(s, sizeof *s);
+        /* A copy in a child process: the background threads do not exist here, and a lock (the
+         * signer's, malloc's, the secret-memory cache's) may have been held by one of them when the
+         * child was made — _Fork and clone run no atfork handler. So wipe every key and secret in
+         * place and free nothing: the copy is abandoned with the child's address space. */
+        for (struct pool_batch *pb = s->head; pb; pb = pb->next)
+            for (uint32_t i = pb->next_key; i < s->params.batch; i++)
+                if (pb->b.keys[i].mem)
+                    dsig_memzero(pb->b.keys[i].mem, pb->b.keys[i].mem_len);
+        dsig_memzero(s->sec, sizeof *s->sec);
         return;
     }
     pthread_mutex_lock(&s->lock);
@@ -368,7 +371,8 @@ void dsig_hybrid_signer_free(dsig_hybrid_signer *s)
     pthread_cond_destroy(&s->not_empty);
     pthread_cond_destroy(&s->need_keys);
     pthread_mutex_destroy(&s->out_lock);
-    dsig_xfree(s, sizeof *s); /* wipes sk, master seed and the rest */
+    dsig_secmem_free(&s->secmem); /* wipes the master seed and the root key */
+    dsig_xfree(s, sizeof *s);
 }
 
 /* ---- signing -------------------------------------------------------------------------------- */
@@ -384,8 +388,9 @@ int dsig_hybrid_sign(dsig_hybrid_signer *s, const uint8_t *msg, size_t len, uint
         return dsig_fail(DSIG_E_BUFFER, "DSig sign: buffer of %zu bytes, signature needs %zu", cap,
                          s->params.sig_bytes);
     if (hb_forked(s))
-        return dsig_fail(DSIG_E_STATE, "DSig sign: signer inherited through fork(); its one-time keys "
-                                       "belong to the parent process (create a new signer)");
+        return dsig_fail(DSIG_E_STATE, "DSig sign: this signer is a copy in a child process (fork, "
+                                       "_Fork, clone); its one-time keys belong to the parent (create a "
+                                       "new signer)");
     dsig_hb_key key;
     struct pool_batch *done = NULL;
     pthread_mutex_lock(&s->lock);
@@ -469,8 +474,8 @@ int dsig_hybrid_signer_wait_ready(dsig_hybrid_signer *s, unsigned n)
 {
     if (!s)
         return dsig_fail(DSIG_E_ARG, "dsig_hybrid_signer_wait_ready: NULL signer");
-    if (hb_forked(s)) /* no background threads in a fork child: would wait forever */
-        return dsig_fail(DSIG_E_STATE, "DSig signer: inherited through fork(); create a new signer");
+    if (hb_forked(s)) /* no background threads in a child process: would wait forever */
+        return dsig_fail(DSIG_E_STATE, "DSig signer: a copy in a child process; create a new signer");
     if (s->nthreads && n > s->opt.pool_target)
         return dsig_fail(DSIG_E_ARG, "DSig signer: cannot wait for %u keys, pool target is %u", n,
                          s->opt.pool_target);
@@ -532,6 +537,7 @@ void dsig_hybrid_signer_stats_get(dsig_hybrid_signer *s, dsig_hybrid_signer_stat
     pthread_mutex_lock(&s->lock);
     *st = s->st;
     st->ready = s->ready;
+    st->protections = s->protections;
     pthread_mutex_unlock(&s->lock);
     pthread_mutex_lock(&s->out_lock);
     st->outbox_dropped = s->outbox_dropped;
