@@ -135,23 +135,33 @@ DSIG_EXPORT int dsig_hybrid_channel_publish(dsig_hybrid_channel *ch, uint64_t si
 
 /* ---- signer --------------------------------------------------------------------------------- */
 
-/* Called from a background thread with each new batch message, before any key of that batch signs.
- * The bytes are valid only during the call. Must not call back into the same signer. */
-typedef void (*dsig_hybrid_batch_cb)(void *arg, uint64_t signer_id, const uint8_t *msg, size_t len);
+/* Called from a background thread with each new batch message of verifier group `group` (0 unless
+ * the signer has several), before any key of that batch signs. The bytes are valid only during the
+ * call. Must not call back into the same signer. */
+typedef void (*dsig_hybrid_batch_cb)(void *arg, uint64_t signer_id, unsigned group, const uint8_t *msg,
+                                     size_t len);
 
 typedef struct dsig_hybrid_signer_options {
-    unsigned pool_target;        /* keys kept ready (default 512; the pool refills below it) */
+    unsigned pool_target;        /* keys kept ready per group (default 512; a pool refills below it) */
     unsigned threads;            /* background key-generation threads (default 1; 0 = none: the pool
                                     is filled by dsig_hybrid_signer_refill, or by a blocking sign) */
     int nonblocking;             /* 1: sign on an empty pool returns DSIG_E_WOULD_BLOCK (default 0:
                                     it waits for the background threads) */
     uint64_t signer_id;          /* the id verifiers know this signer by (channel and callback) */
-    dsig_hybrid_channel *channel;/* publish every batch message here (default NULL) */
+    unsigned groups;             /* verifier groups, the paper's per-signature hint (default 0 = 1;
+                                    at most 64): one pool of pool_target keys per group.
+                                    dsig_hybrid_sign_hint(s, g, ...) signs with a key of group g,
+                                    whose batch messages went to group g's verifiers only: its
+                                    group_channels[g], on_batch with group = g, outbox g */
+    dsig_hybrid_channel *const *group_channels; /* NULL, or `groups` channels (entries may be NULL):
+                                    group g's batch messages are published to group_channels[g] */
+    dsig_hybrid_channel *channel;/* with group_channels NULL, publish every batch message of every
+                                    group here (default NULL) */
     dsig_hybrid_batch_cb on_batch; /* and/or call this with it (default NULL) */
     void *on_batch_arg;
-    unsigned outbox;             /* keep up to this many batch messages for
-                                    dsig_hybrid_signer_next_batch (default 0 = none; when full the
-                                    oldest is dropped) */
+    unsigned outbox;             /* keep up to this many batch messages per group for
+                                    dsig_hybrid_signer_next_batch / _next_group_batch (default 0 =
+                                    none; when full the oldest is dropped) */
     uint64_t first_seq;          /* sequence number of the first batch. 0 (the default) = the wall
                                     clock: CLOCK_REALTIME in µs × 256, so a signer restarted under the
                                     same id starts past every seq it used before (it would need more
@@ -193,18 +203,28 @@ DSIG_EXPORT int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key 
 DSIG_EXPORT int dsig_hybrid_sign(dsig_hybrid_signer *s, const uint8_t *msg, size_t len, uint8_t *sig,
                                  size_t cap, size_t *sig_len);
 
-/* Generate `batches` batches in the calling thread and add them to the pool (publishing each batch
- * message first), whatever the pool level. For signers without threads and for tests. */
+/* dsig_hybrid_sign with a key of verifier group `group` (opts.groups): its signature takes the fast
+ * path at the verifiers that receive that group's batch messages. dsig_hybrid_sign is group 0. Same
+ * return codes, and DSIG_E_ARG for group ≥ the signer's groups. */
+DSIG_EXPORT int dsig_hybrid_sign_hint(dsig_hybrid_signer *s, unsigned group, const uint8_t *msg, size_t len,
+                                      uint8_t *sig, size_t cap, size_t *sig_len);
+
+/* Generate `batches` batches for every group in the calling thread and add them to the pools
+ * (publishing each batch message first), whatever the pool level. For signers without threads and
+ * for tests. */
 DSIG_EXPORT int dsig_hybrid_signer_refill(dsig_hybrid_signer *s, unsigned batches);
 
-/* Wait until at least `n` keys are ready (n ≤ pool_target; with no threads, generates in the calling
- * thread). For warm-up before latency measurements. */
+/* Wait until at least `n` keys are ready in every group's pool (n ≤ pool_target; with no threads,
+ * generates in the calling thread). For warm-up before latency measurements. */
 DSIG_EXPORT int dsig_hybrid_signer_wait_ready(dsig_hybrid_signer *s, unsigned n);
 
-/* Pull API: copy out the oldest kept batch message (options.outbox > 0). DSIG_E_WOULD_BLOCK if none
- * is waiting, DSIG_E_BUFFER if cap < the message size (it stays queued; *len tells the size). */
+/* Pull API: copy out the oldest kept batch message of group 0 (options.outbox > 0). DSIG_E_WOULD_BLOCK
+ * if none is waiting, DSIG_E_BUFFER if cap < the message size (it stays queued; *len tells the size). */
 DSIG_EXPORT int dsig_hybrid_signer_next_batch(dsig_hybrid_signer *s, uint8_t *buf, size_t cap,
                                               size_t *len);
+/* The same for verifier group `group`; DSIG_E_ARG for group ≥ the signer's groups. */
+DSIG_EXPORT int dsig_hybrid_signer_next_group_batch(dsig_hybrid_signer *s, unsigned group, uint8_t *buf,
+                                                    size_t cap, size_t *len);
 
 /* Signature size in bytes, parameter set, public key (32 bytes: the DSig key's Ed25519 "x") and id of
  * a signer. */
@@ -214,7 +234,7 @@ DSIG_EXPORT void dsig_hybrid_signer_public_key(const dsig_hybrid_signer *s, uint
 DSIG_EXPORT uint64_t dsig_hybrid_signer_id(const dsig_hybrid_signer *s);
 
 typedef struct dsig_hybrid_signer_stats {
-    uint64_t ready;              /* keys in the pool now */
+    uint64_t ready;              /* keys in the pools now (all groups) */
     uint64_t batches;            /* batches generated */
     uint64_t signatures;         /* signatures made (= keys consumed) */
     uint64_t would_block;        /* non-blocking signs refused on an empty pool */
@@ -324,6 +344,27 @@ DSIG_EXPORT void dsig_hybrid_verifier_flush(dsig_hybrid_verifier *v);
 DSIG_WARN_UNUSED DSIG_EXPORT int dsig_hybrid_verify(dsig_hybrid_verifier *v, uint64_t signer_id,
                                                     const uint8_t *msg, size_t len,
                                                     const uint8_t *sig, size_t sig_len);
+
+/* How dsig_hybrid_verify_wait ends when the batch has not arrived in time (or never will: below the
+ * signer's sequence floor). */
+#define DSIG_HYBRID_WAIT_SLOW 1u       /* verify on the slow path (default: return DSIG_E_WOULD_BLOCK) */
+#define DSIG_HYBRID_MAX_WAIT_MS 60000u /* longest wait accepted */
+
+/*
+ * Verify like dsig_hybrid_verify, but when the signature's batch is not cached yet and may still
+ * arrive (above the signer's sequence floor), first wait up to `timeout_ms` for it — the published
+ * artifact's default, bounded here — so that a signature racing ahead of its batch still takes the
+ * fast path. Returns at once when the batch is cached (with any root), will never be cached, or once
+ * it arrives. If it did not arrive: DSIG_HYBRID_WAIT_SLOW in `flags` verifies on the slow path;
+ * otherwise DSIG_E_WOULD_BLOCK (the detail names the signer and batch; nothing was verified, the call
+ * may be repeated). Other results: as dsig_hybrid_verify (DSIG_OK, DSIG_E_VERIFY — also at once for a
+ * malformed signature — DSIG_E_UNKNOWN_SIGNER, DSIG_E_EQUIVOCATION), and DSIG_E_ARG for timeout_ms >
+ * DSIG_HYBRID_MAX_WAIT_MS or unknown flags. The wait needs someone else to deliver the batch: a
+ * background thread, or another thread calling receive_batch. Safe from any number of threads.
+ */
+DSIG_WARN_UNUSED DSIG_EXPORT int dsig_hybrid_verify_wait(dsig_hybrid_verifier *v, uint64_t signer_id,
+                                                         const uint8_t *msg, size_t len, const uint8_t *sig,
+                                                         size_t sig_len, unsigned timeout_ms, unsigned flags);
 
 /* 1 if dsig_hybrid_verify would take the fast path for this signature now: its batch is cached and
  * its proof and root signature are that batch's. 0 otherwise (including unknown signer, malformed

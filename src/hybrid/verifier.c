@@ -9,10 +9,15 @@
  *     never removed, so look-ups take no lock (add_lock serialises writers);
  *   - each signer has a writer-preferring rwlock: exclusive to insert/evict a batch, shared while a
  *     verification uses a cached batch (so it cannot be evicted under it);
- *   - the queue has its own mutex and two condition variables (work, idle); the evidence list its own.
+ *   - the queue has its own mutex and two condition variables (work, idle); the evidence list its own;
+ *   - arr_lock + `arrived` wake dsig_hybrid_verify_wait: a waiter checks the cache holding arr_lock
+ *     (then the signer's read lock), an insert broadcasts under arr_lock after dropping the signer's
+ *     write lock, so no arrival is missed and the locks never nest the other way.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "hybrid/runtime.h"
 
@@ -68,6 +73,9 @@ struct dsig_hybrid_verifier {
     pthread_mutex_t ev_lock;
     struct evrec **ev;
     size_t nev, ev_cap;
+
+    pthread_mutex_t arr_lock;    /* with `arrived`: dsig_hybrid_verify_wait sleeps for a batch */
+    pthread_cond_t arrived;      /* a batch was cached (broadcast after the signer lock is dropped) */
 
     _Atomic uint64_t received, cached, rejected, dropped, duplicate, evicted, stale, fast, slow;
     _Atomic uint64_t equivocations, evidence_dropped;
@@ -309,6 +317,9 @@ static int process_batch(dsig_hybrid_verifier *v, uint64_t signer_id, const uint
     bump(&v->cached);
     if (evicted)
         bump(&v->evicted);
+    pthread_mutex_lock(&v->arr_lock);
+    pthread_cond_broadcast(&v->arrived);
+    pthread_mutex_unlock(&v->arr_lock);
     return DSIG_OK;
 }
 
@@ -391,6 +402,12 @@ int dsig_hybrid_verifier_new(dsig_hybrid_verifier **out, const dsig_hybrid_param
     pthread_cond_init(&v->qwork, NULL);
     pthread_cond_init(&v->qidle, NULL);
     pthread_mutex_init(&v->ev_lock, NULL);
+    pthread_mutex_init(&v->arr_lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&v->arrived, &ca);
+    pthread_condattr_destroy(&ca);
 
     if (o.threads) {
         v->threads = dsig_calloc(o.threads, sizeof *v->threads);
@@ -442,6 +459,8 @@ void dsig_hybrid_verifier_free(dsig_hybrid_verifier *v)
     pthread_cond_destroy(&v->qwork);
     pthread_cond_destroy(&v->qidle);
     pthread_mutex_destroy(&v->ev_lock);
+    pthread_mutex_destroy(&v->arr_lock);
+    pthread_cond_destroy(&v->arrived);
     dsig_xfree(v, 0);
 }
 
@@ -639,6 +658,54 @@ int dsig_hybrid_verify(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_
                          (unsigned long long)signer_id, sv.index, (unsigned long long)sv.batch_seq);
     }
     return rc;
+}
+
+/* Where batch `seq` of a signer stands: 1 cached (any root), 0 may still arrive, -1 never (stale). */
+static int batch_state(struct signer_entry *se, uint64_t seq)
+{
+    pthread_rwlock_rdlock(&se->lock);
+    int st = dsig_hb_cache_find(&se->cache, seq) ? 1 : dsig_hb_cache_admits(&se->cache, seq) ? 0 : -1;
+    pthread_rwlock_unlock(&se->lock);
+    return st;
+}
+
+int dsig_hybrid_verify_wait(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_t *msg, size_t len,
+                            const uint8_t *sig, size_t sig_len, unsigned timeout_ms, unsigned flags)
+{
+    if (!v || (!msg && len) || !sig)
+        return dsig_fail(DSIG_E_ARG, "dsig_hybrid_verify_wait: NULL argument");
+    if (timeout_ms > DSIG_HYBRID_MAX_WAIT_MS || (flags & ~DSIG_HYBRID_WAIT_SLOW))
+        return dsig_fail(DSIG_E_ARG, "dsig_hybrid_verify_wait: timeout %u ms (at most %u) or flags 0x%x",
+                         timeout_ms, DSIG_HYBRID_MAX_WAIT_MS, flags);
+    struct signer_entry *se = find_signer(v, signer_id);
+    if (!se)
+        return dsig_fail(DSIG_E_UNKNOWN_SIGNER, "DSig verify: unknown signer %llu", (unsigned long long)signer_id);
+    uint64_t seq;
+    uint32_t index;
+    if (dsig_hb_sig_locate(&v->params, sig, sig_len, &seq, &index) != DSIG_OK)
+        return DSIG_E_VERIFY; /* the detail names the field */
+    int st = batch_state(se, seq);
+    if (st == 0 && timeout_ms) {
+        struct timespec dl;
+        clock_gettime(CLOCK_MONOTONIC, &dl);
+        dl.tv_sec += timeout_ms / 1000u;
+        dl.tv_nsec += (long)(timeout_ms % 1000u) * 1000000L;
+        if (dl.tv_nsec >= 1000000000L) {
+            dl.tv_sec++;
+            dl.tv_nsec -= 1000000000L;
+        }
+        pthread_mutex_lock(&v->arr_lock);
+        while ((st = batch_state(se, seq)) == 0 &&
+               pthread_cond_timedwait(&v->arrived, &v->arr_lock, &dl) != ETIMEDOUT) {
+        }
+        pthread_mutex_unlock(&v->arr_lock);
+    }
+    if (st != 1 && !(flags & DSIG_HYBRID_WAIT_SLOW))
+        return dsig_fail(DSIG_E_WOULD_BLOCK, "DSig verify: batch %llu of signer %llu %s", (unsigned long long)seq,
+                         (unsigned long long)signer_id,
+                         st < 0 ? "is below its sequence floor (it will not be cached)"
+                                : "did not arrive in time");
+    return dsig_hybrid_verify(v, signer_id, msg, len, sig, sig_len);
 }
 
 int dsig_hybrid_can_verify_fast(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_t *sig,

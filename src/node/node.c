@@ -331,11 +331,12 @@ static void retry_pending(dsig_node *n)
 }
 
 /* Signer callback (background thread): retain the batch message and push it to the ready members. */
-static void on_batch(void *arg, uint64_t signer_id, const uint8_t *msg, size_t len)
+static void on_batch(void *arg, uint64_t signer_id, unsigned group, const uint8_t *msg, size_t len)
 {
     struct ngroup *g = arg;
     dsig_node *n = g->node;
     (void)signer_id;
+    (void)group; /* one signer per node group: always 0 */
     uint8_t *copy = dsig_malloc(len);
     if (!copy)
         return; /* the batch stays usable through the slow path */

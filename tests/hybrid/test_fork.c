@@ -147,7 +147,8 @@ static void test_every_way(void **state)
     dsig_key_free(pub);
 }
 
-/* A fork child can free the copy (wiped, abandoned) and make a signer of its own that works. */
+/* A fork child's copy refuses sign / refill / wait_ready, can be freed (wiped, abandoned), and the
+ * child can make a signer of its own that works. */
 static void test_child_fresh_signer(void **state)
 {
     (void)state;
@@ -162,6 +163,7 @@ static void test_child_fresh_signer(void **state)
         size_t sl;
         int bad = dsig_hybrid_sign(s, (const uint8_t *)"x", 1, sig, sizeof sig, &sl) != DSIG_E_STATE;
         bad |= dsig_hybrid_signer_refill(s, 1) != DSIG_E_STATE;
+        bad |= dsig_hybrid_signer_wait_ready(s, 1) != DSIG_E_STATE;
         dsig_hybrid_signer_free(s);
         dsig_hybrid_signer *mine;
         bad |= dsig_hybrid_signer_new(&mine, k, NULL, NULL) != DSIG_OK;

@@ -1,9 +1,10 @@
 /*
  * tests/hybrid/test_runtime.c — the DSig runtime without background threads (signers and verifiers
  * with threads = 0, so every step is deterministic): fast / slow path, can_verify_fast, unknown and
- * wrong signer, bad batches never cached, FIFO eviction, equivocation evidence (leaf and batch),
- * non-blocking mode, one-time keys never reused, the pull API and the channel, and the registry
- * algorithm "DSig" (round trips, tampering, a frozen known-answer signature).
+ * wrong signer, bad batches never cached, eviction, equivocation evidence (leaf and batch),
+ * non-blocking mode, one-time keys never reused, the pull API and the channel, the per-signature
+ * verifier-group hint, and the registry algorithm "DSig" (round trips, tampering, a frozen
+ * known-answer signature). Child processes: test_fork.c; restarts and replays: test_verifier_state.c.
  * The threaded half is test_runtime_threads.c (CTest label "threads", also run under TSan).
  */
 #include <stdio.h>
@@ -378,40 +379,95 @@ static void test_equivocation(void **state)
     dsig_key_free(pub);
 }
 
-/* Review fix: a signer inherited through fork() must not sign — the child's pool holds the very
- * one-time keys the parent will use (two messages under one W-OTS+ key). The child gets DSIG_E_STATE
- * from sign / refill / wait_ready and can free the copy; the parent is unaffected. */
-static void test_fork_child_refuses(void **state)
+static unsigned g_groups_seen;
+
+/* on_batch: note which groups produced batch messages. */
+static void on_group_batch(void *arg, uint64_t signer_id, unsigned group, const uint8_t *msg, size_t len)
+{
+    (void)arg;
+    (void)msg;
+    (void)len;
+    assert_int_equal(signer_id, 21);
+    g_groups_seen |= 1u << group;
+}
+
+/* The hint: three verifier groups, a channel each (the third none). A signature made for group g is
+ * on the fast path exactly at the verifiers of g's channel; one verifier in two groups caches both
+ * groups' batches (one growing sequence per signer: all groups number from one counter). */
+static void test_hint_groups(void **state)
 {
     (void)state;
-    dsig_key *k = ed_key(9, NULL);
-    dsig_hybrid_signer_options o = quiet_signer(1, 0);
-    dsig_hybrid_signer *s;
-    assert_int_equal(dsig_hybrid_signer_new(&s, k, NULL, &o), DSIG_OK);
-    assert_int_equal(dsig_hybrid_signer_refill(s, 1), DSIG_OK);
-    uint8_t sig[4096];
-    size_t sl;
-    const uint8_t m[] = "parent";
-    assert_int_equal(dsig_hybrid_sign(s, m, sizeof m, sig, sizeof sig, &sl), DSIG_OK);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int bad = 0;
-        const uint8_t c[] = "child";
-        bad |= dsig_hybrid_sign(s, c, sizeof c, sig, sizeof sig, &sl) != DSIG_E_STATE;
-        bad |= dsig_hybrid_signer_refill(s, 1) != DSIG_E_STATE;
-        bad |= dsig_hybrid_signer_wait_ready(s, 1) != DSIG_E_STATE;
-        dsig_hybrid_signer_free(s);
-        _exit(bad ? 1 : 0);
+    dsig_key *pub, *k = ed_key(12, &pub);
+    dsig_hybrid_channel *ch[2];
+    dsig_hybrid_verifier *v[3]; /* v[0] in group 0, v[1] in group 1, v[2] in both */
+    dsig_hybrid_verifier_options vo = inline_verifier();
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(dsig_hybrid_channel_new(&ch[i]), DSIG_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(dsig_hybrid_verifier_new(&v[i], NULL, &vo), DSIG_OK);
+        assert_int_equal(dsig_hybrid_verifier_add_signer(v[i], 21, pub), DSIG_OK);
     }
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st));
-    assert_int_equal(WEXITSTATUS(st), 0);
-    assert_int_equal(dsig_hybrid_sign(s, m, sizeof m, sig, sizeof sig, &sl), DSIG_OK);
+    assert_int_equal(dsig_hybrid_channel_subscribe(ch[0], v[0]), DSIG_OK);
+    assert_int_equal(dsig_hybrid_channel_subscribe(ch[1], v[1]), DSIG_OK);
+    assert_int_equal(dsig_hybrid_channel_subscribe(ch[0], v[2]), DSIG_OK);
+    assert_int_equal(dsig_hybrid_channel_subscribe(ch[1], v[2]), DSIG_OK);
+    dsig_hybrid_channel *const chans[3] = {ch[0], ch[1], NULL};
+    dsig_hybrid_signer_options so = quiet_signer(21, 4);
+    so.groups = 3;
+    so.group_channels = chans;
+    so.on_batch = on_group_batch;
+    g_groups_seen = 0;
+    dsig_hybrid_signer *s;
+    assert_int_equal(dsig_hybrid_signer_new(&s, k, NULL, &so), DSIG_OK);
+    static const int fast_at[3][3] = {{1, 0, 1}, {0, 1, 1}, {0, 0, 0}};
+    uint8_t sig[2048];
+    size_t sl;
+    uint64_t last = 0;
+    for (int round = 0; round < 3; round++) {
+        for (unsigned g = 0; g < 3; g++) {
+            const uint8_t m[4] = {(uint8_t)g, (uint8_t)round};
+            assert_int_equal(dsig_hybrid_sign_hint(s, g, m, sizeof m, sig, sizeof sig, &sl), DSIG_OK);
+            uint64_t seq;
+            uint32_t idx;
+            assert_int_equal(dsig_hybrid_sig_locate(NULL, sig, sl, &seq, &idx), DSIG_OK);
+            if (round == 0) { /* each group's first signature generated its first batch */
+                assert_true(seq > last);
+                last = seq;
+            }
+            for (int i = 0; i < 3; i++) {
+                assert_int_equal(dsig_hybrid_can_verify_fast(v[i], 21, sig, sl), fast_at[g][i]);
+                assert_int_equal(dsig_hybrid_verify(v[i], 21, m, sizeof m, sig, sl), DSIG_OK);
+            }
+        }
+    }
+    assert_int_equal(g_groups_seen, 7);
+    assert_int_equal(dsig_hybrid_sign_hint(s, 3, sig, 1, sig, sizeof sig, &sl), DSIG_E_ARG);
+    /* dsig_hybrid_sign is group 0; the outbox keeps each group's messages apart. */
+    assert_int_equal(dsig_hybrid_sign(s, (const uint8_t *)"z", 1, sig, sizeof sig, &sl), DSIG_OK);
+    assert_int_equal(dsig_hybrid_can_verify_fast(v[0], 21, sig, sl), 1);
+    uint8_t bm[8192];
+    size_t bl;
+    for (unsigned g = 0; g < 3; g++)
+        assert_int_equal(dsig_hybrid_signer_next_group_batch(s, g, bm, sizeof bm, &bl), DSIG_OK);
+    assert_int_equal(dsig_hybrid_signer_next_group_batch(s, 2, bm, sizeof bm, &bl), DSIG_E_WOULD_BLOCK);
+    assert_int_equal(dsig_hybrid_signer_next_group_batch(s, 3, bm, sizeof bm, &bl), DSIG_E_ARG);
+    assert_int_equal(dsig_hybrid_signer_wait_ready(s, 100), DSIG_OK);
+    dsig_hybrid_signer_stats st;
+    dsig_hybrid_signer_stats_get(s, &st);
+    assert_true(st.ready >= 300);
     dsig_hybrid_signer_free(s);
+    so.groups = 65;
+    assert_int_equal(dsig_hybrid_signer_new(&s, k, NULL, &so), DSIG_E_ARG);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(dsig_hybrid_channel_unsubscribe(ch[i == 1], v[i]), DSIG_OK);
+        if (i == 2)
+            assert_int_equal(dsig_hybrid_channel_unsubscribe(ch[1], v[i]), DSIG_OK);
+        dsig_hybrid_verifier_free(v[i]);
+    }
+    for (int i = 0; i < 2; i++)
+        dsig_hybrid_channel_free(ch[i]);
     dsig_key_free(k);
+    dsig_key_free(pub);
 }
 
 /* Non-blocking mode, the pull API and one-time keys never reused over many pool refills. */
@@ -734,7 +790,7 @@ int main(void)
         cmocka_unit_test(test_bad_batch_dropped),
         cmocka_unit_test(test_eviction),
         cmocka_unit_test(test_equivocation),
-        cmocka_unit_test(test_fork_child_refuses),
+        cmocka_unit_test(test_hint_groups),
         cmocka_unit_test(test_nonblocking_and_unique),
         cmocka_unit_test(test_args),
         cmocka_unit_test(test_channel),
