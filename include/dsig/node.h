@@ -123,6 +123,14 @@ typedef struct dsig_node_options {
                                         (default and minimum 32) */
     unsigned verify_queue;           /* received batches waiting for verification (default 1024;
                                         beyond it they are dropped and counted as queue_full) */
+    /* What one authenticated peer's BATCH frames may cost (docs/node.md "Per-peer bounds"): */
+    unsigned peer_verify_queue;      /* its batches waiting for verification (default 512: room for
+                                        what a stalled signer releases at once; beyond:
+                                        drop_queue_full) */
+    unsigned peer_verify_rate;       /* root-signature checks per second it may cause (default 2000) */
+    unsigned peer_verify_burst;      /* ... in a burst (default 1024; beyond: drop_rate_limited). A
+                                        batch whose root signature fails costs its sender 64 more,
+                                        so forged batches get rate / 65 checks per second */
     uint32_t max_app_bytes;          /* largest APP payload (default 65536 - 64, ≤ 16 MiB - 64) */
     uint32_t heartbeat_ms;           /* transport heartbeat interval (default 500; 0 = off) */
     uint32_t backoff_max_ms;         /* reconnect delay ceiling (default 2000) */
@@ -221,7 +229,9 @@ typedef struct dsig_node_stats {
     uint64_t drop_replay;            /* batch seq already seen, or older than the cache window */
     uint64_t drop_malformed;         /* bad payload layout, unknown group, frame before HELLO, and
                                         connections the transport dropped for a bad frame header */
-    uint64_t drop_queue_full;        /* verification queue full */
+    uint64_t drop_queue_full;        /* verification queue full (all peers, or the sender's share) */
+    uint64_t drop_rate_limited;      /* the sender's verification budget was spent */
+    uint64_t batch_checks;           /* batch root signatures checked (verified or not) */
     /* verification */
     uint64_t verify_fast;
     uint64_t verify_slow;

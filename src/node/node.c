@@ -37,7 +37,8 @@
 enum {
     C_GENERATED, C_SENT, C_RESENT, C_SEND_FAILED, C_ACKS, C_SIGS, C_RECEIVED, C_VERIFIED, C_UNKNOWN,
     C_BADSIG, C_REPLAY, C_MALFORMED, C_QFULL, C_VFAIL, C_APP_SENT, C_APP_RECV, C_APP_FAIL, C_REJECTED,
-    C_AUTH_OK, C_AUTH_FAIL, C_UNAUTH, C_ACK_DEFER, C_ACK_RETRY, C_ACK_DROP, C_SLOW_DIRECT,
+    C_AUTH_OK, C_AUTH_FAIL, C_UNAUTH, C_ACK_DEFER, C_ACK_RETRY, C_ACK_DROP, C_SLOW_DIRECT, C_RATE,
+    C_BATCH_CHECKS,
     C_COUNT
 };
 
@@ -50,7 +51,15 @@ struct peer {
     _Atomic int ready;                  /* mirror of out_ready for lock-free readers */
     _Atomic uint64_t in_conn;           /* its latest authenticated connection to us (0: none); the
                                            higher id of a pair sends APP frames there (send_app) */
+    /* What its batches may cost us (under q_lock; docs/node.md "Per-peer bounds"): */
+    unsigned queued;                    /* its batches waiting for verification */
+    int64_t tokens;                     /* verification budget, in 1/1000 batch */
+    int64_t refilled_ms;                /* monotonic time the budget was last topped up */
 };
+
+/* What a batch whose root signature does not verify costs its sender on top of its own check: an
+ * honest peer never sends one, a flooding peer is slowed to rate / (1 + this). */
+#define BAD_BATCH_COST 64
 
 struct retained {
     uint64_t seq;
@@ -102,6 +111,7 @@ struct work {
     struct work *next;
     uint64_t signer;
     size_t sidx, gi;
+    size_t from;                        /* config index of the peer that sent it */
     uint64_t seq;
     uint64_t conn;
     size_t len;
@@ -153,12 +163,18 @@ struct dsig_node {
 };
 
 #define DEFAULT_POOL 512u
+/* Per-peer bounds: an honest signer's burst — what its send queue (256 frames or 1 MiB) and the
+ * socket buffers release at once after a stall — must fit, or its batches would be lost. */
+#define DEFAULT_PEER_QUEUE 512u
+#define DEFAULT_PEER_BURST 1024u
+#define DEFAULT_PEER_RATE 2000u
 #define MIN_CACHE 32u
 #define MAX_WORKERS 16u
 #define RETRY_MS 10                     /* plane tick while refused batches wait for queue room */
 #define IDLE_MS 250                     /* plane tick otherwise (the loop wakes on any event anyway) */
 
 static int retry_acks(dsig_node *n);
+static int64_t mono_ms(void);
 
 /* Relaxed counter increment. */
 static void bump(dsig_node *n, int c)
@@ -175,6 +191,9 @@ void dsig_node_options_default(dsig_node_options *o)
     o->verify_threads = 1;
     o->cache_batches = MIN_CACHE;
     o->verify_queue = 1024;
+    o->peer_verify_queue = DEFAULT_PEER_QUEUE;
+    o->peer_verify_rate = DEFAULT_PEER_RATE;
+    o->peer_verify_burst = DEFAULT_PEER_BURST;
     o->max_app_bytes = 65536u - 64u;
     o->heartbeat_ms = 500;
     o->backoff_max_ms = 2000;
@@ -542,7 +561,23 @@ static int retry_acks(dsig_node *n)
     return k != 0;
 }
 
-/* BATCH: validate, check the replay window, queue for background verification. */
+/* Top up a peer's verification budget for the time elapsed and take one batch from it: 1 if it had
+ * one, 0 if it is spent (q_lock held). */
+static int budget_take(dsig_node *n, struct peer *p)
+{
+    int64_t now = mono_ms(), burst = (int64_t)n->opt.peer_verify_burst * 1000;
+    p->tokens += (now - p->refilled_ms) * (int64_t)n->opt.peer_verify_rate; /* rate/s = rate/1000 per ms */
+    p->refilled_ms = now;
+    if (p->tokens > burst)
+        p->tokens = burst;
+    if (p->tokens < 1000)
+        return 0;
+    p->tokens -= 1000;
+    return 1;
+}
+
+/* BATCH: validate, check the replay window and the sender's bounds, queue for background
+ * verification. */
 static void handle_batch(dsig_node *n, struct conn_state *cs, const uint8_t *p, size_t len)
 {
     struct node_batch_view b;
@@ -585,15 +620,20 @@ static void handle_batch(dsig_node *n, struct conn_state *cs, const uint8_t *p, 
     w->gi = (size_t)gi;
     w->seq = b.seq;
     w->conn = cs->conn;
+    w->from = (size_t)cs->peer_idx;
     w->len = b.msg_len;
     memcpy(w->msg, b.msg, b.msg_len);
+    struct peer *from = &n->peers[w->from];
     pthread_mutex_lock(&n->q_lock);
-    if (n->q_len >= n->opt.verify_queue || n->q_stop) {
+    int full = n->q_len >= n->opt.verify_queue || n->q_stop || from->queued >= n->opt.peer_verify_queue;
+    int broke = !full && !budget_take(n, from);
+    if (full || broke) {
         pthread_mutex_unlock(&n->q_lock);
         dsig_xfree(w, 0);
-        bump(n, C_QFULL);
+        bump(n, full ? C_QFULL : C_RATE);
         return;
     }
+    from->queued++;
     if (n->q_tail)
         n->q_tail->next = w;
     else
@@ -764,6 +804,17 @@ static void *worker_main(void *arg)
 
         dsig_hybrid_verifier *v = n->groups[w->gi].verifier;
         int rc = dsig_hybrid_verifier_receive_batch(v, w->signer, w->msg, w->len);
+        bump(n, C_BATCH_CHECKS);
+        pthread_mutex_lock(&n->q_lock);
+        struct peer *from = &n->peers[w->from];
+        from->queued--;
+        if (rc == DSIG_E_VERIFY) { /* a forged batch: its sender pays for the check, and more */
+            int64_t floor = -(int64_t)n->opt.peer_verify_burst * 1000;
+            from->tokens -= (int64_t)BAD_BATCH_COST * 1000;
+            if (from->tokens < floor)
+                from->tokens = floor;
+        }
+        pthread_mutex_unlock(&n->q_lock);
         if (rc == DSIG_OK) {
             pthread_mutex_lock(&n->win_lock);
             node_window_mark(&n->windows[w->sidx * n->cfg->n_groups + w->gi], n->win_width, w->seq);
@@ -840,6 +891,14 @@ static int check_options(dsig_node_options *o)
         return dsig_fail(DSIG_E_ARG, "node options: cache_batches at most %u", NODE_WIN_WORDS * 64);
     if (o->verify_queue == 0)
         o->verify_queue = 1024;
+    if (o->peer_verify_queue == 0)
+        o->peer_verify_queue = DEFAULT_PEER_QUEUE;
+    if (o->peer_verify_rate == 0)
+        o->peer_verify_rate = DEFAULT_PEER_RATE;
+    if (o->peer_verify_burst == 0)
+        o->peer_verify_burst = DEFAULT_PEER_BURST;
+    if (o->peer_verify_rate > 1000000u || o->peer_verify_burst > 1000000u)
+        return dsig_fail(DSIG_E_ARG, "node options: peer_verify_rate and peer_verify_burst at most 1000000");
     if (o->max_app_bytes == 0)
         o->max_app_bytes = 65536u - 64u;
     if (o->max_app_bytes > DSIG_NET_MAX_PAYLOAD_LIMIT - 64u)
@@ -957,6 +1016,8 @@ int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
         if ((rc = dsig_ed25519_derive_public(pk->pk, NODE_AUTH_KEY_LABEL, n->peers[i].auth_pk)) != DSIG_OK)
             goto fail;
         atomic_init(&n->peers[i].ready, 0);
+        n->peers[i].tokens = (int64_t)o.peer_verify_burst * 1000;
+        n->peers[i].refilled_ms = mono_ms();
         atomic_init(&n->peers[i].in_conn, 0);
         if (dsig_net_addr_parse(n->cfg->nodes[i].address, &n->peers[i].addr) != DSIG_OK) {
             rc = dsig_fail(DSIG_E_FORMAT, "node: bad address %s", n->cfg->nodes[i].address);
@@ -1379,6 +1440,8 @@ void dsig_node_stats_get(dsig_node *n, dsig_node_stats *st)
     st->acks_deferred = G(C_ACK_DEFER);
     st->acks_retried = G(C_ACK_RETRY);
     st->acks_dropped = G(C_ACK_DROP);
+    st->drop_rate_limited = G(C_RATE);
+    st->batch_checks = G(C_BATCH_CHECKS);
 #undef G
     st->verify_slow = atomic_load_explicit(&n->c[C_SLOW_DIRECT], memory_order_relaxed);
     for (size_t gi = 0; gi < n->cfg->n_groups; gi++) {
