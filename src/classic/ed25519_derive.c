@@ -3,7 +3,6 @@
  * (ed25519_derive.h). Group and scalar arithmetic are libsodium's constant-time primitives; nothing here
  * branches on a secret.
  */
-#include <pthread.h>
 #include <string.h>
 
 #include <sodium.h>
@@ -13,21 +12,6 @@
 
 #define TWEAK_TAG "dsig/Ed25519/derive/v1"
 #define PREFIX_TAG "dsig/Ed25519/derive-prefix/v1"
-
-static pthread_once_t sodium_once = PTHREAD_ONCE_INIT;
-static int sodium_ok;
-
-static void sodium_start(void)
-{
-    sodium_ok = sodium_init() >= 0;
-}
-
-/* libsodium started (once per process; sodium_init itself takes a lock on every call). */
-static int sodium_ready(void)
-{
-    pthread_once(&sodium_once, sodium_start);
-    return sodium_ok;
-}
 
 /* SHA-512(tag ‖ u8 |label| ‖ label ‖ x[0..32]) into h. DSIG_E_ARG for a label that is empty or too long. */
 static int labelled_hash(const char *tag, const char *label, const uint8_t x[32], uint8_t h[64])
@@ -62,13 +46,13 @@ int dsig_ed25519_derive_public(const uint8_t a[32], const char *label, uint8_t o
 {
     if (!a || !out)
         return dsig_fail(DSIG_E_ARG, "Ed25519 key derivation: NULL argument");
-    if (!sodium_ready())
-        return dsig_fail(DSIG_E_CRYPTO, "Ed25519 key derivation: libsodium failed to initialise");
+    int rc = dsig_backend_init();
+    if (rc)
+        return rc;
     if (!crypto_core_ed25519_is_valid_point(a))
         return dsig_fail(DSIG_E_POINT, "Ed25519 key derivation: the public key is not a valid point");
     uint8_t t[32], tb[32];
-    int rc = tweak(a, label, t);
-    if (rc)
+    if ((rc = tweak(a, label, t)) != DSIG_OK)
         return rc;
     /* t = 0 or A' of small order happen with probability ~2^-252: refused rather than used. */
     if (crypto_scalarmult_ed25519_base_noclamp(tb, t) != 0 || crypto_core_ed25519_add(out, a, tb) != 0 ||
@@ -108,8 +92,8 @@ int dsig_ed25519_derive_secret(const struct dsig_key *identity, const char *labe
 int dsig_ed25519_sign_expanded(const uint8_t s[32], const uint8_t prefix[32], const uint8_t pk[32],
                                const uint8_t *msg, size_t len, uint8_t sig[64])
 {
-    if (!sodium_ready())
-        return dsig_fail(DSIG_E_CRYPTO, "Ed25519: libsodium failed to initialise");
+    if (dsig_backend_init() != DSIG_OK)
+        return DSIG_E_CRYPTO;
     crypto_hash_sha512_state st;
     uint8_t h[64], r[32], k[32], ks[32];
     crypto_hash_sha512_init(&st);
@@ -145,7 +129,7 @@ int dsig_ed25519_dkey_sign(const dsig_ed25519_dkey *k, const uint8_t *msg, size_
 
 int dsig_ed25519_verify_pk(const uint8_t pk[32], const uint8_t *msg, size_t len, const uint8_t sig[64])
 {
-    if (!sodium_ready())
+    if (dsig_backend_init() != DSIG_OK)
         return 0;
     return crypto_sign_verify_detached(sig, msg, len, pk) == 0;
 }

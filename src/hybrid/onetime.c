@@ -3,32 +3,13 @@
  * chain levels), the Merkle tree, the Ed25519 root signature (under the derived root key), and the
  * background-plane batch message with its verification (docs/dsig-format.md §3, §6, §7).
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
-#include <sodium.h>
-
 #include "core/internal.h"
 #include "hash/blake3.h"
 #include "hybrid/hb_internal.h"
-
-static pthread_once_t hb_sodium_once = PTHREAD_ONCE_INIT;
-static int hb_sodium_ok;
-
-/* libsodium initialisation, once per process. */
-static void hb_sodium_init(void)
-{
-    hb_sodium_ok = sodium_init() >= 0;
-}
-
-/* Start libsodium; DSIG_E_CRYPTO if it cannot start. */
-static int hb_sodium(void)
-{
-    pthread_once(&hb_sodium_once, hb_sodium_init);
-    return hb_sodium_ok ? DSIG_OK : dsig_fail(DSIG_E_CRYPTO, "DSig: libsodium failed to initialise");
-}
 
 /* seed = BLAKE3-keyed(master, "DSig-hb-keyseed1" ‖ batch_seq u64le ‖ index u32le). @spec docs §3.1 */
 void dsig_hb_key_seed(const uint8_t master_seed[DSIG_HB_SEED_BYTES], uint64_t batch_seq, uint32_t index,
@@ -172,7 +153,7 @@ int dsig_hb_keygen_batch(const dsig_hb_params *p, const uint8_t master_seed[DSIG
     if (!master_seed || !root_sk || !who)
         return dsig_fail(DSIG_E_ARG, "DSig keygen: NULL seed, root key or identity");
     if ((rc = dsig_hb_params_check(p)) != DSIG_OK) return rc;
-    if ((rc = hb_sodium()) != DSIG_OK) return rc;
+    if ((rc = dsig_backend_init()) != DSIG_OK) return rc;
     if (memcmp(root_sk->pk, who->root_pk, 32) != 0)
         return dsig_fail(DSIG_E_KEY_MISMATCH, "DSig keygen: the root key is not the identity's root public key");
 
@@ -253,7 +234,7 @@ int dsig_hb_batch_verify(const dsig_hb_params *p, const uint8_t *msg, size_t len
     memset(out, 0, sizeof *out);
     if (!msg || !who) return dsig_fail(DSIG_E_ARG, "DSig batch verify: NULL message or identity");
     if ((rc = dsig_hb_params_check(p)) != DSIG_OK) return rc;
-    if ((rc = hb_sodium()) != DSIG_OK) return rc;
+    if ((rc = dsig_backend_init()) != DSIG_OK) return rc;
     if (len != p->batch_msg_bytes)
         return dsig_fail(DSIG_E_VERIFY, "DSig batch message: length %zu, expected %zu", len, p->batch_msg_bytes);
     if (msg[0] != DSIG_HB_VERSION)

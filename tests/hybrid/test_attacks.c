@@ -149,6 +149,17 @@ static dsig_hb_who victim_who(const dsig_key *victim, uint8_t domain, uint64_t i
     return w;
 }
 
+/* A verifier that checks batch messages inside receive_batch (verdicts returned). */
+static dsig_hybrid_verifier *inline_verifier(const dsig_hybrid_params *p)
+{
+    dsig_hybrid_verifier_options vo;
+    dsig_hybrid_verifier_options_default(&vo);
+    vo.threads = 0;
+    dsig_hybrid_verifier *v;
+    assert_int_equal(dsig_hybrid_verifier_new(&v, p, &vo), DSIG_OK);
+    return v;
+}
+
 /* The registry algorithm's parameter set: the default with batches of one key. */
 static dsig_hybrid_params *file_params(void)
 {
@@ -244,11 +255,7 @@ static void test_runtime_forged_batch(void **state)
     dsig_free(pem);
     assert_null(dsig_key_alg(plain));
 
-    dsig_hybrid_verifier_options vo;
-    dsig_hybrid_verifier_options_default(&vo);
-    vo.threads = 0;
-    dsig_hybrid_verifier *v;
-    assert_int_equal(dsig_hybrid_verifier_new(&v, NULL, &vo), DSIG_OK);
+    dsig_hybrid_verifier *v = inline_verifier(NULL);
     assert_int_equal(dsig_hybrid_verifier_add_signer(v, 1, vpub), DSIG_OK);
     /* The unbound copy is no DSig key anywhere. */
     assert_int_equal(dsig_hybrid_verifier_add_signer(v, 2, plain), DSIG_E_ALG_NOT_ALLOWED);
@@ -345,11 +352,7 @@ static void test_runtime_vs_file_domain(void **state)
     size_t fl = 0;
     assert_int_equal(dsig_sign(alg, k, (const uint8_t *)PAYLOAD, strlen(PAYLOAD), fsig, sizeof fsig, &fl), DSIG_OK);
     assert_int_equal(dsig_verify(alg, pub, (const uint8_t *)PAYLOAD, strlen(PAYLOAD), fsig, fl), DSIG_OK);
-    dsig_hybrid_verifier_options vo;
-    dsig_hybrid_verifier_options_default(&vo);
-    vo.threads = 0;
-    dsig_hybrid_verifier *v;
-    assert_int_equal(dsig_hybrid_verifier_new(&v, p1, &vo), DSIG_OK);
+    dsig_hybrid_verifier *v = inline_verifier(p1);
     assert_int_equal(dsig_hybrid_verifier_add_signer(v, 0, pub), DSIG_OK);
     assert_int_equal(dsig_hybrid_verify(v, 0, digest, sizeof digest, fsig, fl), DSIG_E_VERIFY);
     for (uint64_t id = 0; id < 3; id++)

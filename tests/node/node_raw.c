@@ -1,7 +1,10 @@
 /*
  * tests/node/node_raw.c — raw node connections for tests (node_raw.h).
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <unistd.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +57,23 @@ static int rd(int s, uint8_t *p, size_t n, long long deadline)
         n -= (size_t)r;
     }
     return 0;
+}
+
+int nr_connect(unsigned port)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0)
+        return -1;
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(s, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(s);
+        return -1;
+    }
+    return s;
 }
 
 int nr_frame(int s, uint8_t type, const void *p, size_t len)

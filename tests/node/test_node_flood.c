@@ -61,18 +61,6 @@ static dsig_node *start(const dsig_node_config *cfg, uint64_t id, int bounded)
     return n;
 }
 
-static int raw_connect(unsigned port)
-{
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(s >= 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(s, (struct sockaddr *)&a, sizeof a), 0);
-    return s;
-}
 
 static void test_flooding_peer(void **state)
 {
@@ -112,7 +100,8 @@ static void test_flooding_peer(void **state)
     memcpy(frame + pl, bm, bl);
 
     /* The flooder authenticates as node 2 (it has the key) and sends FLOOD forged batches. */
-    int fd = raw_connect(ports[0]);
+    int fd = nr_connect(ports[0]);
+    assert_true(fd >= 0);
     assert_int_equal(nr_handshake(fd, 2, k2, 1, pub1), 0);
     dsig_node_stats st;
     for (int i = 0; i < 300; i++) {

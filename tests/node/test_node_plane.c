@@ -169,19 +169,6 @@ static void test_three_nodes(void **state)
 
 /* ---- raw attacker ------------------------------------------------------------------------------ */
 
-/* A TCP connection to 127.0.0.1:port. */
-static int raw_connect(unsigned port)
-{
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(s >= 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(s, (struct sockaddr *)&a, sizeof a), 0);
-    return s;
-}
 
 /* Write one frame. */
 static void raw_frame(int s, uint8_t type, const void *p, size_t len)
@@ -275,7 +262,8 @@ static void test_attacks(void **state)
     dsig_node *n1 = start_node(cfg, 1); /* node 2 is never started: the attacker speaks for it */
 
     /* unknown id: closed and counted */
-    int s = raw_connect(ports[0]);
+    int s = nr_connect(ports[0]);
+    assert_true(s >= 0);
     raw_hello(s, 99);
     assert_true(raw_closed(s));
     close(s);
@@ -283,7 +271,8 @@ static void test_attacks(void **state)
     WAIT_FOR(n1, connections_rejected, 1);
 
     /* a frame before HELLO: closed, malformed */
-    s = raw_connect(ports[0]);
+    s = nr_connect(ports[0]);
+    assert_true(s >= 0);
     raw_frame(s, DSIG_NODE_T_APP, "x", 1);
     assert_true(raw_closed(s));
     close(s);
@@ -305,14 +294,16 @@ static void test_attacks(void **state)
     assert_int_equal(dsig_key_public(&pub1, k1), DSIG_OK);
 
     /* claiming node 2 without proving it: its frames are dropped and counted, nothing is verified */
-    s = raw_connect(ports[0]);
+    s = nr_connect(ports[0]);
+    assert_true(s >= 0);
     raw_hello(s, 2);
     raw_batch(s, 2, "g1", b, bl);
     raw_frame(s, DSIG_NODE_T_APP, "x", 1);
     WAIT_FOR(n1, drop_unauthenticated, 2);
     close(s);
     /* an impostor: node 2's id, another key — refused (closed) and counted; its batch never counts */
-    s = raw_connect(ports[0]);
+    s = nr_connect(ports[0]);
+    assert_true(s >= 0);
     assert_int_equal(nr_handshake(s, 2, k3, 1, pub1), 0);
     raw_batch(s, 2, "g1", b, bl);
     assert_true(raw_closed(s));
@@ -325,7 +316,8 @@ static void test_attacks(void **state)
     assert_int_equal(wait_st.auth_ok, 0);
 
     /* speaking for node 2 with its key (as node 2 would): batches count only by their root signature */
-    s = raw_connect(ports[0]);
+    s = nr_connect(ports[0]);
+    assert_true(s >= 0);
     assert_int_equal(nr_handshake(s, 2, k2, 1, pub1), 0);
     WAIT_FOR(n1, auth_ok, 1);
     raw_batch(s, 99, "g1", b, bl); /* unknown signer */
