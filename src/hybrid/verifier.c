@@ -585,9 +585,19 @@ static int verify_other_root(dsig_hybrid_verifier *v, struct signer_entry *se, c
     int rc = dsig_hb_verify_slow(&v->params, sig, sig_len, msg, len, &se->who);
     if (rc != DSIG_OK)
         return rc;
+    /* Valid. Its root: another one convicts; the cached root itself (the signer signed the same root
+     * message twice, with another nonce) does not. */
+    dsig_hb_sig_view sv;
+    uint8_t leaf[32], root[32];
+    if (dsig_hb_parse(&v->params, sig, sig_len, &sv) != DSIG_OK ||
+        dsig_hb_compute_leaf(&v->params, &sv, msg, len, leaf) != DSIG_OK)
+        return DSIG_E_INTERNAL; /* it parsed and verified a moment ago */
+    dsig_hb_merkle_root_from_proof(&v->params, leaf, sv.index, sv.proof, root);
     struct evrec *ev = NULL;
     pthread_rwlock_rdlock(&se->lock);
     dsig_hb_centry *e = dsig_hb_cache_find(&se->cache, seq);
+    if (e && memcmp(e->batch.root, root, sizeof root) == 0)
+        e = NULL; /* same batch: nothing to hold against the signer */
     if (e) {
         size_t flen = 0;
         uint8_t *first = batch_message_copy(v, &e->batch, &flen);
@@ -597,7 +607,7 @@ static int verify_other_root(dsig_hybrid_verifier *v, struct signer_entry *se, c
         dsig_xfree(first, 0);
     }
     pthread_rwlock_unlock(&se->lock);
-    if (!e) /* evicted meanwhile: nothing cached to hold against it */
+    if (!e) /* the same root, or evicted meanwhile: nothing cached to hold against it */
         return DSIG_OK;
     if ((rc = evidence_publish(v, se, ev)) != DSIG_OK)
         return rc;

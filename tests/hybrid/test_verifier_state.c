@@ -5,7 +5,7 @@
  *     number: the verifier with the old batch cached accepts the new signatures, convicts no one;
  *   - a signature whose sequence number is cached with another root takes the slow path (not the fast
  *     path's rejection), can_verify_fast says 0 for it, and — both halves validly signed — it convicts
- *     the signer (ROOT evidence);
+ *     the signer (ROOT evidence); the same root signed again with another nonce convicts no one;
  *   - the per-signer sequence floor: replayed old batch messages are refused as stale and evict
  *     nothing; evidence outlives the eviction of the batches it cites; replayed evidence adds nothing;
  *   - evidence records are bounded per signer and in all, the detections still counted.
@@ -242,6 +242,48 @@ static void test_floor_and_replays(void **state)
     dsig_key_free(pub);
 }
 
+/* A signature whose root signature differs from the cached batch's but signs the same root (a signer
+ * may sign one root message twice with other nonces): valid on the slow path, and no equivocation —
+ * the batch is the same. */
+static void test_same_root_resigned(void **state)
+{
+    (void)state;
+    dsig_hybrid_params *hp;
+    assert_int_equal(dsig_hybrid_params_with_batch(&hp, NULL, 2), DSIG_OK);
+    const dsig_hb_params *p = hp;
+    dsig_key *pub, *k = dsig_test_key(6, &pub);
+    dsig_hb_batch b;
+    uint8_t *bm = malloc(p->batch_msg_bytes), sig[2048], rm[DSIG_HB_ROOT_MSG_BYTES], other[64];
+    make_batches(p, k, 8, 0x44, 700, 1, &b, bm);
+    dsig_hybrid_verifier *v = inline_verifier(hp, 0);
+    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 8, pub), DSIG_OK);
+    assert_int_equal(dsig_hybrid_verifier_receive_batch(v, 8, bm, p->batch_msg_bytes), DSIG_OK);
+    size_t sl;
+    assert_int_equal(dsig_hb_sign(&b.keys[2], (const uint8_t *)"m", 1, sig, sizeof sig, &sl), DSIG_OK);
+    /* The same root message signed again with another nonce key: another valid signature. */
+    dsig_ed25519_dkey root;
+    assert_int_equal(dsig_hb_key_root_secret(k, &root), DSIG_OK);
+    dsig_hb_root_message(p, &b.who, b.batch_seq, b.root, rm);
+    root.prefix[0] ^= 1;
+    assert_int_equal(dsig_ed25519_dkey_sign(&root, rm, sizeof rm, other), DSIG_OK);
+    dsig_memzero(&root, sizeof root);
+    assert_memory_not_equal(other, b.root_sig, 64);
+    memcpy(sig + sl - 64, other, 64);
+    assert_int_equal(dsig_hybrid_can_verify_fast(v, 8, sig, sl), 0);
+    assert_int_equal(dsig_hybrid_verify(v, 8, (const uint8_t *)"m", 1, sig, sl), DSIG_OK);
+    assert_int_equal(dsig_hybrid_verifier_evidence_count(v), 0);
+    dsig_hybrid_verifier_stats st;
+    dsig_hybrid_verifier_stats_get(v, &st);
+    assert_int_equal(st.slow, 1);
+    assert_int_equal(st.equivocations, 0);
+    dsig_hb_batch_free(&b);
+    free(bm);
+    dsig_hybrid_verifier_free(v);
+    dsig_hybrid_params_free(hp);
+    dsig_key_free(k);
+    dsig_key_free(pub);
+}
+
 /* Equivocate on `n` leaves of one batch (batch size 32) of signer `id`. */
 static void equivocate(dsig_hybrid_verifier *v, const dsig_hb_params *p, const dsig_key *k, uint64_t id, unsigned n)
 {
@@ -291,6 +333,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_restart),
         cmocka_unit_test(test_floor_and_replays),
+        cmocka_unit_test(test_same_root_resigned),
         cmocka_unit_test(test_evidence_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
