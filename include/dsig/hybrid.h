@@ -391,6 +391,8 @@ typedef struct dsig_hybrid_verifier_stats {
     uint64_t slow;               /* verifications on the slow path */
     uint64_t equivocations;      /* distinct equivocations detected */
     uint64_t evidence_dropped;   /* of which not kept (per-signer or total bound reached) */
+    uint64_t waits;              /* dsig_hybrid_verify_wait calls that waited for their batch */
+    uint64_t wait_timeouts;      /* of which the batch did not arrive in time */
 } dsig_hybrid_verifier_stats;
 
 DSIG_EXPORT void dsig_hybrid_verifier_stats_get(dsig_hybrid_verifier *v, dsig_hybrid_verifier_stats *st);

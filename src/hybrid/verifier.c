@@ -78,7 +78,7 @@ struct dsig_hybrid_verifier {
     pthread_cond_t arrived;      /* a batch was cached (broadcast after the signer lock is dropped) */
 
     _Atomic uint64_t received, cached, rejected, dropped, duplicate, evicted, stale, fast, slow;
-    _Atomic uint64_t equivocations, evidence_dropped;
+    _Atomic uint64_t equivocations, evidence_dropped, waits, wait_timeouts;
 };
 
 /* Bump a statistics counter (relaxed: counters order nothing). */
@@ -704,11 +704,17 @@ int dsig_hybrid_verify_wait(dsig_hybrid_verifier *v, uint64_t signer_id, const u
             dl.tv_sec++;
             dl.tv_nsec -= 1000000000L;
         }
+        bump(&v->waits);
         pthread_mutex_lock(&v->arr_lock);
-        while ((st = batch_state(se, seq)) == 0 &&
-               pthread_cond_timedwait(&v->arrived, &v->arr_lock, &dl) != ETIMEDOUT) {
+        while ((st = batch_state(se, seq)) == 0) {
+            if (pthread_cond_timedwait(&v->arrived, &v->arr_lock, &dl) == ETIMEDOUT) {
+                st = batch_state(se, seq); /* it may have come with the deadline */
+                break;
+            }
         }
         pthread_mutex_unlock(&v->arr_lock);
+        if (st == 0)
+            bump(&v->wait_timeouts);
     }
     if (st != 1 && !(flags & DSIG_HYBRID_WAIT_SLOW))
         return dsig_fail(DSIG_E_WOULD_BLOCK, "DSig verify: batch %llu of signer %llu %s", (unsigned long long)seq,
@@ -748,4 +754,6 @@ void dsig_hybrid_verifier_stats_get(dsig_hybrid_verifier *v, dsig_hybrid_verifie
     st->slow = atomic_load(&v->slow);
     st->equivocations = atomic_load(&v->equivocations);
     st->evidence_dropped = atomic_load(&v->evidence_dropped);
+    st->waits = atomic_load(&v->waits);
+    st->wait_timeouts = atomic_load(&v->wait_timeouts);
 }

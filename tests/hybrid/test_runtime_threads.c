@@ -5,6 +5,7 @@
  * several signers and verifiers working at once, and the bounded "wait for the batch" verification.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -114,18 +115,19 @@ struct waiter {
     dsig_hybrid_verifier *v;
     const uint8_t *sig;
     size_t sl;
-    int rc;
+    _Atomic int rc;
 };
 
 static void *wait_thread(void *arg)
 {
     struct waiter *w = arg;
-    w->rc = dsig_hybrid_verify_wait(w->v, 4, (const uint8_t *)"early", 5, w->sig, w->sl, 20000, 0);
+    atomic_store(&w->rc, dsig_hybrid_verify_wait(w->v, 4, (const uint8_t *)"early", 5, w->sig, w->sl, 20000, 0));
     return NULL;
 }
 
 /* A signature that races ahead of its batch: verify_wait blocks until the batch is cached, then takes
- * the fast path (without the slow fallback flag, a timeout would have been DSIG_E_WOULD_BLOCK).
+ * the fast path (without the slow fallback flag, a timeout would have been DSIG_E_WOULD_BLOCK). The
+ * test sees the call waiting (stats.waits, no result yet) before it delivers the batch.
  * Then: a timeout, the slow fallback, a batch below the floor (no wait), bad arguments. */
 static void test_verify_wait(void **state)
 {
@@ -151,15 +153,24 @@ static void test_verify_wait(void **state)
     struct waiter w = {v, sig, sl, 99};
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, wait_thread, &w), 0);
-    struct timespec nap = {0, 30 * 1000000L};
-    nanosleep(&nap, NULL); /* let it wait (if it has not started yet, it finds the batch: same verdict) */
+    dsig_hybrid_verifier_stats st;
+    struct timespec nap = {0, 5 * 1000000L};
+    for (int i = 0; i < 4000; i++) { /* until it waits (20 s at most on a loaded machine) */
+        dsig_hybrid_verifier_stats_get(v, &st);
+        if (st.waits)
+            break;
+        nanosleep(&nap, NULL);
+    }
+    assert_int_equal(st.waits, 1);
+    nanosleep(&nap, NULL);
+    assert_int_equal(atomic_load(&w.rc), 99); /* still waiting: nothing to verify it with yet */
     assert_int_equal(dsig_hybrid_verifier_receive_batch(v, 4, bm, bl), DSIG_OK);
     pthread_join(t, NULL);
-    assert_int_equal(w.rc, DSIG_OK);
-    dsig_hybrid_verifier_stats st;
+    assert_int_equal(atomic_load(&w.rc), DSIG_OK);
     dsig_hybrid_verifier_stats_get(v, &st);
     assert_int_equal(st.fast, 1);
     assert_int_equal(st.slow, 0);
+    assert_int_equal(st.wait_timeouts, 0);
     /* Already cached: no wait at all. */
     assert_int_equal(dsig_hybrid_verify_wait(v, 4, (const uint8_t *)"early", 5, sig, sl, 0, 0), DSIG_OK);
 
@@ -172,6 +183,10 @@ static void test_verify_wait(void **state)
     assert_non_null(strstr(dsig_last_error_detail(), "did not arrive"));
     assert_int_equal(dsig_hybrid_verify_wait(v, 4, (const uint8_t *)"late", 4, sig2, sl2, 50, DSIG_HYBRID_WAIT_SLOW),
                      DSIG_OK);
+    dsig_hybrid_verifier_stats_get(v, &st);
+    assert_int_equal(st.waits, 3);
+    assert_int_equal(st.wait_timeouts, 2);
+    assert_int_equal(st.slow, 1);
     assert_int_equal(dsig_hybrid_verify_wait(v, 4, (const uint8_t *)"lat3", 4, sig2, sl2, 0, DSIG_HYBRID_WAIT_SLOW),
                      DSIG_E_VERIFY);
     /* 40 newer batches raise the floor past sig2's: it will never be cached, so no wait. */
@@ -186,6 +201,8 @@ static void test_verify_wait(void **state)
     assert_int_equal(dsig_hybrid_verify_wait(v, 4, (const uint8_t *)"late", 4, sig2, sl2, DSIG_HYBRID_MAX_WAIT_MS, 0),
                      DSIG_E_WOULD_BLOCK);
     assert_non_null(strstr(dsig_last_error_detail(), "sequence floor"));
+    dsig_hybrid_verifier_stats_get(v, &st);
+    assert_int_equal(st.waits, 3); /* it did not wait */
     /* Bad arguments and input. */
     assert_int_equal(dsig_hybrid_verify_wait(v, 4, (const uint8_t *)"x", 1, sig, sl, DSIG_HYBRID_MAX_WAIT_MS + 1, 0),
                      DSIG_E_ARG);

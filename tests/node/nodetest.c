@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nodetest.h"
@@ -104,4 +105,10 @@ char *nt_config(size_t count, const unsigned *ports, const char *const *groups, 
     o += (size_t)snprintf(s + o, cap - o, "],\"groups\":%s}", groups_obj);
     assert_true(o < cap);
     return s;
+}
+
+void nt_nap(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
 }

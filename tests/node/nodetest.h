@@ -13,6 +13,9 @@
  * key ("alg":"DSig"), and its public JWK text (malloc'd, compact) checked against the vector's publicKey. */
 dsig_key *nt_key(size_t i, char **public_jwk);
 
+/* Sleep `ms` milliseconds. */
+void nt_nap(int ms);
+
 /* A free TCP port on 127.0.0.1 (bound then released; good enough for tests). */
 unsigned nt_free_port(void);
 

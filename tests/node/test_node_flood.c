@@ -33,12 +33,6 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void nap(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 static dsig_node *start(const dsig_node_config *cfg, uint64_t id, int bounded)
 {
     char *j;
@@ -108,7 +102,7 @@ static void test_flooding_peer(void **state)
         dsig_node_stats_get(n1, &st);
         if (st.auth_ok >= 1)
             break;
-        nap(10);
+        nt_nap(10);
     }
     double t0 = now_s();
     for (int i = 0; i < FLOOD; i++)
@@ -120,7 +114,7 @@ static void test_flooding_peer(void **state)
         if (st.batches_received >= FLOOD + 2 &&
             st.drop_bad_signature + st.drop_rate_limited + st.drop_queue_full >= FLOOD)
             break;
-        nap(10);
+        nt_nap(10);
     }
     double t = now_s() - t0;
     dsig_node_stats_get(n1, &st);

@@ -39,13 +39,6 @@ static void on_app(void *arg, uint64_t peer, const uint8_t *b, size_t len)
     atomic_fetch_add(&app_count, 1);
 }
 
-/* Milliseconds of sleep. */
-static void nap(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* A node of `cfg` with id `id` (key nt_key(id-1)) and small pools, started. */
 static dsig_node *start_node(const dsig_node_config *cfg, uint64_t id)
 {
@@ -123,15 +116,15 @@ static void test_three_nodes(void **state)
 
     /* application frames both ways */
     for (int i = 0; i < 200 && !(dsig_node_peer_up(n3, 1) && dsig_node_peer_up(n1, 3)); i++)
-        nap(10);
+        nt_nap(10);
     assert_int_equal(dsig_node_send_app(n3, 1, "ping", 4), DSIG_OK);
     for (int i = 0; i < 200 && atomic_load(&app_count) < 1; i++)
-        nap(10);
+        nt_nap(10);
     assert_int_equal(atomic_load(&app_count), 1);
     assert_string_equal(app_last, "ping");
     assert_int_equal(dsig_node_send_app(n1, 3, "pong", 4), DSIG_OK);
     for (int i = 0; i < 200 && atomic_load(&app_count) < 2; i++)
-        nap(10);
+        nt_nap(10);
     assert_string_equal(app_last, "pong");
     assert_int_equal(dsig_node_send_app(n1, 1, "self", 4), DSIG_E_UNKNOWN_SIGNER);
     assert_int_equal(dsig_node_send_app(n1, 42, "x", 1), DSIG_E_UNKNOWN_SIGNER);
@@ -151,7 +144,7 @@ static void test_three_nodes(void **state)
             dsig_node_stats_get(n2, &st);
             if (st.batches_verified)
                 break;
-            nap(10);
+            nt_nap(10);
         }
         assert_int_equal(dsig_node_wait_ready(n1, "g1", 128, WAIT_MS), DSIG_OK);
     }
@@ -220,7 +213,7 @@ static dsig_node_stats wait_st;
             dsig_node_stats_get(n, &wait_st);                                                        \
             if (wait_st.field >= (want))                                                             \
                 break;                                                                               \
-            nap(10);                                                                                 \
+            nt_nap(10);                                                                              \
         }                                                                                            \
         assert_int_equal(wait_st.field, (want));                                                     \
     } while (0)

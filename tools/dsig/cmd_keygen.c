@@ -16,7 +16,7 @@ const char cli_usage_keygen[] =
     "\n"
     "Generate a private key for ALG. The key is written as a JWK bound to ALG (\"alg\" member), or as\n"
     "PKCS#8 PEM with --pem (RSA, EC and OKP keys; PEM keys are unbound, so sign and verify then need\n"
-    "-a). Private key files are created with mode 0600; an existing KEY file (or a symbolic link)\n"
+    "-a; not for DSig, whose keys must stay bound). Private key files are created with mode 0600; an existing KEY file (or a symbolic link)\n"
     "is never replaced without --force.\n"
     "\n"
     "Stateful algorithms (HSS-LMS, XMSS, XMSSMT) write a state file instead (-o FILE.state, required;\n"
