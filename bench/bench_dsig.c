@@ -937,7 +937,7 @@ static int verify_call(void *p, unsigned i)
                               d->sigs + slot * d->c->sig_bytes, d->c->sig_bytes);
 }
 
-/* Parameters and the signer's Ed25519 key of a configuration. */
+/* Parameters and the signer's DSig key of a configuration. */
 static int dcfg_open(dcfg *c, const bench_dsig_cfg *cfg, uint64_t seed)
 {
     static const unsigned hash_ids[] = {DSIG_HYBRID_HASH_HARAKA, DSIG_HYBRID_HASH_SHA256,
@@ -954,10 +954,10 @@ static int dcfg_open(dcfg *c, const bench_dsig_cfg *cfg, uint64_t seed)
         return rc;
     c->sig_bytes = dsig_hybrid_params_sig_bytes(c->params);
     c->batch = dsig_hybrid_params_batch_size(c->params);
-    const dsig_alg *ed = dsig_alg_by_name("Ed25519");
-    if (!ed)
-        return dfail(DSIG_E_UNSUPPORTED, "the Ed25519 algorithm is not registered");
-    return bench_make_keys(ed, 0, seed, 0x44536967u, &c->ed_sk, &c->ed_pk);
+    const dsig_alg *alg = dsig_alg_by_name("DSig");
+    if (!alg)
+        return dfail(DSIG_E_UNSUPPORTED, "the DSig algorithm is not registered");
+    return bench_make_keys(alg, 0, seed, 0x44536967u, &c->ed_sk, &c->ed_pk);
 }
 
 /* Free a configuration. */

@@ -427,7 +427,9 @@ typedef struct ping_keys {
     uint64_t self_id, peer_id;
     uint8_t sk[crypto_sign_SECRETKEYBYTES]; /* libsodium: seed ‖ public key */
     uint8_t peer_pk[crypto_sign_PUBLICKEYBYTES];
-    dsig_key *ed_sk;                        /* the same key for the node */
+    dsig_key *ed_sk;                        /* the same key for the node (the sodium-ed25519 baseline
+                                               signs under it too: harmless, DSig batch roots and node
+                                               AUTH use keys derived from it, docs/dsig.md) */
     dsig_key *peer_ed_pk;
 } ping_keys;
 
@@ -798,7 +800,7 @@ static void hello_put(const ping_ep *e, uint8_t out[HELLO_BYTES - 1])
 /* Keys and configuration                                                                           */
 /* ------------------------------------------------------------------------------------------------ */
 
-/* A JWK text for an Ed25519 key (with "d" when seed is not NULL) -> dsig_key. */
+/* A JWK text for a DSig key (Ed25519 bound to "DSig"; with "d" when seed is not NULL) -> dsig_key. */
 static int jwk_from_raw(const uint8_t pk[32], const uint8_t *seed, dsig_key **out)
 {
     char x[64], d[64], text[256];
@@ -806,9 +808,10 @@ static int jwk_from_raw(const uint8_t pk[32], const uint8_t *seed, dsig_key **ou
     int n;
     if (seed) {
         sodium_bin2base64(d, sizeof d, seed, 32, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
-        n = snprintf(text, sizeof text, "{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"x\":\"%s\",\"d\":\"%s\"}", x, d);
+        n = snprintf(text, sizeof text,
+                     "{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"alg\":\"DSig\",\"x\":\"%s\",\"d\":\"%s\"}", x, d);
     } else {
-        n = snprintf(text, sizeof text, "{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"x\":\"%s\"}", x);
+        n = snprintf(text, sizeof text, "{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"alg\":\"DSig\",\"x\":\"%s\"}", x);
     }
     int rc = dsig_jwk_import(out, text, (size_t)n);
     dsig_memzero(text, sizeof text);
@@ -946,6 +949,13 @@ static int keys_from_config(const ping_opts *o, ping_keys *k, char self_addr[DSI
     const char *crv = json_string_value(json_object_get(key, "crv"));
     if (!crv || strcmp(crv, "Ed25519") != 0 || b64_32(key, "d", seed) != 0) {
         snprintf(why, whylen, "%s: not an Ed25519 private JWK (with \"d\")", o->key);
+        goto out;
+    }
+    /* The node signs with it: a key made for DSig, never one that also signs plain Ed25519. */
+    const char *kalg = json_string_value(json_object_get(key, "alg"));
+    if (!kalg || strcmp(kalg, "DSig") != 0) {
+        snprintf(why, whylen, "%s: not a DSig key (\"alg\":\"DSig\"): make one with `dsig keygen -a DSig`",
+                 o->key);
         goto out;
     }
     crypto_sign_seed_keypair(pk, k->sk, seed);
@@ -1455,9 +1465,9 @@ static dsig_node_config *local_config(const ping_keys *ini, const ping_keys *rsp
     int n = snprintf(text, sizeof text,
                      "{\"nodes\":["
                      "{\"id\":1,\"address\":\"tcp:127.0.0.1:%u\",\"public_key\":{\"kty\":\"OKP\",\"crv\":"
-                     "\"Ed25519\",\"x\":\"%s\"},\"groups\":[\"ping\"]},"
+                     "\"Ed25519\",\"alg\":\"DSig\",\"x\":\"%s\"},\"groups\":[\"ping\"]},"
                      "{\"id\":2,\"address\":\"tcp:127.0.0.1:%u\",\"public_key\":{\"kty\":\"OKP\",\"crv\":"
-                     "\"Ed25519\",\"x\":\"%s\"},\"groups\":[\"ping\"]}],"
+                     "\"Ed25519\",\"alg\":\"DSig\",\"x\":\"%s\"},\"groups\":[\"ping\"]}],"
                      "\"groups\":{\"ping\":{\"params\":\"wots4-haraka-b128\"}}}",
                      port[0], x1, port[1], x2);
     dsig_node_config *cfg = NULL;

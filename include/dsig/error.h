@@ -45,8 +45,11 @@ enum dsig_status {
     DSIG_E_EXHAUSTED = -22,      /* stateful key has no one-time keys left */
     DSIG_E_INTERNAL = -23,       /* bug: please report */
     DSIG_E_EQUIVOCATION = -24,   /* valid signature, but the signer signed another message with the
-                                    same one-time key (DSig; evidence is kept, see dsig/hybrid.h) */
-    DSIG_E_UNKNOWN_SIGNER = -25  /* no public key registered for that signer id (DSig verifier) */
+                                    same one-time key, or two batches under one sequence number
+                                    (DSig; evidence is kept, see dsig/hybrid.h) */
+    DSIG_E_UNKNOWN_SIGNER = -25, /* no public key registered for that signer id (DSig verifier) */
+    DSIG_E_STALE = -26           /* DSig batch below the verifier's sequence floor: valid or not, it
+                                    is never cached (a replay of an old batch message) */
 };
 
 /* A static English sentence describing a status code. Never NULL. */

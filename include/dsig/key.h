@@ -4,7 +4,8 @@
  * A dsig_key holds key material of one key type (kty + curve) and, optionally, the algorithm it is
  * bound to (the JWK "alg" member, or the algorithm it was generated for). Signing and verification take
  * the algorithm explicitly and refuse a key whose type, curve or size does not fit it
- * (DSIG_E_KEY_MISMATCH) or whose bound algorithm differs (DSIG_E_ALG_NOT_ALLOWED).
+ * (DSIG_E_KEY_MISMATCH) or whose bound algorithm differs (DSIG_E_ALG_NOT_ALLOWED). An algorithm flagged
+ * DSIG_ALG_BOUND_KEY (DSig) takes only keys bound to it: an unbound key is refused too.
  *
  * Private material is wiped when the key is freed.
  */
@@ -67,10 +68,13 @@ DSIG_EXPORT const char *dsig_key_kid(const dsig_key *key);
  */
 DSIG_EXPORT int dsig_key_infer_alg(const dsig_key *key, const dsig_alg **alg);
 
-/* Bind (or re-bind) a key to an algorithm; fails with DSIG_E_KEY_MISMATCH if it does not fit. */
+/* Bind (or re-bind) a key to an algorithm (NULL: unbind); DSIG_E_KEY_MISMATCH / DSIG_E_KEY_WEAK if its
+ * type, curve or size does not fit. */
 DSIG_EXPORT int dsig_key_set_alg(dsig_key *key, const dsig_alg *alg);
 
-/* Check that `key` can be used with `alg` (type, curve, size, binding). */
+/* Check that `key` can be used with `alg`: DSIG_OK; DSIG_E_ALG_NOT_ALLOWED if it is bound to another
+ * algorithm, or unbound for a DSIG_ALG_BOUND_KEY algorithm (the detail says how to make a key for it);
+ * DSIG_E_KEY_MISMATCH / DSIG_E_KEY_WEAK for a type, curve or size that does not fit. */
 DSIG_EXPORT int dsig_key_check_alg(const dsig_key *key, const dsig_alg *alg);
 
 /*

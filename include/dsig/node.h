@@ -2,7 +2,7 @@
  * dsig/node.h — a DSig node: the background plane of issue 5 running on its own thread inside the
  * application process (docs/node.md).
  *
- * A node knows the membership of a deployment from a JSON configuration (node ids, addresses, Ed25519
+ * A node knows the membership of a deployment from a JSON configuration (node ids, addresses, DSig
  * public keys, groups). It
  *   - keeps one DSig signer (one key pool) per group it belongs to, and pushes every batch message of
  *     that pool to the other members of the group (the paper's "hint": sign(msg, group) uses a key
@@ -49,11 +49,12 @@ typedef struct dsig_node_config dsig_node_config;
 /*
  * Parse a configuration from JSON text (docs/node.md):
  *   {"nodes":[{"id":1,"address":"tcp:127.0.0.1:7101",
- *              "public_key":{"kty":"OKP","crv":"Ed25519","x":"..."},"groups":["g1"]}, ...],
+ *              "public_key":{"kty":"OKP","crv":"Ed25519","alg":"DSig","x":"..."},"groups":["g1"]}, ...],
  *    "groups":{"g1":{"params":"wots4-haraka-b128"}}}
  * Strict: unknown members, duplicate ids / addresses / keys, a node naming an undefined group, a group
- * with no member, an unknown parameter preset, a private key ("d") in the file, bounds exceeded ->
- * DSIG_E_JSON / DSIG_E_FORMAT / DSIG_E_KEY / DSIG_E_TOO_LARGE with dsig_last_error_detail() naming
+ * with no member, an unknown parameter preset, a private key ("d") in the file, a key not bound to
+ * "DSig", bounds exceeded -> DSIG_E_JSON / DSIG_E_FORMAT / DSIG_E_KEY / DSIG_E_ALG_NOT_ALLOWED /
+ * DSIG_E_TOO_LARGE with dsig_last_error_detail() naming
  * the field (e.g. "node config: nodes[2].groups[0]: undefined group \"g9\"").
  */
 DSIG_EXPORT int dsig_node_config_parse(const char *json, size_t len, dsig_node_config **out);
@@ -69,7 +70,7 @@ DSIG_EXPORT void dsig_node_config_free(dsig_node_config *cfg);
 typedef struct dsig_node_member {
     uint64_t id;
     const char *address;             /* "tcp:HOST:PORT" or "unix:PATH" (docs/net.md) */
-    const dsig_key *public_key;      /* OKP/Ed25519, public part only */
+    const dsig_key *public_key;      /* a DSig key (OKP Ed25519 bound to "DSig"), public part only */
     size_t n_groups;
     const char *const *groups;       /* group names this node belongs to */
 } dsig_node_member;
@@ -100,8 +101,10 @@ DSIG_EXPORT int dsig_node_config_group_find(const dsig_node_config *cfg, const c
 #define DSIG_NODE_T_BATCH 0x11u          /* signer id u64 ‖ name len u8 ‖ group name ‖ batch message */
 #define DSIG_NODE_T_BATCH_ACK 0x12u      /* signer id u64 ‖ batch seq u64 ‖ name len u8 ‖ group name */
 #define DSIG_NODE_T_APP 0x13u            /* application bytes */
-#define DSIG_NODE_T_AUTH 0x14u           /* Ed25519 signature of the HELLO transcript (64 B) */
-#define DSIG_NODE_PROTOCOL_VERSION 2u    /* 2: authenticated HELLO (challenge-response) */
+#define DSIG_NODE_T_AUTH 0x14u           /* Ed25519 signature of the HELLO transcript under the
+                                            sender's derived authentication key (64 B) */
+#define DSIG_NODE_PROTOCOL_VERSION 3u    /* 2: authenticated HELLO (challenge-response); 3: AUTH under
+                                            the node's derived authentication key, DSig format v2 */
 
 /* ---- node ----------------------------------------------------------------------------------- */
 
@@ -122,6 +125,14 @@ typedef struct dsig_node_options {
                                         (default and minimum 32) */
     unsigned verify_queue;           /* received batches waiting for verification (default 1024;
                                         beyond it they are dropped and counted as queue_full) */
+    /* What one authenticated peer's BATCH frames may cost (docs/node.md "Per-peer bounds"): */
+    unsigned peer_verify_queue;      /* its batches waiting for verification (default 512: room for
+                                        what a stalled signer releases at once; beyond:
+                                        drop_queue_full) */
+    unsigned peer_verify_rate;       /* root-signature checks per second it may cause (default 2000) */
+    unsigned peer_verify_burst;      /* ... in a burst (default 1024; beyond: drop_rate_limited). A
+                                        batch whose root signature fails costs its sender 64 more,
+                                        so forged batches get rate / 65 checks per second */
     uint32_t max_app_bytes;          /* largest APP payload (default 65536 - 64, ≤ 16 MiB - 64) */
     uint32_t heartbeat_ms;           /* transport heartbeat interval (default 500; 0 = off) */
     uint32_t backoff_max_ms;         /* reconnect delay ceiling (default 2000) */
@@ -135,9 +146,10 @@ typedef struct dsig_node_options {
 DSIG_EXPORT void dsig_node_options_default(dsig_node_options *o);
 
 /*
- * A node with id `my_id` of configuration `cfg` (copied), signing with `my_ed25519_private` (OKP/
- * Ed25519 with "d"; copied; it must match the configured public key of `my_id`: DSIG_E_KEY_MISMATCH
- * otherwise). opts NULL = defaults. The group signers start generating keys at once; nothing is
+ * A node with id `my_id` of configuration `cfg` (copied), signing with `my_ed25519_private`, a DSig
+ * private key (OKP Ed25519 bound to "DSig", with "d": DSIG_E_ALG_NOT_ALLOWED / DSIG_E_NO_PRIVATE
+ * otherwise; what the node needs is copied); it must match the configured public key of `my_id`
+ * (DSIG_E_KEY_MISMATCH otherwise). opts NULL = defaults. The group signers start generating keys at once; nothing is
  * sent or received until dsig_node_start().
  */
 DSIG_EXPORT int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
@@ -220,7 +232,9 @@ typedef struct dsig_node_stats {
     uint64_t drop_replay;            /* batch seq already seen, or older than the cache window */
     uint64_t drop_malformed;         /* bad payload layout, unknown group, frame before HELLO, and
                                         connections the transport dropped for a bad frame header */
-    uint64_t drop_queue_full;        /* verification queue full */
+    uint64_t drop_queue_full;        /* verification queue full (all peers, or the sender's share) */
+    uint64_t drop_rate_limited;      /* the sender's verification budget was spent */
+    uint64_t batch_checks;           /* batch root signatures checked (verified or not) */
     /* verification */
     uint64_t verify_fast;
     uint64_t verify_slow;

@@ -27,6 +27,9 @@ typedef struct dsig_alg dsig_alg;
 #define DSIG_ALG_OPTIONS     0x0040u /* takes dsig_sign_opts: context, deterministic, pre-hash */
 #define DSIG_ALG_TWO_PASS    0x0080u /* has an exact signature that reads the payload twice:
                                          dsig_sign_init_two_pass (stream.h) */
+#define DSIG_ALG_BOUND_KEY   0x0100u /* takes only keys bound to it (JWK "alg", or generated for it):
+                                         an unbound key is refused (DSIG_E_ALG_NOT_ALLOWED), so one
+                                         key is never used for two algorithms by accident */
 
 /* Number of registered algorithms; dsig_alg_at(i) for i < count enumerates them in a stable order. */
 DSIG_EXPORT size_t dsig_alg_count(void);

@@ -37,6 +37,7 @@ const char *dsig_strerror(int code)
     case DSIG_E_INTERNAL: return "internal error";
     case DSIG_E_EQUIVOCATION: return "signer equivocation: one-time key used for two messages";
     case DSIG_E_UNKNOWN_SIGNER: return "unknown signer";
+    case DSIG_E_STALE: return "batch older than every cached one (sequence floor)";
     default: return "unknown error";
     }
 }
@@ -62,6 +63,17 @@ int dsig_fail(int code, const char *fmt, ...)
         if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f)
             *c = '?';
     return code;
+}
+
+int dsig_fail_prefix(int code, const char *fmt, ...)
+{
+    char prev[sizeof detail], prefix[256];
+    memcpy(prev, detail, sizeof prev);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    return dsig_fail(code, "%s: %s", prefix, prev);
 }
 
 int dsig_fail_openssl(int code, const char *what)

@@ -21,6 +21,9 @@
 int dsig_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Record the OpenSSL error queue's first entry as detail (prefixed by `what`), clear it, return code. */
 int dsig_fail_openssl(int code, const char *what);
+/* Record `code` with a detail "PREFIX: previous detail" (PREFIX from fmt), for errors passed up with
+ * context added; the previous detail is copied first (it lives in the same buffer). */
+int dsig_fail_prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void dsig_clear_error(void);
 
 /* ---- memory ------------------------------------------------------------------------------- */
@@ -32,6 +35,25 @@ void *dsig_calloc(size_t count, size_t n);
 void *dsig_realloc(void *p, size_t n);
 char *dsig_strdup(const char *s);
 void dsig_xfree(void *p, size_t wipe_len);
+/* The counters behind dsig_malloc, for memory the library maps itself (secmem.c). */
+void dsig_mem_account_add(size_t n);
+void dsig_mem_account_sub(size_t n);
+
+/* Page-backed memory for long-lived secrets (secmem.c). Each protection is best effort; `flags` says
+ * which ones the region got. */
+#define DSIG_SECMEM_NODUMP 1u     /* MADV_DONTDUMP: left out of core dumps */
+#define DSIG_SECMEM_WIPEONFORK 2u /* MADV_WIPEONFORK: reads as zeros in a child made by fork, _Fork or
+                                     clone without CLONE_VM */
+#define DSIG_SECMEM_LOCKED 4u     /* mlock: never written to swap */
+typedef struct dsig_secmem {
+    void *p;                      /* page aligned, zero-filled */
+    size_t len;                   /* mapped length (whole pages) */
+    unsigned flags;               /* DSIG_SECMEM_* */
+} dsig_secmem;
+/* At least `len` bytes of secret memory into *m (zeroed). DSIG_OK, DSIG_E_NOMEM, DSIG_E_ARG. */
+int dsig_secmem_alloc(dsig_secmem *m, size_t len);
+/* Wipe and release a region (kept for reuse or unmapped); *m is zeroed. NULL or empty: no-op. */
+void dsig_secmem_free(dsig_secmem *m);
 
 /* ---- randomness ----------------------------------------------------------------------------- */
 

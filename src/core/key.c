@@ -42,13 +42,9 @@ int dsig_alg_takes_keytype(const dsig_alg *alg, const struct dsig_keytype *t)
     return 0;
 }
 
-int dsig_key_check_alg(const dsig_key *key, const dsig_alg *alg)
+/* Type, curve and size of `key` fit `alg` (the binding is not looked at). */
+static int key_fits_alg(const dsig_key *key, const dsig_alg *alg)
 {
-    if (!key || !alg)
-        return dsig_fail(DSIG_E_ARG, "key or algorithm missing");
-    if (key->alg && key->alg != alg)
-        return dsig_fail(DSIG_E_ALG_NOT_ALLOWED, "the key is bound to %s, not %s", key->alg->name,
-                         alg->name);
     if (!dsig_alg_takes_keytype(alg, key->type)) {
         const char *kc = key->type->crv ? key->type->crv : "";
         const char *ac = alg->keytype->crv ? alg->keytype->crv : "";
@@ -68,14 +64,33 @@ int dsig_key_check_alg(const dsig_key *key, const dsig_alg *alg)
     return DSIG_OK;
 }
 
+int dsig_key_check_alg(const dsig_key *key, const dsig_alg *alg)
+{
+    if (!key || !alg)
+        return dsig_fail(DSIG_E_ARG, "key or algorithm missing");
+    /* An algorithm that takes only its own keys says how to get one: a key made for another purpose
+     * (or a PEM key, never bound) must not be pressed into this one. */
+    char hint[128] = "";
+    if (alg->flags & DSIG_ALG_BOUND_KEY)
+        snprintf(hint, sizeof hint, "; %s takes only keys made for it (JWK \"alg\":\"%s\"): make one with "
+                 "`dsig keygen -a %s` (dsig_key_generate)", alg->name, alg->name, alg->name);
+    if (key->alg && key->alg != alg)
+        return dsig_fail(DSIG_E_ALG_NOT_ALLOWED, "the key is bound to %s, not %s%s", key->alg->name,
+                         alg->name, hint);
+    int rc = key_fits_alg(key, alg);
+    if (rc == DSIG_OK && !key->alg && *hint)
+        return dsig_fail(DSIG_E_ALG_NOT_ALLOWED, "the key is not bound to an algorithm (PEM keys never are)%s",
+                         hint);
+    return rc;
+}
+
 int dsig_key_set_alg(dsig_key *key, const dsig_alg *alg)
 {
     if (!key)
         return dsig_fail(DSIG_E_ARG, "no key");
-    const dsig_alg *saved = key->alg;
-    key->alg = NULL;
-    int rc = alg ? dsig_key_check_alg(key, alg) : DSIG_OK;
-    key->alg = rc == DSIG_OK ? alg : saved;
+    int rc = alg ? key_fits_alg(key, alg) : DSIG_OK;
+    if (rc == DSIG_OK)
+        key->alg = alg;
     return rc;
 }
 

@@ -17,7 +17,7 @@ static _Atomic uint64_t cur_bytes, peak_bytes, total_bytes, n_allocs;
 
 #define HDR 16u /* keeps 16-byte alignment of the user pointer */
 
-static void account_add(size_t n)
+void dsig_mem_account_add(size_t n)
 {
     uint64_t now = atomic_fetch_add(&cur_bytes, n) + n;
     atomic_fetch_add(&total_bytes, n);
@@ -27,7 +27,7 @@ static void account_add(size_t n)
     }
 }
 
-static void account_sub(size_t n)
+void dsig_mem_account_sub(size_t n)
 {
     atomic_fetch_sub(&cur_bytes, n);
 }
@@ -40,7 +40,7 @@ void *dsig_malloc(size_t n)
     if (!p)
         return NULL;
     memcpy(p, &n, sizeof n);
-    account_add(n);
+    dsig_mem_account_add(n);
     return p + HDR;
 }
 
@@ -90,7 +90,7 @@ void dsig_xfree(void *p, size_t wipe_len)
     size_t n = block_size(p);
     if (wipe_len)
         dsig_memzero(p, wipe_len < n ? wipe_len : n);
-    account_sub(n);
+    dsig_mem_account_sub(n);
     free((unsigned char *)p - HDR);
 }
 
@@ -146,8 +146,8 @@ static void *ossl_realloc(void *p, size_t n, const char *file, int line)
     if (!q)
         return NULL;
     memcpy(q, &n, sizeof n);
-    account_sub(old);
-    account_add(n);
+    dsig_mem_account_sub(old);
+    dsig_mem_account_add(n);
     return q + HDR;
 }
 

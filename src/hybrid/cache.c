@@ -1,9 +1,13 @@
 /*
- * The verifier's per-signer batch cache: a ring of verified batches (FIFO eviction) indexed by a
- * chained hash table on the batch sequence number, so a look-up costs one hash and, typically, one
- * comparison — never a scan of the cached batches. Per leaf it keeps the first message verified, which
- * is what convicts an equivocating signer. Locking is the caller's (verifier.c): a per-signer rwlock,
- * exclusive for insert/evict, shared for find and record (records are published with a CAS).
+ * The verifier's per-signer batch cache: a fixed set of verified batches indexed by a chained hash
+ * table on the batch sequence number, so a look-up costs one hash and, typically, one comparison —
+ * never a scan of the cached batches. When full, the batch with the LOWEST sequence number is evicted
+ * and the sequence floor rises to it: a batch at or below the floor, or below every cached one when
+ * full, is stale and refused (a replay of old batch messages cannot push current ones out). Signers
+ * number their batches upwards, across restarts too (dsig/hybrid.h, first_seq). Per leaf it keeps the
+ * first message verified, which is what convicts an equivocating signer. Locking is the caller's
+ * (verifier.c): a per-signer rwlock, exclusive for insert/evict, shared for find and record (records
+ * are published with a CAS). Inserts scan the `cap` slots (once per batch, off the hot path).
  */
 #include <string.h>
 
@@ -92,13 +96,39 @@ static void unlink_slot(dsig_hb_cache *c, int32_t i)
     c->slots[i].next = -1;
 }
 
-/* Insert a verified batch in the next ring slot, evicting the oldest batch when the ring is full. */
+/* The slot an insert takes: a free one, or (full) the one with the lowest sequence number. */
+static int32_t insert_slot(const dsig_hb_cache *c)
+{
+    int32_t low = -1;
+    for (uint32_t i = 0; i < c->cap; i++) {
+        if (!c->slots[i].used)
+            return (int32_t)i;
+        if (low < 0 || c->slots[i].seq < c->slots[low].seq)
+            low = (int32_t)i;
+    }
+    return low;
+}
+
+int dsig_hb_cache_admits(const dsig_hb_cache *c, uint64_t seq)
+{
+    if (c->has_floor && seq <= c->floor)
+        return 0;
+    if (c->count < c->cap)
+        return 1;
+    return seq > c->slots[insert_slot(c)].seq;
+}
+
+/* Insert a verified batch, evicting the lowest-numbered batch when full (the caller checked
+ * dsig_hb_cache_admits). */
 void dsig_hb_cache_insert(dsig_hb_cache *c, dsig_hb_batch *b, int *evicted)
 {
-    int32_t i = (int32_t)c->head;
+    int32_t i = insert_slot(c);
     dsig_hb_centry *e = &c->slots[i];
     *evicted = 0;
     if (e->used) {
+        if (!c->has_floor || e->seq > c->floor)
+            c->floor = e->seq;
+        c->has_floor = 1;
         unlink_slot(c, i);
         dsig_hb_batch_free(&e->batch);
         clear_records(c, e);
@@ -115,7 +145,6 @@ void dsig_hb_cache_insert(dsig_hb_cache *c, dsig_hb_batch *b, int *evicted)
     e->next = c->buckets[bk];
     c->buckets[bk] = i;
     c->count++;
-    c->head = (c->head + 1) % c->cap;
 }
 
 /* Publish the first verified (msg, sig) of a leaf, or compare with the one already there. */

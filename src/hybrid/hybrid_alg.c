@@ -4,15 +4,17 @@
  *
  * Streaming: the payload is hashed once with BLAKE3 (32-byte digest); sign_final signs the digest with
  * a DSig signature made from a fresh batch of ONE one-time key (W-OTS+ w = 4, Haraka, log_batch = 0)
- * whose root is signed with the Ed25519 key. The signature is self-contained and checked on the slow
- * path (one-time signature, root, Ed25519) by anyone holding the Ed25519 public key. A fresh random
- * master seed per signature means no one-time key is ever reused, with no state to keep.
+ * whose root is signed, in the file domain, with the root key derived from the DSig key. The signature
+ * is self-contained and checked on the slow path (one-time signature, root, Ed25519) by anyone holding
+ * the public key. A fresh random master seed per signature means no one-time key is ever reused, with
+ * no state to keep. Keys must be bound to "DSig" (DSIG_ALG_BOUND_KEY).
  */
 #include <pthread.h>
 #include <string.h>
 
 #include <sodium.h>
 
+#include "classic/ed25519_derive.h"
 #include "classic/eddsa.h"
 #include "hash/blake3.h"
 #include "hybrid/runtime.h"
@@ -29,28 +31,41 @@ _Static_assert(DSIG_HYBRID_HASH_HARAKA == DSIG_HB_HASH_HARAKA &&
  * the scheme's own figure at first use (alg_params). */
 #define DSIG_ALG_SIG_BYTES (DSIG_HB_SIG_HEADER + 68u * DSIG_HB_WOTS_N + DSIG_HB_ED25519_SIG)
 
-/* ---- Ed25519 key material ------------------------------------------------------------------- */
+/* ---- DSig keys --------------------------------------------------------------------------------- */
 
-/* The libsodium key pair of an OKP/Ed25519 dsig_key (see runtime.h). */
-int dsig_hb_ed25519_from_key(const dsig_key *key, uint8_t sk[DSIG_HB_ED25519_SK],
-                             uint8_t pk[DSIG_HB_ED25519_PK])
+static const dsig_alg dsig_alg_dsig;
+
+/* An OKP Ed25519 key bound to "DSig" (dsig_key_check_alg's detail says how to make one). */
+static int check_dsig_key(const dsig_key *key)
 {
-    if (!key || key->type != &dsig_keytype_ed25519 || !key->impl)
+    if (!key)
+        return dsig_fail(DSIG_E_ARG, "DSig: no key");
+    int rc = dsig_key_check_alg(key, &dsig_alg_dsig);
+    if (rc)
+        return rc;
+    if (!key->impl)
         return dsig_fail(DSIG_E_KEY_MISMATCH, "DSig needs an OKP Ed25519 key");
-    const struct dsig_eddsa_key *k = key->impl;
-    if (sk) {
-        if (!key->has_private || !k->has_seed)
-            return dsig_fail(DSIG_E_NO_PRIVATE, "DSig signing needs the Ed25519 private key (\"d\")");
-        uint8_t derived[DSIG_HB_ED25519_PK];
-        if (sodium_init() < 0 || crypto_sign_seed_keypair(derived, sk, k->seed) != 0)
-            return dsig_fail(DSIG_E_CRYPTO, "DSig: Ed25519 key derivation failed");
-        if (memcmp(derived, k->pk, DSIG_HB_ED25519_PK) != 0) {
-            dsig_memzero(sk, DSIG_HB_ED25519_SK);
-            return dsig_fail(DSIG_E_KEY, "DSig: Ed25519 private key does not match its public key");
-        }
-    }
-    memcpy(pk, k->pk, DSIG_HB_ED25519_PK);
     return DSIG_OK;
+}
+
+int dsig_hb_key_public(const dsig_key *key, uint8_t identity_pk[DSIG_HB_ED25519_PK],
+                       uint8_t root_pk[DSIG_HB_ED25519_PK])
+{
+    int rc = check_dsig_key(key);
+    if (rc)
+        return rc;
+    const struct dsig_eddsa_key *k = key->impl;
+    if (identity_pk)
+        memcpy(identity_pk, k->pk, DSIG_HB_ED25519_PK);
+    return dsig_ed25519_derive_public(k->pk, DSIG_HB_ROOT_LABEL, root_pk);
+}
+
+int dsig_hb_key_root_secret(const dsig_key *key, dsig_ed25519_dkey *root_sk)
+{
+    int rc = check_dsig_key(key);
+    if (rc)
+        return rc;
+    return dsig_ed25519_derive_secret(key, DSIG_HB_ROOT_LABEL, root_sk);
 }
 
 /* ---- parameter sets ------------------------------------------------------------------------- */
@@ -159,7 +174,7 @@ int dsig_hybrid_sig_locate(const dsig_hybrid_params *p, const uint8_t *sig, size
     return dsig_hb_sig_locate(hp, sig, sig_len, batch_seq, index);
 }
 
-int dsig_hybrid_verify_slow(const dsig_hybrid_params *p, const dsig_key *ed25519_public,
+int dsig_hybrid_verify_slow(const dsig_hybrid_params *p, const dsig_key *signer_key, uint64_t signer_id,
                             const uint8_t *msg, size_t len, const uint8_t *sig, size_t sig_len)
 {
     const dsig_hb_params *hp;
@@ -168,10 +183,10 @@ int dsig_hybrid_verify_slow(const dsig_hybrid_params *p, const dsig_key *ed25519
         return rc;
     if ((!msg && len) || !sig)
         return dsig_fail(DSIG_E_ARG, "dsig_hybrid_verify_slow: NULL argument");
-    uint8_t pk[DSIG_HB_ED25519_PK];
-    if ((rc = dsig_hb_ed25519_from_key(ed25519_public, NULL, pk)))
+    dsig_hb_who who = {.domain = DSIG_HB_DOMAIN_RUNTIME, .signer_id = signer_id};
+    if ((rc = dsig_hb_key_public(signer_key, NULL, who.root_pk)))
         return rc;
-    return dsig_hb_verify_slow(hp, sig, sig_len, msg, len, pk);
+    return dsig_hb_verify_slow(hp, sig, sig_len, msg, len, &who);
 }
 
 /* ---- registry algorithm "DSig" -------------------------------------------------------------- */
@@ -204,8 +219,8 @@ struct alg_state {
     dsig_blake3_hasher h;                /* first: the per-chunk update touches only it */
     const dsig_hb_params *p;
     int signing;
-    uint8_t sk[DSIG_HB_ED25519_SK];      /* sign: secret */
-    uint8_t pk[DSIG_HB_ED25519_PK];
+    dsig_ed25519_dkey root;              /* sign: the root key (secret) */
+    dsig_hb_who who;                     /* verify: file domain, root public key */
     uint8_t *sig;                        /* verify: copy of the signature */
     size_t sig_len;
 };
@@ -222,7 +237,8 @@ static int alg_init(void **state, const struct dsig_key *key, int signing)
         return dsig_fail(DSIG_E_NOMEM, "DSig: out of memory");
     st->p = p;
     st->signing = signing;
-    rc = dsig_hb_ed25519_from_key(key, signing ? st->sk : NULL, st->pk);
+    st->who.domain = DSIG_HB_DOMAIN_FILE;
+    rc = signing ? dsig_hb_key_root_secret(key, &st->root) : dsig_hb_key_public(key, NULL, st->who.root_pk);
     if (rc) {
         dsig_xfree(st, sizeof *st);
         return rc;
@@ -247,10 +263,10 @@ static int alg_update(void *state, const uint8_t *data, size_t len)
 }
 
 /* Sign a 32-byte digest with a batch of one key made under `master` (the registry algorithm's
- * signature; separate so that tests can pin it with a fixed master seed). */
-int dsig_hb_alg_sign_digest(const uint8_t master[DSIG_HB_SEED_BYTES], const uint8_t sk[DSIG_HB_ED25519_SK],
-                            const uint8_t pk[DSIG_HB_ED25519_PK], const uint8_t digest[32], uint8_t *sig,
-                            size_t cap, size_t *sig_len)
+ * signature; separate so that tests can pin it with a fixed master seed). The root message is in the
+ * file domain: a root signed for a runtime batch (or the reverse) never verifies here. */
+int dsig_hb_alg_sign_digest(const uint8_t master[DSIG_HB_SEED_BYTES], const dsig_ed25519_dkey *root_sk,
+                            const uint8_t digest[32], uint8_t *sig, size_t cap, size_t *sig_len)
 {
     const dsig_hb_params *p;
     int rc = alg_params(&p);
@@ -258,8 +274,10 @@ int dsig_hb_alg_sign_digest(const uint8_t master[DSIG_HB_SEED_BYTES], const uint
         return rc;
     if (cap < p->sig_bytes)
         return dsig_fail(DSIG_E_BUFFER, "DSig: signature needs %zu bytes", p->sig_bytes);
+    dsig_hb_who who = {.domain = DSIG_HB_DOMAIN_FILE, .signer_id = 0};
+    memcpy(who.root_pk, root_sk->pk, sizeof who.root_pk);
     dsig_hb_batch b;
-    if ((rc = dsig_hb_keygen_batch(p, master, 0, sk, pk, &b)))
+    if ((rc = dsig_hb_keygen_batch(p, master, 0, root_sk, &who, &b)))
         return rc;
     rc = dsig_hb_sign(&b.keys[0], digest, 32, sig, cap, sig_len);
     dsig_hb_batch_free(&b); /* erases the one-time key */
@@ -274,7 +292,7 @@ static int alg_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len
     dsig_blake3_finalize(&st->h, digest, sizeof digest);
     if (dsig_random_bytes(master, sizeof master) != DSIG_OK)
         return dsig_fail(DSIG_E_RNG, "DSig: cannot draw a master seed");
-    int rc = dsig_hb_alg_sign_digest(master, st->sk, st->pk, digest, sig, cap, sig_len);
+    int rc = dsig_hb_alg_sign_digest(master, &st->root, digest, sig, cap, sig_len);
     dsig_memzero(master, sizeof master);
     return rc;
 }
@@ -306,7 +324,7 @@ static int alg_verify_final(void *state)
     struct alg_state *st = state;
     uint8_t digest[DSIG_BLAKE3_OUT_LEN];
     dsig_blake3_finalize(&st->h, digest, sizeof digest);
-    return dsig_hb_verify_slow(st->p, st->sig, st->sig_len, digest, sizeof digest, st->pk);
+    return dsig_hb_verify_slow(st->p, st->sig, st->sig_len, digest, sizeof digest, &st->who);
 }
 
 /* Wipe and free a state of either direction. */
@@ -337,7 +355,7 @@ static const dsig_alg dsig_alg_dsig = {
     .keytype = &dsig_keytype_ed25519,
     .baseline = "BLAKE3",
     .security_bits = 128,
-    .flags = DSIG_ALG_ONE_PASS | DSIG_ALG_RANDOMIZED,
+    .flags = DSIG_ALG_ONE_PASS | DSIG_ALG_RANDOMIZED | DSIG_ALG_BOUND_KEY,
     .sig_max = DSIG_ALG_SIG_BYTES,
     .min_key_bits = 0,
     .default_key_bits = 256,

@@ -1,34 +1,15 @@
 /*
  * src/hybrid/onetime.c — one-time key generation for a whole batch (per-key seeds, key expansion, all
- * chain levels), the Merkle tree, the Ed25519 root signature (libsodium), and the background-plane
- * batch message with its verification (docs/dsig-format.md §3, §6, §7).
+ * chain levels), the Merkle tree, the Ed25519 root signature (under the derived root key), and the
+ * background-plane batch message with its verification (docs/dsig-format.md §3, §6, §7).
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
-#include <sodium.h>
-
 #include "core/internal.h"
 #include "hash/blake3.h"
 #include "hybrid/hb_internal.h"
-
-static pthread_once_t hb_sodium_once = PTHREAD_ONCE_INIT;
-static int hb_sodium_ok;
-
-/* libsodium initialisation, once per process. */
-static void hb_sodium_init(void)
-{
-    hb_sodium_ok = sodium_init() >= 0;
-}
-
-/* Start libsodium; DSIG_E_CRYPTO if it cannot start. */
-static int hb_sodium(void)
-{
-    pthread_once(&hb_sodium_once, hb_sodium_init);
-    return hb_sodium_ok ? DSIG_OK : dsig_fail(DSIG_E_CRYPTO, "DSig: libsodium failed to initialise");
-}
 
 /* seed = BLAKE3-keyed(master, "DSig-hb-keyseed1" ‖ batch_seq u64le ‖ index u32le). @spec docs §3.1 */
 void dsig_hb_key_seed(const uint8_t master_seed[DSIG_HB_SEED_BYTES], uint64_t batch_seq, uint32_t index,
@@ -41,19 +22,24 @@ void dsig_hb_key_seed(const uint8_t master_seed[DSIG_HB_SEED_BYTES], uint64_t ba
     dsig_blake3_hash_block(master_seed, blk, sizeof blk, seed_out, DSIG_HB_SEED_BYTES);
 }
 
-/* The shared allocation of a batch's keys: this header, then each key's memory at a 64-byte aligned
- * offset. `refs` counts the keys not yet erased; the last erase frees the block. */
+/* The shared allocation of a batch's keys: secret memory (src/core/secmem.c: out of core dumps and
+ * swap, zero in a fork child) holding each key's memory at a 64-byte aligned offset. The header is
+ * ordinary heap (it holds no secret). `refs` counts the keys not yet erased; the last erase releases
+ * the region. */
 typedef struct hb_slab {
     _Atomic uint32_t refs;
-    void *block; /* the dsig_malloc pointer (the header is aligned up inside it) */
+    dsig_secmem mem;
 } hb_slab;
 
 #define HB_ALIGN(x) (((x) + (size_t)63u) & ~(size_t)63u)
 
-/* Drop one key's reference; free the block with the last one (every key region was wiped already). */
+/* Drop one key's reference; release the region with the last one (it is wiped again there). */
 static void hb_slab_release(hb_slab *sl)
 {
-    if (atomic_fetch_sub_explicit(&sl->refs, 1, memory_order_acq_rel) == 1) dsig_xfree(sl->block, 0);
+    if (atomic_fetch_sub_explicit(&sl->refs, 1, memory_order_acq_rel) == 1) {
+        dsig_secmem_free(&sl->mem);
+        dsig_xfree(sl, 0);
+    }
 }
 
 /* Wipe a prepared key and release its memory. */
@@ -130,18 +116,19 @@ static void hb_key_build(const dsig_hb_params *p, const uint8_t master_seed[32],
     }
 }
 
-/* root message = "DSig-hybrid-root" ‖ version ‖ param id u32le ‖ signer pk ‖ batch_seq u64le ‖ root.
- * @spec docs §6 */
-void dsig_hb_root_message(const dsig_hb_params *p, const uint8_t signer_pk[DSIG_HB_ED25519_PK],
-                          uint64_t batch_seq, const uint8_t root[DSIG_HB_HASH_BYTES],
-                          uint8_t out[DSIG_HB_ROOT_MSG_BYTES])
+/* root message = "DSig-hybrid-root" ‖ version ‖ domain ‖ param id u32le ‖ signer id u64le ‖ root public
+ * key ‖ batch_seq u64le ‖ root. @spec docs §6 */
+void dsig_hb_root_message(const dsig_hb_params *p, const dsig_hb_who *who, uint64_t batch_seq,
+                          const uint8_t root[DSIG_HB_HASH_BYTES], uint8_t out[DSIG_HB_ROOT_MSG_BYTES])
 {
     memcpy(out, "DSig-hybrid-root", 16);
     out[16] = DSIG_HB_VERSION;
-    dsig_store_le32(out + 17, p->id);
-    memcpy(out + 21, signer_pk, 32);
-    dsig_store_le64(out + 53, batch_seq);
-    memcpy(out + 61, root, 32);
+    out[17] = who->domain;
+    dsig_store_le32(out + 18, p->id);
+    dsig_store_le64(out + 22, who->signer_id);
+    memcpy(out + 30, who->root_pk, 32);
+    dsig_store_le64(out + 62, batch_seq);
+    memcpy(out + 70, root, 32);
 }
 
 /* Free a batch (erasing any keys left in it). */
@@ -157,23 +144,23 @@ void dsig_hb_batch_free(dsig_hb_batch *b)
 
 /* Generate a batch: keys, leaves, tree, root signature, per-key template tails. */
 int dsig_hb_keygen_batch(const dsig_hb_params *p, const uint8_t master_seed[DSIG_HB_SEED_BYTES],
-                         uint64_t batch_seq, const uint8_t ed25519_sk[DSIG_HB_ED25519_SK],
-                         const uint8_t ed25519_pk[DSIG_HB_ED25519_PK], dsig_hb_batch *out)
+                         uint64_t batch_seq, const dsig_ed25519_dkey *root_sk, const dsig_hb_who *who,
+                         dsig_hb_batch *out)
 {
     int rc;
     if (!out) return dsig_fail(DSIG_E_ARG, "DSig keygen: NULL batch");
     memset(out, 0, sizeof *out);
-    if (!master_seed || !ed25519_sk || !ed25519_pk)
-        return dsig_fail(DSIG_E_ARG, "DSig keygen: NULL seed or Ed25519 key");
+    if (!master_seed || !root_sk || !who)
+        return dsig_fail(DSIG_E_ARG, "DSig keygen: NULL seed, root key or identity");
     if ((rc = dsig_hb_params_check(p)) != DSIG_OK) return rc;
-    if ((rc = hb_sodium()) != DSIG_OK) return rc;
-    if (memcmp(ed25519_sk + 32, ed25519_pk, 32) != 0)
-        return dsig_fail(DSIG_E_KEY_MISMATCH, "DSig keygen: Ed25519 secret key does not hold the given public key");
+    if ((rc = dsig_backend_init()) != DSIG_OK) return rc;
+    if (memcmp(root_sk->pk, who->root_pk, 32) != 0)
+        return dsig_fail(DSIG_E_KEY_MISMATCH, "DSig keygen: the root key is not the identity's root public key");
 
     const uint32_t b = p->batch;
     out->params = p;
     out->batch_seq = batch_seq;
-    memcpy(out->signer_pk, ed25519_pk, 32);
+    out->who = *who;
     out->nodes = dsig_malloc((2 * (size_t)b - 1) * 32);
     out->keys = dsig_calloc(b, sizeof *out->keys);
     if (!out->nodes || !out->keys) {
@@ -183,17 +170,15 @@ int dsig_hb_keygen_batch(const dsig_hb_params *p, const uint8_t master_seed[DSIG
     /* One allocation for every key of the batch (and one XOF scratch buffer), not one per key. */
     const size_t klen = tmpl_bytes(p) + p->table_bytes, stride = HB_ALIGN(klen);
     const size_t xof_len = 32 + (size_t)p->chains * p->n;
-    uint8_t *block = dsig_malloc(HB_ALIGN(sizeof(hb_slab)) + 63 + (size_t)b * stride);
+    hb_slab *sl = dsig_calloc(1, sizeof *sl);
     uint8_t *xof = dsig_malloc(xof_len);
-    if (!block || !xof) {
-        dsig_xfree(block, 0);
+    if (!sl || !xof || dsig_secmem_alloc(&sl->mem, (size_t)b * stride) != DSIG_OK) {
+        dsig_xfree(sl, 0);
         dsig_xfree(xof, 0);
         dsig_hb_batch_free(out);
         return dsig_fail(DSIG_E_NOMEM, "DSig keygen: out of memory for the one-time keys of a batch");
     }
-    hb_slab *sl = (hb_slab *)(void *)HB_ALIGN((uintptr_t)block);
-    uint8_t *base = (uint8_t *)sl + HB_ALIGN(sizeof(hb_slab));
-    sl->block = block;
+    uint8_t *base = sl->mem.p; /* page aligned */
     atomic_init(&sl->refs, b);
     for (uint32_t i = 0; i < b; i++) {
         out->keys[i].mem = base + (size_t)i * stride;
@@ -205,12 +190,13 @@ int dsig_hb_keygen_batch(const dsig_hb_params *p, const uint8_t master_seed[DSIG
         memcpy(out->nodes[i], out->keys[i].leaf, 32);
     }
     dsig_xfree(xof, xof_len);
+    out->secmem_flags = sl->mem.flags;
     hb_tree_build(p, out->nodes);
     memcpy(out->root, out->nodes[2 * (size_t)b - 2], 32);
 
     uint8_t msg[DSIG_HB_ROOT_MSG_BYTES];
-    dsig_hb_root_message(p, ed25519_pk, batch_seq, out->root, msg);
-    if (crypto_sign_detached(out->root_sig, NULL, msg, sizeof msg, ed25519_sk) != 0) {
+    dsig_hb_root_message(p, who, batch_seq, out->root, msg);
+    if (dsig_ed25519_dkey_sign(root_sk, msg, sizeof msg, out->root_sig) != DSIG_OK) {
         dsig_hb_batch_free(out);
         return dsig_fail(DSIG_E_CRYPTO, "DSig keygen: Ed25519 signing of the batch root failed");
     }
@@ -240,15 +226,15 @@ int dsig_hb_batch_message(const dsig_hb_batch *b, uint8_t *out, size_t cap, size
 }
 
 /* Parse a batch message, rebuild its tree, verify the Ed25519 root signature. */
-int dsig_hb_batch_verify(const dsig_hb_params *p, const uint8_t *msg, size_t len,
-                         const uint8_t signer_pk[DSIG_HB_ED25519_PK], dsig_hb_batch *out)
+int dsig_hb_batch_verify(const dsig_hb_params *p, const uint8_t *msg, size_t len, const dsig_hb_who *who,
+                         dsig_hb_batch *out)
 {
     int rc;
     if (!out) return dsig_fail(DSIG_E_ARG, "DSig batch verify: NULL output");
     memset(out, 0, sizeof *out);
-    if (!msg || !signer_pk) return dsig_fail(DSIG_E_ARG, "DSig batch verify: NULL message or key");
+    if (!msg || !who) return dsig_fail(DSIG_E_ARG, "DSig batch verify: NULL message or identity");
     if ((rc = dsig_hb_params_check(p)) != DSIG_OK) return rc;
-    if ((rc = hb_sodium()) != DSIG_OK) return rc;
+    if ((rc = dsig_backend_init()) != DSIG_OK) return rc;
     if (len != p->batch_msg_bytes)
         return dsig_fail(DSIG_E_VERIFY, "DSig batch message: length %zu, expected %zu", len, p->batch_msg_bytes);
     if (msg[0] != DSIG_HB_VERSION)
@@ -261,15 +247,15 @@ int dsig_hb_batch_verify(const dsig_hb_params *p, const uint8_t *msg, size_t len
     if (!out->nodes) return dsig_fail(DSIG_E_NOMEM, "DSig batch verify: out of memory");
     out->params = p;
     out->batch_seq = dsig_load_le64(msg + 5);
-    memcpy(out->signer_pk, signer_pk, 32);
+    out->who = *who;
     memcpy(out->nodes, msg + 13, (size_t)b * 32);
     memcpy(out->root_sig, msg + 13 + (size_t)b * 32, 64);
     hb_tree_build(p, out->nodes);
     memcpy(out->root, out->nodes[2 * (size_t)b - 2], 32);
 
     uint8_t rm[DSIG_HB_ROOT_MSG_BYTES];
-    dsig_hb_root_message(p, signer_pk, out->batch_seq, out->root, rm);
-    if (crypto_sign_verify_detached(out->root_sig, rm, sizeof rm, signer_pk) != 0) {
+    dsig_hb_root_message(p, who, out->batch_seq, out->root, rm);
+    if (!dsig_ed25519_verify_pk(who->root_pk, rm, sizeof rm, out->root_sig)) {
         uint64_t seq = out->batch_seq;
         dsig_hb_batch_free(out);
         return dsig_fail(DSIG_E_VERIFY, "DSig batch message: Ed25519 root signature of batch %llu does not verify",

@@ -13,8 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Wire-format version byte (first byte of signatures, batch messages and root messages). */
-#define DSIG_HB_VERSION 1u
+/* Wire-format version byte (first byte of signatures, batch messages and root messages). Version 2:
+ * roots signed under the derived root key, with domain and signer id in the root message. */
+#define DSIG_HB_VERSION 2u
 
 /* One-time scheme. */
 #define DSIG_HB_OTS_WOTS 1u /* W-OTS+ (chains, standard checksum Σ(w−1−d_i)) */
@@ -31,14 +32,13 @@
 #define DSIG_HB_NONCE_BYTES 16u    /* message randomiser of a one-time key */
 #define DSIG_HB_HASH_BYTES 32u     /* leaves, Merkle nodes, root */
 #define DSIG_HB_ED25519_PK 32u
-#define DSIG_HB_ED25519_SK 64u     /* libsodium layout: 32-byte RFC 8032 seed ‖ 32-byte public key */
 #define DSIG_HB_ED25519_SIG 64u
 #define DSIG_HB_WOTS_N 18u         /* W-OTS+ chain value bytes */
 #define DSIG_HB_HORS_N 16u         /* HORS secret / public slot bytes */
 #define DSIG_HB_MAX_LOG_BATCH 10u  /* batches of 2^0 .. 2^10 one-time keys */
 #define DSIG_HB_MAX_VALUE 18u      /* largest chain value (n) */
 #define DSIG_HB_SIG_HEADER 47u     /* bytes before the chain values (docs/dsig-format.md §4) */
-#define DSIG_HB_ROOT_MSG_BYTES 93u /* the Ed25519-signed root message (docs/dsig-format.md §6) */
+#define DSIG_HB_ROOT_MSG_BYTES 102u /* the Ed25519-signed root message (docs/dsig-format.md §6) */
 
 typedef struct dsig_hb_params {
     const char *name;     /* "wots4-haraka-b128", ...: the preset name, or "custom" */

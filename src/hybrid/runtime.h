@@ -13,21 +13,24 @@
 #include "dsig/hybrid.h"
 #include "hybrid/scheme.h"
 
-/* ---- Ed25519 key material from a dsig_key (hybrid_alg.c) ------------------------------------ */
+/* ---- DSig keys (hybrid_alg.c) ----------------------------------------------------------------- */
 
 /*
- * The libsodium secret key (seed ‖ pk) and the public key of an OKP/Ed25519 dsig_key. sk may be NULL
- * when only the public key is wanted; with sk != NULL the key must hold the private seed
- * (DSIG_E_NO_PRIVATE otherwise). DSIG_E_KEY_MISMATCH for any other key type.
+ * The public side of a DSig key: an OKP Ed25519 key bound to "DSig" (public or private). identity_pk
+ * is its Ed25519 public key ("x"), root_pk the root public key derived from it (DSIG_HB_ROOT_LABEL),
+ * under which its batch roots verify. DSIG_E_ALG_NOT_ALLOWED for an unbound key or one bound to
+ * another algorithm (the detail says how to make a DSig key), DSIG_E_KEY_MISMATCH for another type.
  */
-int dsig_hb_ed25519_from_key(const dsig_key *key, uint8_t sk[DSIG_HB_ED25519_SK],
-                             uint8_t pk[DSIG_HB_ED25519_PK]);
+int dsig_hb_key_public(const dsig_key *key, uint8_t identity_pk[DSIG_HB_ED25519_PK],
+                       uint8_t root_pk[DSIG_HB_ED25519_PK]);
+
+/* The root signing key of a private DSig key (same checks, and DSIG_E_NO_PRIVATE). The caller wipes it. */
+int dsig_hb_key_root_secret(const dsig_key *key, dsig_ed25519_dkey *root_sk);
 
 /* The registry algorithm "DSig": sign a 32-byte digest with a fresh batch of one key made under
- * `master` (in production a fresh random seed per signature). */
-int dsig_hb_alg_sign_digest(const uint8_t master[DSIG_HB_SEED_BYTES], const uint8_t sk[DSIG_HB_ED25519_SK],
-                            const uint8_t pk[DSIG_HB_ED25519_PK], const uint8_t digest[32], uint8_t *sig,
-                            size_t cap, size_t *sig_len);
+ * `master` (in production a fresh random seed per signature), its root signed for the file domain. */
+int dsig_hb_alg_sign_digest(const uint8_t master[DSIG_HB_SEED_BYTES], const dsig_ed25519_dkey *root_sk,
+                            const uint8_t digest[32], uint8_t *sig, size_t cap, size_t *sig_len);
 
 /* The parameter set behind a public pointer (NULL = the default), validated. */
 int dsig_hb_params_resolve(const dsig_hybrid_params *p, const dsig_hb_params **out);
@@ -55,16 +58,17 @@ typedef struct dsig_hb_centry {
 } dsig_hb_centry;
 
 /*
- * The verified batches of one signer: a fixed ring of `cap` entries (FIFO eviction) indexed by a
- * chained hash table on the batch sequence number. Not locked: the verifier holds its per-signer
- * rwlock — shared for find/record, exclusive for insert.
+ * The verified batches of one signer: `cap` entries indexed by a chained hash table on the batch
+ * sequence number; when full the lowest sequence number is evicted and becomes the floor (cache.c).
+ * Not locked: the verifier holds its per-signer rwlock — shared for find/record, exclusive for insert.
  */
 typedef struct dsig_hb_cache {
     uint32_t cap;                /* entries (≥ 32) */
     uint32_t batch;              /* leaves per batch */
     uint32_t mask;               /* buckets − 1 (a power of two ≥ 2·cap) */
-    uint32_t head;               /* slot the next insert takes (the oldest when full) */
     uint32_t count;
+    int has_floor;               /* a batch was evicted: seqs ≤ floor are stale */
+    uint64_t floor;              /* highest evicted sequence number */
     int32_t *buckets;
     dsig_hb_centry *slots;
     _Atomic(dsig_hb_leafrec *) *leafmem; /* cap · batch record pointers */
@@ -74,8 +78,12 @@ int dsig_hb_cache_init(dsig_hb_cache *c, uint32_t cap, uint32_t batch);
 void dsig_hb_cache_destroy(dsig_hb_cache *c);
 /* The entry for batch `seq`, or NULL. */
 dsig_hb_centry *dsig_hb_cache_find(const dsig_hb_cache *c, uint64_t seq);
+/* 1 if a batch with this (uncached) seq may enter: above the floor and, when full, above the lowest
+ * cached seq; 0 if it is stale. */
+int dsig_hb_cache_admits(const dsig_hb_cache *c, uint64_t seq);
 /* Insert a verified batch (ownership of its contents moves into the cache; *b is zeroed). The seq
- * must not be cached. *evicted = 1 if the oldest entry was dropped to make room. */
+ * must not be cached and must be admitted. *evicted = 1 if the lowest-numbered entry was dropped to
+ * make room (the floor rises to its seq). */
 void dsig_hb_cache_insert(dsig_hb_cache *c, dsig_hb_batch *b, int *evicted);
 
 #define DSIG_HB_RECORD_FIRST 0   /* first message under this key: recorded */

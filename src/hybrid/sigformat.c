@@ -109,53 +109,67 @@ int dsig_hb_verify_leaf(const dsig_hb_params *p, const uint8_t *sig, size_t sig_
     return DSIG_OK;
 }
 
+/* The signature's batch_seq, proof nodes and root signature are those of the cached batch. */
+int dsig_hb_sig_in_batch(const dsig_hb_params *p, const dsig_hb_batch *batch, const dsig_hb_sig_view *v)
+{
+    if (v->batch_seq != batch->batch_seq)
+        return 0;
+    size_t off = 0, width = p->batch;
+    uint32_t idx = v->index;
+    int same = 1;
+    for (unsigned l = 0; l < p->log_batch; l++) {
+        same &= memcmp(v->proof + (size_t)l * 32, batch->nodes[off + (idx ^ 1u)], 32) == 0;
+        off += width;
+        width /= 2;
+        idx >>= 1;
+    }
+    return same & (memcmp(v->root_sig, batch->root_sig, 64) == 0);
+}
+
+/* The one-time signature of a signature known to belong to `batch`, against the cached leaf. */
+int dsig_hb_verify_in_batch(const dsig_hb_params *p, const dsig_hb_batch *batch, const dsig_hb_sig_view *v,
+                            const uint8_t *msg, size_t len)
+{
+    uint8_t leaf[32];
+    int rc = dsig_hb_compute_leaf(p, v, msg, len, leaf);
+    if (rc != DSIG_OK) return rc;
+    if (!dsig_ct_equal(leaf, batch->nodes[v->index], 32))
+        return dsig_fail(DSIG_E_VERIFY, "DSig signature: one-time signature does not match leaf %u of batch %llu",
+                         v->index, (unsigned long long)v->batch_seq);
+    return DSIG_OK;
+}
+
 /* Fast path against a cached, verified batch: same bytes for proof and root signature, then the
  * one-time signature against the cached leaf. */
 int dsig_hb_verify_fast(const dsig_hb_params *p, const dsig_hb_batch *batch, const uint8_t *sig, size_t sig_len,
                         const uint8_t *msg, size_t len)
 {
     dsig_hb_sig_view v = {0};
-    uint8_t leaf[32];
     if (!batch || !batch->nodes) return dsig_fail(DSIG_E_ARG, "DSig fast verify: no cached batch");
     int rc = dsig_hb_parse(p, sig, sig_len, &v);
     if (rc != DSIG_OK) return rc;
     if (!batch->params || batch->params->id != p->id)
         return dsig_fail(DSIG_E_ARG, "DSig fast verify: cached batch has other parameters");
-    if (v.batch_seq != batch->batch_seq)
-        return dsig_fail(DSIG_E_VERIFY, "DSig signature: batch %llu, the cached batch is %llu",
-                         (unsigned long long)v.batch_seq, (unsigned long long)batch->batch_seq);
-    size_t off = 0, width = p->batch;
-    uint32_t idx = v.index;
-    for (unsigned l = 0; l < p->log_batch; l++) {
-        if (memcmp(v.proof + (size_t)l * 32, batch->nodes[off + (idx ^ 1u)], 32) != 0)
-            return dsig_fail(DSIG_E_VERIFY, "DSig signature: Merkle proof node %u differs from the verified batch", l);
-        off += width;
-        width /= 2;
-        idx >>= 1;
-    }
-    if (memcmp(v.root_sig, batch->root_sig, 64) != 0)
-        return dsig_fail(DSIG_E_VERIFY, "DSig signature: root signature differs from the verified batch");
-    if ((rc = dsig_hb_compute_leaf(p, &v, msg, len, leaf)) != DSIG_OK) return rc;
-    if (!dsig_ct_equal(leaf, batch->nodes[v.index], 32))
-        return dsig_fail(DSIG_E_VERIFY, "DSig signature: one-time signature does not match leaf %u of batch %llu",
-                         v.index, (unsigned long long)v.batch_seq);
-    return DSIG_OK;
+    if (!dsig_hb_sig_in_batch(p, batch, &v))
+        return dsig_fail(DSIG_E_VERIFY, "DSig signature: batch %llu, proof or root signature are not those of "
+                         "the verified batch %llu", (unsigned long long)v.batch_seq,
+                         (unsigned long long)batch->batch_seq);
+    return dsig_hb_verify_in_batch(p, batch, &v, msg, len);
 }
 
 /* Slow path: leaf, root from the proof, Ed25519 on the root message. */
 int dsig_hb_verify_slow(const dsig_hb_params *p, const uint8_t *sig, size_t sig_len, const uint8_t *msg,
-                        size_t len, const uint8_t signer_pk[DSIG_HB_ED25519_PK])
+                        size_t len, const dsig_hb_who *who)
 {
     dsig_hb_sig_view v = {0};
     uint8_t leaf[32], root[32], rm[DSIG_HB_ROOT_MSG_BYTES];
-    if (!signer_pk) return dsig_fail(DSIG_E_ARG, "DSig slow verify: NULL signer key");
+    if (!who) return dsig_fail(DSIG_E_ARG, "DSig slow verify: NULL signer identity");
     int rc = dsig_hb_parse(p, sig, sig_len, &v);
     if (rc != DSIG_OK) return rc;
     if ((rc = dsig_hb_compute_leaf(p, &v, msg, len, leaf)) != DSIG_OK) return rc;
     dsig_hb_merkle_root_from_proof(p, leaf, v.index, v.proof, root);
-    dsig_hb_root_message(p, signer_pk, v.batch_seq, root, rm);
-    if (sodium_init() < 0) return dsig_fail(DSIG_E_CRYPTO, "DSig slow verify: libsodium failed to initialise");
-    if (crypto_sign_verify_detached(v.root_sig, rm, sizeof rm, signer_pk) != 0)
+    dsig_hb_root_message(p, who, v.batch_seq, root, rm);
+    if (!dsig_ed25519_verify_pk(who->root_pk, rm, sizeof rm, v.root_sig))
         return dsig_fail(DSIG_E_VERIFY,
                          "DSig signature: Ed25519 root signature does not verify for batch %llu leaf %u "
                          "(wrong signer, or a corrupted proof, value, nonce or seed)",

@@ -1,12 +1,15 @@
 /*
- * The DSig signer: a pool of prepared one-time keys refilled by background threads, one-time pop on
- * sign, and delivery of every new batch message (channel, callback, outbox) before its keys can sign.
+ * The DSig signer: one pool of prepared one-time keys per verifier group (the paper's per-signature
+ * hint), refilled by background threads, one-time pop on sign, and delivery of every new batch message
+ * (the group's channel, callback, outbox) before its keys can sign.
  *
- * The pool is a FIFO of generated batches; `ready` counts the keys not yet handed out. sign() moves
- * one key out of the head batch under the pool mutex (a struct copy; the source is zeroed so no other
- * caller can see it), then signs and erases it outside the lock. Background threads sleep on
- * `need_keys` until ready + keys in flight < pool_target, generate a whole batch without the lock, and
- * wake blocked signers through `not_empty`. No busy-waiting anywhere.
+ * A pool is a FIFO of generated batches; `ready` counts the keys not yet handed out. sign() moves one
+ * key out of the head batch of the hinted group's pool under the mutex (a struct copy; the source is
+ * zeroed so no other caller can see it), then signs and erases it outside the lock. Background threads
+ * sleep on `need_keys` until some pool's ready + in-flight keys fall below pool_target, generate a
+ * whole batch for the emptiest one without the lock, and wake blocked signers through `not_empty`. No
+ * busy-waiting anywhere. All groups take sequence numbers from one counter, so a verifier that is in
+ * several groups sees one growing sequence per signer (its sequence floor needs that).
  *
  * Key freshness: every signer draws its own 32-byte master seed from the OS CSPRNG; per-key seeds are
  * derived from (master seed, batch sequence number, index) by the scheme. Sequence numbers are handed
@@ -15,36 +18,47 @@
  */
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "hybrid/runtime.h"
 
 /*
- * Fork guard (review fix). A child made by fork() inherits the pool of prepared one-time keys, the
- * master seed and next_seq: if parent and child both signed, the same one-time key would sign two
- * messages (W-OTS+/HORS forgery by anyone who sees both). A process-wide generation counter, bumped
- * in the child by a pthread_atfork handler, tells a signer that it is now a stale copy: it refuses to
- * sign or generate (DSIG_E_STATE), and free only wipes (the threads and locks are not the child's).
- * Cost on the sign path: one relaxed atomic load.
+ * Fork guard. A child process with a copy of the address space (fork, _Fork, clone without CLONE_VM)
+ * would hold the very one-time keys its parent goes on using: if both signed, one key would sign two
+ * messages (forgeable by anyone who sees both). The signer's secrets — master seed, root key and an
+ * owner pid — live in secret memory with MADV_WIPEONFORK, like every batch of keys: in such a child
+ * they read as zeros, so the owner pid no longer matches the pid the signer recorded and the signer
+ * refuses to sign or generate (DSIG_E_STATE). That costs one load per signature. Where the kernel
+ * does not wipe on fork, or with opts.strict_pid, the signer compares getpid() on every signature (a
+ * system call). Children that share the parent's memory (vfork, clone with CLONE_VM) share its pool
+ * too — a key one of them takes is gone for the other, so no key is used twice — and strict_pid
+ * refuses them as well.
  */
-static _Atomic unsigned long hb_fork_gen;
-static pthread_once_t hb_fork_once = PTHREAD_ONCE_INIT;
+_Static_assert(DSIG_HYBRID_PROTECT_NODUMP == DSIG_SECMEM_NODUMP &&
+                   DSIG_HYBRID_PROTECT_WIPEONFORK == DSIG_SECMEM_WIPEONFORK &&
+                   DSIG_HYBRID_PROTECT_LOCKED == DSIG_SECMEM_LOCKED,
+               "public and internal protection flags differ");
 
-/* In the child after fork(): every signer created before is stale. */
-static void hb_fork_child(void)
+struct hb_secrets {
+    pid_t owner;                        /* getpid() at creation; 0 in a wiped copy */
+    uint8_t master[DSIG_HB_SEED_BYTES];
+    dsig_ed25519_dkey root;             /* signs batch roots */
+};
+
+/* The default first batch sequence number: CLOCK_REALTIME in µs × 256. A signer restarted under the
+ * same id starts past every seq it used before unless it made more than 256 batches per µs on average
+ * (one batch is at least microseconds of hashing per thread), or the clock went back; verifiers refuse
+ * reused seqs and cache only growing ones (dsig/hybrid.h, first_seq). 2^59 is reached in 4253. */
+static uint64_t clock_seq(void)
 {
-    atomic_fetch_add_explicit(&hb_fork_gen, 1, memory_order_relaxed);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ((uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u) << 8;
 }
-
-/* Register the child handler once per process. */
-static void hb_fork_init(void)
-{
-    (void)pthread_atfork(NULL, NULL, hb_fork_child);
-}
-
-/* 1 if this signer was inherited through fork() (see above). */
-static int hb_forked(const dsig_hybrid_signer *s);
 
 #define DEFAULT_POOL 512u
+#define MAX_GROUPS 64u
 #define MAX_THREADS 64u
 #define MAX_POOL (1u << 24)
 
@@ -62,19 +76,30 @@ struct outmsg {
     uint8_t data[];
 };
 
+/* One verifier group's keys and kept batch messages. */
+struct pool {
+    struct pool_batch *head, *tail;     /* under lock */
+    uint64_t ready;                     /* keys not yet handed out (under lock) */
+    uint64_t inflight;                  /* keys being generated by background threads (under lock) */
+    struct outmsg *ohead, *otail;       /* under out_lock */
+    unsigned olen;
+};
+
 struct dsig_hybrid_signer {
     dsig_hb_params params;
     dsig_hybrid_signer_options opt;
-    uint8_t sk[DSIG_HB_ED25519_SK];     /* secret: wiped on free */
-    uint8_t pk[DSIG_HB_ED25519_PK];
-    uint8_t master[DSIG_HB_SEED_BYTES]; /* secret: wiped on free */
+    struct hb_secrets *sec;             /* in `secmem` (see the fork guard above) */
+    pid_t pid;                          /* the owner pid, also kept here: a wiped copy tells */
+    int check_pid;                      /* also compare getpid() on every signature */
+    dsig_secmem secmem;
+    dsig_hb_who who;                    /* runtime domain, signer id, root public key */
+    uint8_t pk[DSIG_HB_ED25519_PK];     /* the identity public key */
 
     pthread_mutex_t lock;
     pthread_cond_t not_empty;           /* keys became ready, or a background error, or stop */
-    pthread_cond_t need_keys;           /* the pool fell below target, or stop */
-    struct pool_batch *head, *tail;
-    uint64_t ready;
-    uint64_t inflight;                  /* keys being generated by background threads */
+    pthread_cond_t need_keys;           /* a pool fell below target, or stop */
+    struct pool *pools;                 /* one per group */
+    unsigned ngroups;
     uint64_t next_seq;
     int stop;
     int bg_error;                       /* first background failure (the threads then stop) */
@@ -84,16 +109,15 @@ struct dsig_hybrid_signer {
     dsig_hybrid_signer_stats st;        /* under lock, except outbox/publish counters */
 
     pthread_mutex_t out_lock;
-    struct outmsg *ohead, *otail;
-    unsigned olen;
     uint64_t outbox_dropped;
     _Atomic uint64_t publish_errors;
-    unsigned long fork_gen;             /* hb_fork_gen when created */
+    unsigned protections;               /* DSIG_SECMEM_* that every secret region had (under lock) */
 };
 
+/* 1 if this is a copy of the signer in another process (see the fork guard above). */
 static int hb_forked(const dsig_hybrid_signer *s)
 {
-    return atomic_load_explicit(&hb_fork_gen, memory_order_relaxed) != s->fork_gen;
+    return s->sec->owner != s->pid || (s->check_pid && getpid() != s->pid);
 }
 
 void dsig_hybrid_signer_options_default(dsig_hybrid_signer_options *o)
@@ -105,8 +129,8 @@ void dsig_hybrid_signer_options_default(dsig_hybrid_signer_options *o)
 
 /* ---- batch generation and delivery ---------------------------------------------------------- */
 
-/* Keep a copy of a batch message for dsig_hybrid_signer_next_batch, dropping the oldest when full. */
-static void outbox_push(dsig_hybrid_signer *s, const uint8_t *msg, size_t len)
+/* Keep a copy of a batch message for the pull API, dropping the group's oldest when full. */
+static void outbox_push(dsig_hybrid_signer *s, struct pool *pl, const uint8_t *msg, size_t len)
 {
     struct outmsg *m = dsig_malloc(sizeof *m + len);
     if (!m) {
@@ -120,37 +144,44 @@ static void outbox_push(dsig_hybrid_signer *s, const uint8_t *msg, size_t len)
     memcpy(m->data, msg, len);
     struct outmsg *drop = NULL;
     pthread_mutex_lock(&s->out_lock);
-    if (s->olen >= s->opt.outbox) {
-        drop = s->ohead;
-        s->ohead = drop->next;
-        if (!s->ohead)
-            s->otail = NULL;
-        s->olen--;
+    if (pl->olen >= s->opt.outbox) {
+        drop = pl->ohead;
+        pl->ohead = drop->next;
+        if (!pl->ohead)
+            pl->otail = NULL;
+        pl->olen--;
         s->outbox_dropped++;
     }
-    if (s->otail)
-        s->otail->next = m;
+    if (pl->otail)
+        pl->otail->next = m;
     else
-        s->ohead = m;
-    s->otail = m;
-    s->olen++;
+        pl->ohead = m;
+    pl->otail = m;
+    pl->olen++;
     pthread_mutex_unlock(&s->out_lock);
     dsig_xfree(drop, 0);
 }
 
-/* Generate batch `seq` and deliver its batch message; the keys are not yet in the pool. */
-static int generate(dsig_hybrid_signer *s, uint64_t seq, struct pool_batch **out)
+/* The channel group g's batch messages go to (NULL: none). */
+static dsig_hybrid_channel *group_channel(const dsig_hybrid_signer *s, unsigned g)
+{
+    return s->opt.group_channels ? s->opt.group_channels[g] : s->opt.channel;
+}
+
+/* Generate batch `seq` for group g and deliver its batch message; the keys are not yet in the pool. */
+static int generate(dsig_hybrid_signer *s, unsigned g, uint64_t seq, struct pool_batch **out)
 {
     *out = NULL;
     struct pool_batch *pb = dsig_calloc(1, sizeof *pb);
     if (!pb)
         return dsig_fail(DSIG_E_NOMEM, "DSig signer: out of memory");
-    int rc = dsig_hb_keygen_batch(&s->params, s->master, seq, s->sk, s->pk, &pb->b);
+    int rc = dsig_hb_keygen_batch(&s->params, s->sec->master, seq, &s->sec->root, &s->who, &pb->b);
     if (rc) {
         dsig_xfree(pb, 0);
         return rc;
     }
-    if (s->opt.channel || s->opt.on_batch || s->opt.outbox) {
+    dsig_hybrid_channel *ch = group_channel(s, g);
+    if (ch || s->opt.on_batch || s->opt.outbox) {
         size_t cap = s->params.batch_msg_bytes, len = 0;
         uint8_t *msg = dsig_malloc(cap);
         if (!msg)
@@ -159,13 +190,12 @@ static int generate(dsig_hybrid_signer *s, uint64_t seq, struct pool_batch **out
             rc = dsig_hb_batch_message(&pb->b, msg, cap, &len);
         if (rc == DSIG_OK) {
             /* Before the keys enter the pool: a verifier may see the batch before any signature. */
-            if (s->opt.channel &&
-                dsig_hybrid_channel_publish(s->opt.channel, s->opt.signer_id, msg, len) != DSIG_OK)
+            if (ch && dsig_hybrid_channel_publish(ch, s->opt.signer_id, msg, len) != DSIG_OK)
                 atomic_fetch_add_explicit(&s->publish_errors, 1, memory_order_relaxed);
             if (s->opt.on_batch)
-                s->opt.on_batch(s->opt.on_batch_arg, s->opt.signer_id, msg, len);
+                s->opt.on_batch(s->opt.on_batch_arg, s->opt.signer_id, g, msg, len);
             if (s->opt.outbox)
-                outbox_push(s, msg, len);
+                outbox_push(s, &s->pools[g], msg, len);
         }
         dsig_xfree(msg, 0);
         if (rc) {
@@ -178,35 +208,51 @@ static int generate(dsig_hybrid_signer *s, uint64_t seq, struct pool_batch **out
     return DSIG_OK;
 }
 
-/* Append a generated batch to the pool and wake waiting signers (lock held). */
-static void pool_append(dsig_hybrid_signer *s, struct pool_batch *pb)
+/* Append a generated batch to a pool and wake waiting signers (lock held). */
+static void pool_append(dsig_hybrid_signer *s, struct pool *pl, struct pool_batch *pb)
 {
-    if (s->tail)
-        s->tail->next = pb;
+    if (pl->tail)
+        pl->tail->next = pb;
     else
-        s->head = pb;
-    s->tail = pb;
-    s->ready += s->params.batch;
+        pl->head = pb;
+    pl->tail = pb;
+    pl->ready += s->params.batch;
     s->st.batches++;
+    s->protections &= pb->b.secmem_flags;
     pthread_cond_broadcast(&s->not_empty);
 }
 
-/* Generate one batch in the calling thread and add it to the pool (lock NOT held on entry). */
-static int refill_one(dsig_hybrid_signer *s)
+/* Generate one batch for group g in the calling thread and add it to its pool (lock NOT held). */
+static int refill_one(dsig_hybrid_signer *s, unsigned g)
 {
-    if (hb_forked(s)) /* same master seed and next_seq as the parent: would regenerate its keys */
-        return dsig_fail(DSIG_E_STATE, "DSig signer: inherited through fork(); create a new signer");
+    if (hb_forked(s)) /* the parent's pool and seqs: its keys, or (wiped) no keys at all */
+        return dsig_fail(DSIG_E_STATE, "DSig signer: a copy in a child process; create a new signer");
     pthread_mutex_lock(&s->lock);
     uint64_t seq = s->next_seq++;
     pthread_mutex_unlock(&s->lock);
     struct pool_batch *pb;
-    int rc = generate(s, seq, &pb);
+    int rc = generate(s, g, seq, &pb);
     if (rc)
         return rc;
     pthread_mutex_lock(&s->lock);
-    pool_append(s, pb);
+    pool_append(s, &s->pools[g], pb);
     pthread_mutex_unlock(&s->lock);
     return DSIG_OK;
+}
+
+/* The group whose pool is furthest below target, or -1 if every pool has its target (lock held). */
+static int neediest(const dsig_hybrid_signer *s)
+{
+    int best = -1;
+    uint64_t low = s->opt.pool_target;
+    for (unsigned g = 0; g < s->ngroups; g++) {
+        uint64_t have = s->pools[g].ready + s->pools[g].inflight;
+        if (have < low) {
+            low = have;
+            best = (int)g;
+        }
+    }
+    return best;
 }
 
 /* Background thread: keep ready + in-flight keys at or above the pool target until stopped. */
@@ -215,19 +261,21 @@ static void *keygen_thread(void *arg)
     dsig_hybrid_signer *s = arg;
     pthread_mutex_lock(&s->lock);
     while (!s->stop && !s->bg_error) {
-        if (s->ready + s->inflight >= s->opt.pool_target) {
+        int g = neediest(s);
+        if (g < 0) {
             pthread_cond_wait(&s->need_keys, &s->lock);
             continue;
         }
+        struct pool *pl = &s->pools[g];
         uint64_t seq = s->next_seq++;
-        s->inflight += s->params.batch;
+        pl->inflight += s->params.batch;
         pthread_mutex_unlock(&s->lock);
 
         struct pool_batch *pb;
-        int rc = generate(s, seq, &pb);
+        int rc = generate(s, (unsigned)g, seq, &pb);
 
         pthread_mutex_lock(&s->lock);
-        s->inflight -= s->params.batch;
+        pl->inflight -= s->params.batch;
         if (rc) {
             /* Fatal for the pool (out of memory, RNG or Ed25519 failure): stop generating and let
              * signers on an empty pool see the error instead of waiting forever. */
@@ -236,7 +284,7 @@ static void *keygen_thread(void *arg)
             pthread_cond_broadcast(&s->need_keys);
             break;
         }
-        pool_append(s, pb);
+        pool_append(s, pl, pb);
     }
     s->bg_alive--;
     pthread_cond_broadcast(&s->not_empty);
@@ -246,10 +294,10 @@ static void *keygen_thread(void *arg)
 
 /* ---- life cycle ----------------------------------------------------------------------------- */
 
-int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *ed25519_private_key,
+int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *key,
                            const dsig_hybrid_params *p, const dsig_hybrid_signer_options *opts)
 {
-    if (!out || !ed25519_private_key)
+    if (!out || !key)
         return dsig_fail(DSIG_E_ARG, "dsig_hybrid_signer_new: NULL argument");
     *out = NULL;
     const dsig_hb_params *hp;
@@ -265,23 +313,39 @@ int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *ed25519_pri
         return dsig_fail(DSIG_E_ARG, "DSig signer: pool_target must be 1..%u", MAX_POOL);
     if (o.threads > MAX_THREADS)
         return dsig_fail(DSIG_E_ARG, "DSig signer: at most %u threads", MAX_THREADS);
+    if (o.groups > MAX_GROUPS)
+        return dsig_fail(DSIG_E_ARG, "DSig signer: at most %u verifier groups", MAX_GROUPS);
+    unsigned ngroups = o.groups ? o.groups : 1;
 
-    pthread_once(&hb_fork_once, hb_fork_init);
     dsig_hybrid_signer *s = dsig_calloc(1, sizeof *s);
     if (!s)
         return dsig_fail(DSIG_E_NOMEM, "DSig signer: out of memory");
-    s->fork_gen = atomic_load_explicit(&hb_fork_gen, memory_order_relaxed);
+    s->pools = dsig_calloc(ngroups, sizeof *s->pools);
+    s->ngroups = ngroups;
+    if (!s->pools || dsig_secmem_alloc(&s->secmem, sizeof *s->sec) != DSIG_OK) {
+        dsig_xfree(s->pools, 0);
+        dsig_xfree(s, 0);
+        return dsig_fail(DSIG_E_NOMEM, "DSig signer: out of memory for its secrets");
+    }
+    s->sec = s->secmem.p;
+    s->pid = s->sec->owner = getpid();
+    s->check_pid = o.strict_pid || !(s->secmem.flags & DSIG_SECMEM_WIPEONFORK);
+    s->protections = s->secmem.flags;
     s->params = *hp;
     s->opt = o;
-    s->next_seq = o.first_seq; /* a process restarting under the same id starts past its old seqs */
+    s->next_seq = o.first_seq ? o.first_seq : clock_seq();
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->not_empty, NULL);
     pthread_cond_init(&s->need_keys, NULL);
     pthread_mutex_init(&s->out_lock, NULL);
     atomic_init(&s->publish_errors, 0);
 
-    rc = dsig_hb_ed25519_from_key(ed25519_private_key, s->sk, s->pk);
-    if (rc == DSIG_OK && dsig_random_bytes(s->master, sizeof s->master) != DSIG_OK)
+    s->who.domain = DSIG_HB_DOMAIN_RUNTIME;
+    s->who.signer_id = o.signer_id;
+    rc = dsig_hb_key_public(key, s->pk, s->who.root_pk);
+    if (rc == DSIG_OK)
+        rc = dsig_hb_key_root_secret(key, &s->sec->root);
+    if (rc == DSIG_OK && dsig_random_bytes(s->sec->master, sizeof s->sec->master) != DSIG_OK)
         rc = dsig_fail(DSIG_E_RNG, "DSig signer: cannot draw the master seed");
     if (rc == DSIG_OK && o.threads) {
         s->threads = dsig_calloc(o.threads, sizeof *s->threads);
@@ -314,20 +378,16 @@ void dsig_hybrid_signer_free(dsig_hybrid_signer *s)
     if (!s)
         return;
     if (hb_forked(s)) {
-        /* A copy inherited through fork(): the background threads do not exist here and a lock may
-         * have been held by one of them at the fork. Wipe every key and secret; do not join or lock
-         * (the thread array and the pool nodes are released; the pthread objects are not touched). */
-        for (struct pool_batch *pb = s->head, *nx; pb; pb = nx) {
-            nx = pb->next;
-            dsig_hb_batch_free(&pb->b);
-            dsig_xfree(pb, 0);
-        }
-        for (struct outmsg *m = s->ohead, *nx; m; m = nx) {
-            nx = m->next;
-            dsig_xfree(m, 0);
-        }
-        dsig_xfree(s->threads, 0);
-        dsig_xfree(s, sizeof *s);
+        /* A copy in a child process: the background threads do not exist here, and a lock (the
+         * signer's, malloc's, the secret-memory cache's) may have been held by one of them when the
+         * child was made — _Fork and clone run no atfork handler. So wipe every key and secret in
+         * place and free nothing: the copy is abandoned with the child's address space. */
+        for (unsigned g = 0; g < s->ngroups; g++)
+            for (struct pool_batch *pb = s->pools[g].head; pb; pb = pb->next)
+                for (uint32_t i = pb->next_key; i < s->params.batch; i++)
+                    if (pb->b.keys[i].mem)
+                        dsig_memzero(pb->b.keys[i].mem, pb->b.keys[i].mem_len);
+        dsig_memzero(s->sec, sizeof *s->sec);
         return;
     }
     pthread_mutex_lock(&s->lock);
@@ -338,41 +398,45 @@ void dsig_hybrid_signer_free(dsig_hybrid_signer *s)
     for (unsigned i = 0; i < s->nthreads; i++)
         pthread_join(s->threads[i], NULL);
     dsig_xfree(s->threads, 0);
-    for (struct pool_batch *pb = s->head, *nx; pb; pb = nx) {
-        nx = pb->next;
-        dsig_hb_batch_free(&pb->b); /* erases every key still in it */
-        dsig_xfree(pb, 0);
+    for (unsigned g = 0; g < s->ngroups; g++) {
+        for (struct pool_batch *pb = s->pools[g].head, *nx; pb; pb = nx) {
+            nx = pb->next;
+            dsig_hb_batch_free(&pb->b); /* erases every key still in it */
+            dsig_xfree(pb, 0);
+        }
+        for (struct outmsg *m = s->pools[g].ohead, *nx; m; m = nx) {
+            nx = m->next;
+            dsig_xfree(m, 0);
+        }
     }
-    for (struct outmsg *m = s->ohead, *nx; m; m = nx) {
-        nx = m->next;
-        dsig_xfree(m, 0);
-    }
+    dsig_xfree(s->pools, 0);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->not_empty);
     pthread_cond_destroy(&s->need_keys);
     pthread_mutex_destroy(&s->out_lock);
-    dsig_xfree(s, sizeof *s); /* wipes sk, master seed and the rest */
+    dsig_secmem_free(&s->secmem); /* wipes the master seed and the root key */
+    dsig_xfree(s, sizeof *s);
 }
 
 /* ---- signing -------------------------------------------------------------------------------- */
 
-/* @spec DSig (OSDI '24) §4 — take one prepared key out of the pool (waiting or refusing when empty),
- * sign with it and erase it. */
-int dsig_hybrid_sign(dsig_hybrid_signer *s, const uint8_t *msg, size_t len, uint8_t *sig, size_t cap,
-                     size_t *sig_len)
+/* @spec DSig (OSDI '24) §4 — take one prepared key out of group g's pool (waiting or refusing when
+ * empty), sign with it and erase it. */
+static int sign_in(dsig_hybrid_signer *s, unsigned g, const uint8_t *msg, size_t len, uint8_t *sig,
+                   size_t cap, size_t *sig_len)
 {
-    if (!s || (!msg && len) || !sig || !sig_len)
-        return dsig_fail(DSIG_E_ARG, "dsig_hybrid_sign: NULL argument");
     if (cap < s->params.sig_bytes)
         return dsig_fail(DSIG_E_BUFFER, "DSig sign: buffer of %zu bytes, signature needs %zu", cap,
                          s->params.sig_bytes);
     if (hb_forked(s))
-        return dsig_fail(DSIG_E_STATE, "DSig sign: signer inherited through fork(); its one-time keys "
-                                       "belong to the parent process (create a new signer)");
+        return dsig_fail(DSIG_E_STATE, "DSig sign: this signer is a copy in a child process (fork, "
+                                       "_Fork, clone); its one-time keys belong to the parent (create a "
+                                       "new signer)");
+    struct pool *pl = &s->pools[g];
     dsig_hb_key key;
     struct pool_batch *done = NULL;
     pthread_mutex_lock(&s->lock);
-    while (s->ready == 0) {
+    while (pl->ready == 0) {
         if (s->stop) {
             pthread_mutex_unlock(&s->lock);
             return dsig_fail(DSIG_E_STATE, "DSig sign: signer is shutting down");
@@ -388,7 +452,7 @@ int dsig_hybrid_sign(dsig_hybrid_signer *s, const uint8_t *msg, size_t len, uint
             if (bg)
                 return dsig_fail(bg, "DSig sign: background key generation failed (%s)",
                                  dsig_strerror(bg));
-            int rc = refill_one(s); /* no threads: the caller generates */
+            int rc = refill_one(s, g); /* no threads: the caller generates */
             if (rc)
                 return rc;
             pthread_mutex_lock(&s->lock);
@@ -397,27 +461,27 @@ int dsig_hybrid_sign(dsig_hybrid_signer *s, const uint8_t *msg, size_t len, uint
         s->st.waits++;
         pthread_cond_wait(&s->not_empty, &s->lock);
     }
-    struct pool_batch *pb = s->head;
+    struct pool_batch *pb = pl->head;
     dsig_hb_key *src = &pb->b.keys[pb->next_key++];
     key = *src;
     memset(src, 0, sizeof *src); /* moved: nobody else can reach this key */
     if (pb->next_key == s->params.batch) {
-        s->head = pb->next;
-        if (!s->head)
-            s->tail = NULL;
+        pl->head = pb->next;
+        if (!pl->head)
+            pl->tail = NULL;
         done = pb;
     }
-    s->ready--;
+    pl->ready--;
     s->st.signatures++;
-    if (s->nthreads && s->ready + s->inflight < s->opt.pool_target)
+    if (s->nthreads && pl->ready + pl->inflight < s->opt.pool_target)
         pthread_cond_signal(&s->need_keys);
     /* The key the NEXT signature will take: it was written by a background thread on another core,
      * so pull its lines into this core's cache now, while this call's own work overlaps the misses. */
     const dsig_hb_key *next = NULL;
-    if (s->head)
-        next = s->head->next_key < s->params.batch ? &s->head->b.keys[s->head->next_key]
-               : s->head->next                     ? &s->head->next->b.keys[s->head->next->next_key]
-                                                   : NULL;
+    if (pl->head)
+        next = pl->head->next_key < s->params.batch ? &pl->head->b.keys[pl->head->next_key]
+               : pl->head->next                      ? &pl->head->next->b.keys[pl->head->next->next_key]
+                                                     : NULL;
     /* Copy the descriptor under the lock: once it is released another thread may take and free that
      * key. Prefetching the copied address range is harmless even then (prefetches never fault). */
     dsig_hb_key next_hint = {0};
@@ -436,15 +500,34 @@ int dsig_hybrid_sign(dsig_hybrid_signer *s, const uint8_t *msg, size_t len, uint
     return rc;
 }
 
+int dsig_hybrid_sign(dsig_hybrid_signer *s, const uint8_t *msg, size_t len, uint8_t *sig, size_t cap,
+                     size_t *sig_len)
+{
+    if (!s || (!msg && len) || !sig || !sig_len)
+        return dsig_fail(DSIG_E_ARG, "dsig_hybrid_sign: NULL argument");
+    return sign_in(s, 0, msg, len, sig, cap, sig_len);
+}
+
+int dsig_hybrid_sign_hint(dsig_hybrid_signer *s, unsigned group, const uint8_t *msg, size_t len, uint8_t *sig,
+                          size_t cap, size_t *sig_len)
+{
+    if (!s || (!msg && len) || !sig || !sig_len)
+        return dsig_fail(DSIG_E_ARG, "dsig_hybrid_sign_hint: NULL argument");
+    if (group >= s->ngroups)
+        return dsig_fail(DSIG_E_ARG, "DSig sign: verifier group %u, the signer has %u", group, s->ngroups);
+    return sign_in(s, group, msg, len, sig, cap, sig_len);
+}
+
 int dsig_hybrid_signer_refill(dsig_hybrid_signer *s, unsigned batches)
 {
     if (!s)
         return dsig_fail(DSIG_E_ARG, "dsig_hybrid_signer_refill: NULL signer");
-    for (unsigned i = 0; i < batches; i++) {
-        int rc = refill_one(s);
-        if (rc)
-            return rc;
-    }
+    for (unsigned g = 0; g < s->ngroups; g++)
+        for (unsigned i = 0; i < batches; i++) {
+            int rc = refill_one(s, g);
+            if (rc)
+                return rc;
+        }
     return DSIG_OK;
 }
 
@@ -452,19 +535,24 @@ int dsig_hybrid_signer_wait_ready(dsig_hybrid_signer *s, unsigned n)
 {
     if (!s)
         return dsig_fail(DSIG_E_ARG, "dsig_hybrid_signer_wait_ready: NULL signer");
-    if (hb_forked(s)) /* no background threads in a fork child: would wait forever */
-        return dsig_fail(DSIG_E_STATE, "DSig signer: inherited through fork(); create a new signer");
+    if (hb_forked(s)) /* no background threads in a child process: would wait forever */
+        return dsig_fail(DSIG_E_STATE, "DSig signer: a copy in a child process; create a new signer");
     if (s->nthreads && n > s->opt.pool_target)
         return dsig_fail(DSIG_E_ARG, "DSig signer: cannot wait for %u keys, pool target is %u", n,
                          s->opt.pool_target);
     pthread_mutex_lock(&s->lock);
-    while (s->ready < n) {
+    for (;;) {
+        unsigned g = 0;
+        while (g < s->ngroups && s->pools[g].ready >= n)
+            g++;
+        if (g == s->ngroups)
+            break;
         if (s->nthreads == 0 || s->bg_alive == 0) {
             int bg = s->bg_error;
             pthread_mutex_unlock(&s->lock);
             if (bg)
                 return dsig_fail(bg, "DSig signer: background key generation failed");
-            int rc = refill_one(s);
+            int rc = refill_one(s, g);
             if (rc)
                 return rc;
             pthread_mutex_lock(&s->lock);
@@ -478,10 +566,19 @@ int dsig_hybrid_signer_wait_ready(dsig_hybrid_signer *s, unsigned n)
 
 int dsig_hybrid_signer_next_batch(dsig_hybrid_signer *s, uint8_t *buf, size_t cap, size_t *len)
 {
+    return dsig_hybrid_signer_next_group_batch(s, 0, buf, cap, len);
+}
+
+int dsig_hybrid_signer_next_group_batch(dsig_hybrid_signer *s, unsigned group, uint8_t *buf, size_t cap,
+                                        size_t *len)
+{
     if (!s || !len || (!buf && cap))
         return dsig_fail(DSIG_E_ARG, "dsig_hybrid_signer_next_batch: NULL argument");
+    if (group >= s->ngroups)
+        return dsig_fail(DSIG_E_ARG, "DSig signer: verifier group %u, the signer has %u", group, s->ngroups);
+    struct pool *pl = &s->pools[group];
     pthread_mutex_lock(&s->out_lock);
-    struct outmsg *m = s->ohead;
+    struct outmsg *m = pl->ohead;
     if (!m) {
         pthread_mutex_unlock(&s->out_lock);
         return dsig_fail(DSIG_E_WOULD_BLOCK, "DSig signer: no batch message waiting");
@@ -491,10 +588,10 @@ int dsig_hybrid_signer_next_batch(dsig_hybrid_signer *s, uint8_t *buf, size_t ca
         pthread_mutex_unlock(&s->out_lock);
         return dsig_fail(DSIG_E_BUFFER, "DSig signer: batch message needs %zu bytes", m->len);
     }
-    s->ohead = m->next;
-    if (!s->ohead)
-        s->otail = NULL;
-    s->olen--;
+    pl->ohead = m->next;
+    if (!pl->ohead)
+        pl->otail = NULL;
+    pl->olen--;
     pthread_mutex_unlock(&s->out_lock);
     memcpy(buf, m->data, m->len);
     dsig_xfree(m, 0);
@@ -514,7 +611,10 @@ void dsig_hybrid_signer_stats_get(dsig_hybrid_signer *s, dsig_hybrid_signer_stat
 {
     pthread_mutex_lock(&s->lock);
     *st = s->st;
-    st->ready = s->ready;
+    st->ready = 0;
+    for (unsigned g = 0; g < s->ngroups; g++)
+        st->ready += s->pools[g].ready;
+    st->protections = s->protections;
     pthread_mutex_unlock(&s->lock);
     pthread_mutex_lock(&s->out_lock);
     st->outbox_dropped = s->outbox_dropped;

@@ -1,17 +1,23 @@
 /*
- * The DSig verifier: a table of known signers (id → Ed25519 public key + batch cache), a queue of
+ * The DSig verifier: a table of known signers (id → root public key + batch cache), a queue of
  * received batch messages verified by background threads before they are cached, fast / slow path
- * verification, and equivocation evidence.
+ * verification, and equivocation evidence (deduplicated and bounded: EVIDENCE_PER_SIGNER records per
+ * signer, opts.evidence_max in all; records are copies, so they outlive the batches they cite).
  *
  * Locking:
  *   - the signer table is fixed-size open addressing whose slots are published with release stores and
  *     never removed, so look-ups take no lock (add_lock serialises writers);
  *   - each signer has a writer-preferring rwlock: exclusive to insert/evict a batch, shared while a
  *     verification uses a cached batch (so it cannot be evicted under it);
- *   - the queue has its own mutex and two condition variables (work, idle); the evidence list its own.
+ *   - the queue has its own mutex and two condition variables (work, idle); the evidence list its own;
+ *   - arr_lock + `arrived` wake dsig_hybrid_verify_wait: a waiter checks the cache holding arr_lock
+ *     (then the signer's read lock), an insert broadcasts under arr_lock after dropping the signer's
+ *     write lock, so no arrival is missed and the locks never nest the other way.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "hybrid/runtime.h"
 
@@ -20,13 +26,15 @@
 #define DEFAULT_QUEUE 1024u
 #define MAX_SIGNERS 65536u
 #define MAX_THREADS 64u
+#define DEFAULT_EVIDENCE 1024u
 
 /* One known signer. */
 struct signer_entry {
     uint64_t id;
-    uint8_t pk[DSIG_HB_ED25519_PK];
+    dsig_hb_who who;             /* runtime domain, this id, the root public key */
     pthread_rwlock_t lock;
     dsig_hb_cache cache;
+    unsigned nev;                /* evidence records kept for this signer (under ev_lock) */
 };
 
 /* A received batch message waiting for verification. */
@@ -66,7 +74,11 @@ struct dsig_hybrid_verifier {
     struct evrec **ev;
     size_t nev, ev_cap;
 
-    _Atomic uint64_t received, cached, rejected, dropped, duplicate, evicted, fast, slow;
+    pthread_mutex_t arr_lock;    /* with `arrived`: dsig_hybrid_verify_wait sleeps for a batch */
+    pthread_cond_t arrived;      /* a batch was cached (broadcast after the signer lock is dropped) */
+
+    _Atomic uint64_t received, cached, rejected, dropped, duplicate, evicted, stale, fast, slow;
+    _Atomic uint64_t equivocations, evidence_dropped, waits, wait_timeouts;
 };
 
 /* Bump a statistics counter (relaxed: counters order nothing). */
@@ -98,6 +110,17 @@ static struct signer_entry *find_signer(const dsig_hybrid_verifier *v, uint64_t 
     }
 }
 
+/* The signer registered with this root public key, or NULL (add_lock held: a scan, once per add). */
+static const struct signer_entry *find_key(const dsig_hybrid_verifier *v, const uint8_t root_pk[32])
+{
+    for (uint32_t i = 0; i <= v->table_mask; i++) {
+        const struct signer_entry *e = atomic_load_explicit(&v->table[i], memory_order_relaxed);
+        if (e && memcmp(e->who.root_pk, root_pk, 32) == 0)
+            return e;
+    }
+    return NULL;
+}
+
 void dsig_hybrid_verifier_options_default(dsig_hybrid_verifier_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -105,6 +128,7 @@ void dsig_hybrid_verifier_options_default(dsig_hybrid_verifier_options *o)
     o->max_signers = DEFAULT_SIGNERS;
     o->queue_max = DEFAULT_QUEUE;
     o->threads = 1;
+    o->evidence_max = DEFAULT_EVIDENCE;
 }
 
 /* ---- evidence ------------------------------------------------------------------------------- */
@@ -144,12 +168,38 @@ static struct evrec *evidence_new(int kind, uint64_t signer, uint64_t seq, uint3
     return r;
 }
 
-/* Append a record to the evidence list and tell the callback (no other lock held). */
-static int evidence_publish(dsig_hybrid_verifier *v, struct evrec *r)
+/* The same equivocation (kind, signer, batch, leaf) is already on record. (ev_lock held) */
+static int evidence_known(const dsig_hybrid_verifier *v, const dsig_hybrid_evidence *e)
+{
+    for (size_t i = 0; i < v->nev; i++) {
+        const dsig_hybrid_evidence *o = &v->ev[i]->ev;
+        if (o->kind == e->kind && o->signer_id == e->signer_id && o->batch_seq == e->batch_seq &&
+            o->index == e->index)
+            return 1;
+    }
+    return 0;
+}
+
+/* Count one detected equivocation and keep its record unless the same one is already kept or a bound
+ * (per signer, in all) is reached — replayed evidence must not grow memory — then tell the callback
+ * (no other lock held). */
+static int evidence_publish(dsig_hybrid_verifier *v, struct signer_entry *se, struct evrec *r)
 {
     if (!r)
         return dsig_fail(DSIG_E_NOMEM, "DSig verifier: out of memory keeping equivocation evidence");
     pthread_mutex_lock(&v->ev_lock);
+    if (evidence_known(v, &r->ev)) {
+        pthread_mutex_unlock(&v->ev_lock);
+        dsig_xfree(r, 0);
+        return DSIG_OK;
+    }
+    bump(&v->equivocations);
+    if (se->nev >= DSIG_HYBRID_EVIDENCE_PER_SIGNER || v->nev >= v->opt.evidence_max) {
+        pthread_mutex_unlock(&v->ev_lock);
+        dsig_xfree(r, 0);
+        bump(&v->evidence_dropped);
+        return DSIG_OK;
+    }
     if (v->nev == v->ev_cap) {
         size_t ncap = v->ev_cap ? 2 * v->ev_cap : 8;
         struct evrec **n = dsig_realloc(v->ev, ncap * sizeof *n);
@@ -162,10 +212,22 @@ static int evidence_publish(dsig_hybrid_verifier *v, struct evrec *r)
         v->ev_cap = ncap;
     }
     v->ev[v->nev++] = r;
+    se->nev++;
     pthread_mutex_unlock(&v->ev_lock);
     if (v->opt.on_equivocation)
         v->opt.on_equivocation(v->opt.on_equivocation_arg, &r->ev);
     return DSIG_OK;
+}
+
+/* A copy of a cached batch's message (for evidence), or NULL when out of memory. */
+static uint8_t *batch_message_copy(const dsig_hybrid_verifier *v, const dsig_hb_batch *b, size_t *len)
+{
+    uint8_t *m = dsig_malloc(v->params.batch_msg_bytes);
+    if (m && dsig_hb_batch_message(b, m, v->params.batch_msg_bytes, len) != DSIG_OK) {
+        dsig_xfree(m, 0);
+        m = NULL;
+    }
+    return m;
 }
 
 size_t dsig_hybrid_verifier_evidence_count(dsig_hybrid_verifier *v)
@@ -193,7 +255,9 @@ int dsig_hybrid_verifier_evidence(dsig_hybrid_verifier *v, size_t i, const dsig_
 /* ---- background verification ---------------------------------------------------------------- */
 
 /* Verify one batch message's root signature and cache it: the work of a background thread (or of
- * receive_batch with threads = 0). DSIG_OK also for a duplicate. */
+ * receive_batch with threads = 0). DSIG_OK also for a duplicate; DSIG_E_STALE for a batch below the
+ * signer's sequence floor (never cached: a replay of old batch messages cannot evict current ones);
+ * DSIG_E_EQUIVOCATION for a second, different, validly signed batch under a cached sequence number. */
 static int process_batch(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_t *msg, size_t len)
 {
     struct signer_entry *se = find_signer(v, signer_id);
@@ -203,45 +267,59 @@ static int process_batch(dsig_hybrid_verifier *v, uint64_t signer_id, const uint
                          (unsigned long long)signer_id);
     }
     dsig_hb_batch b;
-    int rc = dsig_hb_batch_verify(&v->params, msg, len, se->pk, &b);
+    int rc = dsig_hb_batch_verify(&v->params, msg, len, &se->who, &b);
     if (rc != DSIG_OK) {
         bump(&v->rejected);
         return rc;
     }
     struct evrec *ev = NULL;
-    int evicted = 0, dup = 0;
+    int evicted = 0, outcome = 0; /* 0 cached, 1 duplicate, 2 equivocation, 3 stale */
     pthread_rwlock_wrlock(&se->lock);
     dsig_hb_centry *e = dsig_hb_cache_find(&se->cache, b.batch_seq);
     if (e) {
-        dup = 1;
-        if (memcmp(e->batch.root, b.root, sizeof b.root) != 0 && !e->batch_convicted) {
-            /* Two validly signed batches under one sequence number: the signer equivocated. Keep the
-             * first (verifications already rely on it) and convict with both batch messages — once
-             * per cached entry: anyone can replay the rival batch message, and a record per replay
-             * would grow the evidence list without bound (review fix). */
-            e->batch_convicted = 1;
-            uint8_t *first = dsig_malloc(v->params.batch_msg_bytes);
+        outcome = 1;
+        if (memcmp(e->batch.root, b.root, sizeof b.root) != 0) {
+            /* Two validly signed batches under one sequence number: the signer equivocated (seqs never
+             * repeat for an honest signer, restarts included). Keep the first (verifications already
+             * rely on it) and convict with both batch messages (evidence_publish drops repeats). */
+            outcome = 2;
             size_t flen = 0;
-            if (first && dsig_hb_batch_message(&e->batch, first, v->params.batch_msg_bytes, &flen) == 0)
-                ev = evidence_new(DSIG_HYBRID_EQUIV_BATCH, signer_id, b.batch_seq, 0, NULL, 0, first,
-                                  flen, NULL, 0, msg, len);
+            uint8_t *first = batch_message_copy(v, &e->batch, &flen);
+            if (first)
+                ev = evidence_new(DSIG_HYBRID_EQUIV_BATCH, signer_id, b.batch_seq, 0, NULL, 0, first, flen,
+                                  NULL, 0, msg, len);
             dsig_xfree(first, 0);
-            dup = 2;
         }
+    } else if (!dsig_hb_cache_admits(&se->cache, b.batch_seq)) {
+        outcome = 3;
     } else {
         dsig_hb_cache_insert(&se->cache, &b, &evicted);
     }
     pthread_rwlock_unlock(&se->lock);
-    if (dup) {
+    if (outcome) {
+        uint64_t seq = b.batch_seq;
         dsig_hb_batch_free(&b);
-        if (dup == 2)
-            return evidence_publish(v, ev);
+        if (outcome == 3) {
+            bump(&v->stale);
+            return dsig_fail(DSIG_E_STALE, "DSig verifier: batch %llu of signer %llu is below its sequence floor",
+                             (unsigned long long)seq, (unsigned long long)signer_id);
+        }
+        if (outcome == 2) {
+            int prc = evidence_publish(v, se, ev);
+            return prc ? prc
+                       : dsig_fail(DSIG_E_EQUIVOCATION, "DSig verifier: signer %llu signed two batches "
+                                   "under sequence number %llu", (unsigned long long)signer_id,
+                                   (unsigned long long)seq);
+        }
         bump(&v->duplicate);
         return DSIG_OK;
     }
     bump(&v->cached);
     if (evicted)
         bump(&v->evicted);
+    pthread_mutex_lock(&v->arr_lock);
+    pthread_cond_broadcast(&v->arrived);
+    pthread_mutex_unlock(&v->arr_lock);
     return DSIG_OK;
 }
 
@@ -300,6 +378,8 @@ int dsig_hybrid_verifier_new(dsig_hybrid_verifier **out, const dsig_hybrid_param
         return dsig_fail(DSIG_E_ARG, "DSig verifier: queue_max must be at least 1");
     if (o.threads > MAX_THREADS)
         return dsig_fail(DSIG_E_ARG, "DSig verifier: at most %u threads", MAX_THREADS);
+    if (o.evidence_max == 0)
+        o.evidence_max = DEFAULT_EVIDENCE;
 
     dsig_hybrid_verifier *v = dsig_calloc(1, sizeof *v);
     if (!v)
@@ -322,6 +402,12 @@ int dsig_hybrid_verifier_new(dsig_hybrid_verifier **out, const dsig_hybrid_param
     pthread_cond_init(&v->qwork, NULL);
     pthread_cond_init(&v->qidle, NULL);
     pthread_mutex_init(&v->ev_lock, NULL);
+    pthread_mutex_init(&v->arr_lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&v->arrived, &ca);
+    pthread_condattr_destroy(&ca);
 
     if (o.threads) {
         v->threads = dsig_calloc(o.threads, sizeof *v->threads);
@@ -373,23 +459,27 @@ void dsig_hybrid_verifier_free(dsig_hybrid_verifier *v)
     pthread_cond_destroy(&v->qwork);
     pthread_cond_destroy(&v->qidle);
     pthread_mutex_destroy(&v->ev_lock);
+    pthread_mutex_destroy(&v->arr_lock);
+    pthread_cond_destroy(&v->arrived);
     dsig_xfree(v, 0);
 }
 
 int dsig_hybrid_verifier_add_signer(dsig_hybrid_verifier *v, uint64_t signer_id,
-                                    const dsig_key *ed25519_public)
+                                    const dsig_key *signer_key)
 {
-    if (!v || !ed25519_public)
+    if (!v || !signer_key)
         return dsig_fail(DSIG_E_ARG, "dsig_hybrid_verifier_add_signer: NULL argument");
-    uint8_t pk[DSIG_HB_ED25519_PK];
-    int rc = dsig_hb_ed25519_from_key(ed25519_public, NULL, pk);
-    if (rc)
-        return rc;
     struct signer_entry *e = dsig_calloc(1, sizeof *e);
     if (!e)
         return dsig_fail(DSIG_E_NOMEM, "DSig verifier: out of memory");
+    int rc = dsig_hb_key_public(signer_key, NULL, e->who.root_pk);
+    if (rc) {
+        dsig_xfree(e, 0);
+        return rc;
+    }
     e->id = signer_id;
-    memcpy(e->pk, pk, sizeof pk);
+    e->who.domain = DSIG_HB_DOMAIN_RUNTIME;
+    e->who.signer_id = signer_id;
     rc = dsig_hb_cache_init(&e->cache, v->opt.cache_batches, v->params.batch);
     if (rc) {
         dsig_xfree(e, 0);
@@ -403,9 +493,14 @@ int dsig_hybrid_verifier_add_signer(dsig_hybrid_verifier *v, uint64_t signer_id,
     pthread_rwlockattr_destroy(&at);
 
     pthread_mutex_lock(&v->add_lock);
+    const struct signer_entry *same = find_key(v, e->who.root_pk);
     if (find_signer(v, signer_id))
         rc = dsig_fail(DSIG_E_ARG, "DSig verifier: signer %llu is already registered",
                        (unsigned long long)signer_id);
+    else if (same)
+        rc = dsig_fail(DSIG_E_ARG, "DSig verifier: this public key is already registered as signer %llu (one "
+                       "key, one signer id: a second id would let one signer's batches pass as another's)",
+                       (unsigned long long)same->id);
     else if (v->nsigners >= v->opt.max_signers)
         rc = dsig_fail(DSIG_E_TOO_LARGE, "DSig verifier: more than max_signers = %u signers",
                        v->opt.max_signers);
@@ -481,6 +576,45 @@ void dsig_hybrid_verifier_flush(dsig_hybrid_verifier *v)
 
 /* ---- verification --------------------------------------------------------------------------- */
 
+/* The slow path for a signature whose sequence number is cached with ANOTHER root (its proof or
+ * root signature differ from the cached batch): a valid one convicts the signer — two validly signed
+ * roots under one sequence number — with the cached batch message and this (message, signature). */
+static int verify_other_root(dsig_hybrid_verifier *v, struct signer_entry *se, const uint8_t *msg, size_t len,
+                             const uint8_t *sig, size_t sig_len, uint64_t seq)
+{
+    int rc = dsig_hb_verify_slow(&v->params, sig, sig_len, msg, len, &se->who);
+    if (rc != DSIG_OK)
+        return rc;
+    /* Valid. Its root: another one convicts; the cached root itself (the signer signed the same root
+     * message twice, with another nonce) does not. */
+    dsig_hb_sig_view sv;
+    uint8_t leaf[32], root[32];
+    if (dsig_hb_parse(&v->params, sig, sig_len, &sv) != DSIG_OK ||
+        dsig_hb_compute_leaf(&v->params, &sv, msg, len, leaf) != DSIG_OK)
+        return DSIG_E_INTERNAL; /* it parsed and verified a moment ago */
+    dsig_hb_merkle_root_from_proof(&v->params, leaf, sv.index, sv.proof, root);
+    struct evrec *ev = NULL;
+    pthread_rwlock_rdlock(&se->lock);
+    dsig_hb_centry *e = dsig_hb_cache_find(&se->cache, seq);
+    if (e && memcmp(e->batch.root, root, sizeof root) == 0)
+        e = NULL; /* same batch: nothing to hold against the signer */
+    if (e) {
+        size_t flen = 0;
+        uint8_t *first = batch_message_copy(v, &e->batch, &flen);
+        if (first)
+            ev = evidence_new(DSIG_HYBRID_EQUIV_ROOT, se->id, seq, 0, NULL, 0, first, flen, msg, len, sig,
+                              sig_len);
+        dsig_xfree(first, 0);
+    }
+    pthread_rwlock_unlock(&se->lock);
+    if (!e) /* the same root, or evicted meanwhile: nothing cached to hold against it */
+        return DSIG_OK;
+    if ((rc = evidence_publish(v, se, ev)) != DSIG_OK)
+        return rc;
+    return dsig_fail(DSIG_E_EQUIVOCATION, "DSig verify: signer %llu signed another root under sequence number %llu",
+                     (unsigned long long)se->id, (unsigned long long)seq);
+}
+
 int dsig_hybrid_verify(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_t *msg, size_t len,
                        const uint8_t *sig, size_t sig_len)
 {
@@ -490,34 +624,33 @@ int dsig_hybrid_verify(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_
     if (!se)
         return dsig_fail(DSIG_E_UNKNOWN_SIGNER, "DSig verify: unknown signer %llu",
                          (unsigned long long)signer_id);
-    uint64_t seq;
-    uint32_t index;
-    if (dsig_hb_sig_locate(&v->params, sig, sig_len, &seq, &index) != DSIG_OK)
+    dsig_hb_sig_view sv;
+    if (dsig_hb_parse(&v->params, sig, sig_len, &sv) != DSIG_OK)
         return DSIG_E_VERIFY; /* the detail names the field */
 
     pthread_rwlock_rdlock(&se->lock);
-    dsig_hb_centry *e = dsig_hb_cache_find(&se->cache, seq);
-    if (!e) {
+    dsig_hb_centry *e = dsig_hb_cache_find(&se->cache, sv.batch_seq);
+    if (!e || !dsig_hb_sig_in_batch(&v->params, &e->batch, &sv)) {
         pthread_rwlock_unlock(&se->lock);
         bump(&v->slow);
-        return dsig_hb_verify_slow(&v->params, sig, sig_len, msg, len, se->pk);
+        if (e) /* same sequence number, another root: not the cached batch's key (slow path decides) */
+            return verify_other_root(v, se, msg, len, sig, sig_len, sv.batch_seq);
+        return dsig_hb_verify_slow(&v->params, sig, sig_len, msg, len, &se->who);
     }
     bump(&v->fast);
-    int rc = dsig_hb_verify_fast(&v->params, &e->batch, sig, sig_len, msg, len);
+    int rc = dsig_hb_verify_in_batch(&v->params, &e->batch, &sv, msg, len);
     struct evrec *ev = NULL;
     int equiv = 0;
     if (rc == DSIG_OK) {
         const dsig_hb_leafrec *first = NULL;
-        int r = dsig_hb_cache_record(e, index, msg, len, sig, sig_len, &first);
+        int r = dsig_hb_cache_record(e, sv.index, msg, len, sig, sig_len, &first);
         if (r == DSIG_HB_RECORD_OTHER) {
-            /* Record the evidence only for the first conviction of this key: anyone who saw the
-             * second signature can replay it, and one record per replay (a copy of both messages
-             * each) would grow the evidence list without bound (review fix). Later ones still
-             * return DSIG_E_EQUIVOCATION. */
+            /* The first conviction of this key builds the evidence (two messages, both verified on the
+             * fast path); a replayed second signature only returns DSIG_E_EQUIVOCATION again. */
             equiv = atomic_exchange_explicit(&((dsig_hb_leafrec *)first)->convicted, 1,
                                              memory_order_relaxed) ? 2 : 1;
             if (equiv == 1)
-                ev = evidence_new(DSIG_HYBRID_EQUIV_LEAF, signer_id, seq, index, first->msg,
+                ev = evidence_new(DSIG_HYBRID_EQUIV_LEAF, signer_id, sv.batch_seq, sv.index, first->msg,
                                   first->msg_len, first->sig, first->sig_len, msg, len, sig, sig_len);
         } else if (r < 0) {
             rc = r;
@@ -526,15 +659,69 @@ int dsig_hybrid_verify(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_
     pthread_rwlock_unlock(&se->lock);
     if (equiv) {
         if (equiv == 1) {
-            int prc = evidence_publish(v, ev);
+            int prc = evidence_publish(v, se, ev);
             if (prc)
                 return prc;
         }
         return dsig_fail(DSIG_E_EQUIVOCATION,
                          "DSig verify: signer %llu signed two messages with one-time key %u of batch %llu",
-                         (unsigned long long)signer_id, index, (unsigned long long)seq);
+                         (unsigned long long)signer_id, sv.index, (unsigned long long)sv.batch_seq);
     }
     return rc;
+}
+
+/* Where batch `seq` of a signer stands: 1 cached (any root), 0 may still arrive, -1 never (stale). */
+static int batch_state(struct signer_entry *se, uint64_t seq)
+{
+    pthread_rwlock_rdlock(&se->lock);
+    int st = dsig_hb_cache_find(&se->cache, seq) ? 1 : dsig_hb_cache_admits(&se->cache, seq) ? 0 : -1;
+    pthread_rwlock_unlock(&se->lock);
+    return st;
+}
+
+int dsig_hybrid_verify_wait(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_t *msg, size_t len,
+                            const uint8_t *sig, size_t sig_len, unsigned timeout_ms, unsigned flags)
+{
+    if (!v || (!msg && len) || !sig)
+        return dsig_fail(DSIG_E_ARG, "dsig_hybrid_verify_wait: NULL argument");
+    if (timeout_ms > DSIG_HYBRID_MAX_WAIT_MS || (flags & ~DSIG_HYBRID_WAIT_SLOW))
+        return dsig_fail(DSIG_E_ARG, "dsig_hybrid_verify_wait: timeout %u ms (at most %u) or flags 0x%x",
+                         timeout_ms, DSIG_HYBRID_MAX_WAIT_MS, flags);
+    struct signer_entry *se = find_signer(v, signer_id);
+    if (!se)
+        return dsig_fail(DSIG_E_UNKNOWN_SIGNER, "DSig verify: unknown signer %llu", (unsigned long long)signer_id);
+    uint64_t seq;
+    uint32_t index;
+    if (dsig_hb_sig_locate(&v->params, sig, sig_len, &seq, &index) != DSIG_OK)
+        return DSIG_E_VERIFY; /* the detail names the field */
+    int st = batch_state(se, seq);
+    if (st == 0 && timeout_ms) {
+        struct timespec dl;
+        clock_gettime(CLOCK_MONOTONIC, &dl);
+        dl.tv_sec += timeout_ms / 1000u;
+        dl.tv_nsec += (long)(timeout_ms % 1000u) * 1000000L;
+        if (dl.tv_nsec >= 1000000000L) {
+            dl.tv_sec++;
+            dl.tv_nsec -= 1000000000L;
+        }
+        bump(&v->waits);
+        pthread_mutex_lock(&v->arr_lock);
+        while ((st = batch_state(se, seq)) == 0) {
+            if (pthread_cond_timedwait(&v->arrived, &v->arr_lock, &dl) == ETIMEDOUT) {
+                st = batch_state(se, seq); /* it may have come with the deadline */
+                break;
+            }
+        }
+        pthread_mutex_unlock(&v->arr_lock);
+        if (st == 0)
+            bump(&v->wait_timeouts);
+    }
+    if (st != 1 && !(flags & DSIG_HYBRID_WAIT_SLOW))
+        return dsig_fail(DSIG_E_WOULD_BLOCK, "DSig verify: batch %llu of signer %llu %s", (unsigned long long)seq,
+                         (unsigned long long)signer_id,
+                         st < 0 ? "is below its sequence floor (it will not be cached)"
+                                : "did not arrive in time");
+    return dsig_hybrid_verify(v, signer_id, msg, len, sig, sig_len);
 }
 
 int dsig_hybrid_can_verify_fast(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_t *sig,
@@ -543,12 +730,12 @@ int dsig_hybrid_can_verify_fast(dsig_hybrid_verifier *v, uint64_t signer_id, con
     if (!v || !sig)
         return 0;
     struct signer_entry *se = find_signer(v, signer_id);
-    uint64_t seq;
-    uint32_t index;
-    if (!se || dsig_hb_sig_locate(&v->params, sig, sig_len, &seq, &index) != DSIG_OK)
+    dsig_hb_sig_view sv;
+    if (!se || dsig_hb_parse(&v->params, sig, sig_len, &sv) != DSIG_OK)
         return 0;
     pthread_rwlock_rdlock(&se->lock);
-    int hit = dsig_hb_cache_find(&se->cache, seq) != NULL;
+    const dsig_hb_centry *e = dsig_hb_cache_find(&se->cache, sv.batch_seq);
+    int hit = e && dsig_hb_sig_in_batch(&v->params, &e->batch, &sv);
     pthread_rwlock_unlock(&se->lock);
     return hit;
 }
@@ -562,7 +749,11 @@ void dsig_hybrid_verifier_stats_get(dsig_hybrid_verifier *v, dsig_hybrid_verifie
     st->batches_dropped = atomic_load(&v->dropped);
     st->batches_duplicate = atomic_load(&v->duplicate);
     st->batches_evicted = atomic_load(&v->evicted);
+    st->batches_stale = atomic_load(&v->stale);
     st->fast = atomic_load(&v->fast);
     st->slow = atomic_load(&v->slow);
-    st->equivocations = dsig_hybrid_verifier_evidence_count(v);
+    st->equivocations = atomic_load(&v->equivocations);
+    st->evidence_dropped = atomic_load(&v->evidence_dropped);
+    st->waits = atomic_load(&v->waits);
+    st->wait_timeouts = atomic_load(&v->wait_timeouts);
 }

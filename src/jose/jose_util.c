@@ -123,8 +123,5 @@ void jose_json_wipe_string(json_t *obj, const char *name)
 
 int jose_fail_prefix(int code, const char *prefix)
 {
-    /* Copy first: the detail buffer is also dsig_fail's output. */
-    char prev[384];
-    snprintf(prev, sizeof prev, "%s", dsig_last_error_detail());
-    return dsig_fail(code, "%s: %s", prefix, prev);
+    return dsig_fail_prefix(code, "%s", prefix);
 }

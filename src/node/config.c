@@ -176,10 +176,14 @@ static int parse_node(dsig_node_config *cfg, size_t i, const json_t *o)
     json_get_alloc_funcs(&jm, &jf); /* the application may have set its own (the dsig tool does) */
     jf(jwk);
     if (rc)
-        return dsig_fail(rc, CFG "%s.public_key: %s", where, dsig_last_error_detail());
+        return dsig_fail_prefix(rc, CFG "%s.public_key", where);
     const char *crv = dsig_key_curve(nd->pk);
     if (strcmp(dsig_key_kty(nd->pk), "OKP") != 0 || !crv || strcmp(crv, "Ed25519") != 0)
         return dsig_fail(DSIG_E_KEY_MISMATCH, CFG "%s.public_key: must be an OKP Ed25519 key", where);
+    /* A node key signs batch roots and HELLO answers (each under its own derived key): it must be a
+     * key made for DSig, never one that also signs plain Ed25519 (docs/dsig.md "Key separation"). */
+    if ((rc = dsig_key_check_alg(nd->pk, dsig_alg_by_name("DSig"))) != DSIG_OK)
+        return dsig_fail_prefix(rc, CFG "%s.public_key", where);
     rc = dsig_jwk_thumbprint(nd->pk, nd->thumb);
     if (rc)
         return rc;

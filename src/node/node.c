@@ -21,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "classic/ed25519_derive.h"
+#include "classic/eddsa.h"
 #include "core/internal.h"
 #include "dsig/error.h"
 #include "dsig/jwk.h"
@@ -35,19 +37,29 @@
 enum {
     C_GENERATED, C_SENT, C_RESENT, C_SEND_FAILED, C_ACKS, C_SIGS, C_RECEIVED, C_VERIFIED, C_UNKNOWN,
     C_BADSIG, C_REPLAY, C_MALFORMED, C_QFULL, C_VFAIL, C_APP_SENT, C_APP_RECV, C_APP_FAIL, C_REJECTED,
-    C_AUTH_OK, C_AUTH_FAIL, C_UNAUTH, C_ACK_DEFER, C_ACK_RETRY, C_ACK_DROP,
+    C_AUTH_OK, C_AUTH_FAIL, C_UNAUTH, C_ACK_DEFER, C_ACK_RETRY, C_ACK_DROP, C_SLOW_DIRECT, C_RATE,
+    C_BATCH_CHECKS,
     C_COUNT
 };
 
 struct peer {
     uint64_t id;
+    uint8_t auth_pk[32];                /* its authentication key, derived from its configured key */
     dsig_net_addr addr;
     uint64_t out_conn;                  /* our outgoing connection (constant after start) */
     int out_ready;                      /* under n->lock: it authenticated on the current connection */
     _Atomic int ready;                  /* mirror of out_ready for lock-free readers */
     _Atomic uint64_t in_conn;           /* its latest authenticated connection to us (0: none); the
                                            higher id of a pair sends APP frames there (send_app) */
+    /* What its batches may cost us (under q_lock; docs/node.md "Per-peer bounds"): */
+    unsigned queued;                    /* its batches waiting for verification */
+    int64_t tokens;                     /* verification budget, in 1/1000 batch */
+    int64_t refilled_ms;                /* monotonic time the budget was last topped up */
 };
+
+/* What a batch whose root signature does not verify costs its sender on top of its own check: an
+ * honest peer never sends one, a flooding peer is slowed to rate / (1 + this). */
+#define BAD_BATCH_COST 64
 
 struct retained {
     uint64_t seq;
@@ -63,7 +75,9 @@ struct ngroup {
     size_t gi;
     const struct node_cfg_group *cg;
     size_t name_len;
-    size_t vidx;                        /* verifier for this group's parameter set */
+    dsig_hybrid_verifier *verifier;     /* this group's batches of the other members (if member): one
+                                           verifier per group, so that each signer's batch seqs in it
+                                           form one growing sequence (its sequence floor) */
     int member;                         /* this node belongs to the group */
     dsig_hybrid_signer *signer;         /* if member */
     uint64_t all_mask;                  /* member bits except this node's */
@@ -97,6 +111,7 @@ struct work {
     struct work *next;
     uint64_t signer;
     size_t sidx, gi;
+    size_t from;                        /* config index of the peer that sent it */
     uint64_t seq;
     uint64_t conn;
     size_t len;
@@ -112,9 +127,6 @@ struct dsig_node {
     char *listen_copy;                  /* options.listen_address, or NULL: the configured address */
     struct peer *peers;                 /* indexed like cfg->nodes */
     struct ngroup *groups;              /* indexed like cfg->groups */
-    dsig_hybrid_verifier **verifiers;
-    const dsig_hybrid_params **vparams;
-    size_t n_verifiers;
 
     pthread_mutex_t lock;
     pthread_cond_t cond;                /* an ACK arrived (wait_ready) */
@@ -139,8 +151,7 @@ struct dsig_node {
     struct conn_state *conns;           /* plane thread only */
     size_t n_conns, cap_conns;
 
-    dsig_key *auth_key;                 /* copy of the Ed25519 private key: signs HELLO transcripts */
-    const dsig_alg *ed25519;
+    dsig_ed25519_dkey auth_sk;          /* derived authentication key: signs HELLO transcripts only */
 
     pthread_mutex_t ack_lock;           /* the ACK retry list */
     struct pending_ack *acks;           /* ACK_PENDING_MAX entries */
@@ -152,12 +163,18 @@ struct dsig_node {
 };
 
 #define DEFAULT_POOL 512u
+/* Per-peer bounds: an honest signer's burst — what its send queue (256 frames or 1 MiB) and the
+ * socket buffers release at once after a stall — must fit, or its batches would be lost. */
+#define DEFAULT_PEER_QUEUE 512u
+#define DEFAULT_PEER_BURST 1024u
+#define DEFAULT_PEER_RATE 2000u
 #define MIN_CACHE 32u
 #define MAX_WORKERS 16u
 #define RETRY_MS 10                     /* plane tick while refused batches wait for queue room */
 #define IDLE_MS 250                     /* plane tick otherwise (the loop wakes on any event anyway) */
 
 static int retry_acks(dsig_node *n);
+static int64_t mono_ms(void);
 
 /* Relaxed counter increment. */
 static void bump(dsig_node *n, int c)
@@ -174,6 +191,9 @@ void dsig_node_options_default(dsig_node_options *o)
     o->verify_threads = 1;
     o->cache_batches = MIN_CACHE;
     o->verify_queue = 1024;
+    o->peer_verify_queue = DEFAULT_PEER_QUEUE;
+    o->peer_verify_rate = DEFAULT_PEER_RATE;
+    o->peer_verify_burst = DEFAULT_PEER_BURST;
     o->max_app_bytes = 65536u - 64u;
     o->heartbeat_ms = 500;
     o->backoff_max_ms = 2000;
@@ -330,11 +350,12 @@ static void retry_pending(dsig_node *n)
 }
 
 /* Signer callback (background thread): retain the batch message and push it to the ready members. */
-static void on_batch(void *arg, uint64_t signer_id, const uint8_t *msg, size_t len)
+static void on_batch(void *arg, uint64_t signer_id, unsigned group, const uint8_t *msg, size_t len)
 {
     struct ngroup *g = arg;
     dsig_node *n = g->node;
     (void)signer_id;
+    (void)group; /* one signer per node group: always 0 */
     uint8_t *copy = dsig_malloc(len);
     if (!copy)
         return; /* the batch stays usable through the slow path */
@@ -442,12 +463,10 @@ static void handle_hello(dsig_node *n, struct conn_state *cs, const uint8_t *p, 
     cs->hello = 1;
     cs->peer_idx = idx;
     uint8_t t[NODE_AUTH_TRANSCRIPT_BYTES], sig[NODE_AUTH_BYTES];
-    size_t sl = 0;
     node_auth_transcript(t, n->my_id, id, cs->my_nonce, cs->peer_nonce);
-    if (dsig_sign(n->ed25519, n->auth_key, t, sizeof t, sig, sizeof sig, &sl) != DSIG_OK ||
-        sl != NODE_AUTH_BYTES)
+    if (dsig_ed25519_dkey_sign(&n->auth_sk, t, sizeof t, sig) != DSIG_OK)
         return; /* cannot happen with a valid key; the peer then never sees us authenticated */
-    (void)dsig_net_send(n->loop, cs->conn, DSIG_NODE_T_AUTH, sig, sl);
+    (void)dsig_net_send(n->loop, cs->conn, DSIG_NODE_T_AUTH, sig, sizeof sig);
 }
 
 /* AUTH: the peer's signature of the transcript under the configured key of the id it claimed. A
@@ -464,7 +483,7 @@ static void handle_auth(dsig_node *n, struct conn_state *cs, const uint8_t *p, s
     uint64_t id = n->cfg->nodes[cs->peer_idx].id;
     uint8_t t[NODE_AUTH_TRANSCRIPT_BYTES];
     node_auth_transcript(t, id, n->my_id, cs->peer_nonce, cs->my_nonce);
-    if (dsig_verify(n->ed25519, n->cfg->nodes[cs->peer_idx].pk, t, sizeof t, p, len) != DSIG_OK) {
+    if (!dsig_ed25519_verify_pk(n->peers[cs->peer_idx].auth_pk, t, sizeof t, p)) {
         bump(n, C_AUTH_FAIL);
         bump(n, C_REJECTED);
         conn_reject(n, cs);
@@ -542,7 +561,23 @@ static int retry_acks(dsig_node *n)
     return k != 0;
 }
 
-/* BATCH: validate, check the replay window, queue for background verification. */
+/* Top up a peer's verification budget for the time elapsed and take one batch from it: 1 if it had
+ * one, 0 if it is spent (q_lock held). */
+static int budget_take(dsig_node *n, struct peer *p)
+{
+    int64_t now = mono_ms(), burst = (int64_t)n->opt.peer_verify_burst * 1000;
+    p->tokens += (now - p->refilled_ms) * (int64_t)n->opt.peer_verify_rate; /* rate/s = rate/1000 per ms */
+    p->refilled_ms = now;
+    if (p->tokens > burst)
+        p->tokens = burst;
+    if (p->tokens < 1000)
+        return 0;
+    p->tokens -= 1000;
+    return 1;
+}
+
+/* BATCH: validate, check the replay window and the sender's bounds, queue for background
+ * verification. */
 static void handle_batch(dsig_node *n, struct conn_state *cs, const uint8_t *p, size_t len)
 {
     struct node_batch_view b;
@@ -557,7 +592,8 @@ static void handle_batch(dsig_node *n, struct conn_state *cs, const uint8_t *p, 
         return;
     }
     long gi = node_cfg_group_index(n->cfg, b.group, b.group_len);
-    if (gi < 0 || b.signer == n->my_id || node_cfg_member_pos(&n->cfg->groups[gi], b.signer) < 0 ||
+    if (gi < 0 || !n->groups[gi].verifier || b.signer == n->my_id ||
+        node_cfg_member_pos(&n->cfg->groups[gi], b.signer) < 0 ||
         (b.seq >> NODE_SEQ_GROUP_SHIFT) != (uint64_t)gi ||
         b.msg_len != dsig_hybrid_params_batch_msg_bytes(n->cfg->groups[gi].params)) {
         bump(n, C_MALFORMED);
@@ -584,15 +620,20 @@ static void handle_batch(dsig_node *n, struct conn_state *cs, const uint8_t *p, 
     w->gi = (size_t)gi;
     w->seq = b.seq;
     w->conn = cs->conn;
+    w->from = (size_t)cs->peer_idx;
     w->len = b.msg_len;
     memcpy(w->msg, b.msg, b.msg_len);
+    struct peer *from = &n->peers[w->from];
     pthread_mutex_lock(&n->q_lock);
-    if (n->q_len >= n->opt.verify_queue || n->q_stop) {
+    int full = n->q_len >= n->opt.verify_queue || n->q_stop || from->queued >= n->opt.peer_verify_queue;
+    int broke = !full && !budget_take(n, from);
+    if (full || broke) {
         pthread_mutex_unlock(&n->q_lock);
         dsig_xfree(w, 0);
-        bump(n, C_QFULL);
+        bump(n, full ? C_QFULL : C_RATE);
         return;
     }
+    from->queued++;
     if (n->q_tail)
         n->q_tail->next = w;
     else
@@ -761,8 +802,19 @@ static void *worker_main(void *arg)
         n->q_len--;
         pthread_mutex_unlock(&n->q_lock);
 
-        dsig_hybrid_verifier *v = n->verifiers[n->groups[w->gi].vidx];
+        dsig_hybrid_verifier *v = n->groups[w->gi].verifier;
         int rc = dsig_hybrid_verifier_receive_batch(v, w->signer, w->msg, w->len);
+        bump(n, C_BATCH_CHECKS);
+        pthread_mutex_lock(&n->q_lock);
+        struct peer *from = &n->peers[w->from];
+        from->queued--;
+        if (rc == DSIG_E_VERIFY) { /* a forged batch: its sender pays for the check, and more */
+            int64_t floor = -(int64_t)n->opt.peer_verify_burst * 1000;
+            from->tokens -= (int64_t)BAD_BATCH_COST * 1000;
+            if (from->tokens < floor)
+                from->tokens = floor;
+        }
+        pthread_mutex_unlock(&n->q_lock);
         if (rc == DSIG_OK) {
             pthread_mutex_lock(&n->win_lock);
             node_window_mark(&n->windows[w->sidx * n->cfg->n_groups + w->gi], n->win_width, w->seq);
@@ -771,6 +823,8 @@ static void *worker_main(void *arg)
             send_ack(n, w->conn, w->signer, w->seq, w->gi);
         } else if (rc == DSIG_E_VERIFY) {
             bump(n, C_BADSIG);
+        } else if (rc == DSIG_E_STALE) { /* below the sequence floor: an old batch */
+            bump(n, C_REPLAY);
         } else if (rc != DSIG_E_EQUIVOCATION) { /* equivocation is counted by the verifier */
             bump(n, C_MALFORMED);
         }
@@ -787,9 +841,9 @@ static void node_destroy(dsig_node *n)
         for (size_t gi = 0; gi < n->cfg->n_groups; gi++)
             dsig_hybrid_signer_free(n->groups[gi].signer); /* joins its threads: no more on_batch */
     }
-    if (n->verifiers)
-        for (size_t i = 0; i < n->n_verifiers; i++)
-            dsig_hybrid_verifier_free(n->verifiers[i]);
+    if (n->groups)
+        for (size_t gi = 0; gi < n->cfg->n_groups; gi++)
+            dsig_hybrid_verifier_free(n->groups[gi].verifier);
     dsig_net_loop_free(n->loop);
     if (n->groups) {
         for (size_t gi = 0; gi < n->cfg->n_groups; gi++) {
@@ -805,15 +859,13 @@ static void node_destroy(dsig_node *n)
         dsig_xfree(w, 0);
     }
     dsig_xfree(n->groups, 0);
-    dsig_xfree(n->verifiers, 0);
-    dsig_xfree(n->vparams, 0);
     dsig_xfree(n->peers, 0);
     dsig_xfree(n->windows, 0);
     dsig_xfree(n->conns, 0);
     dsig_xfree(n->workers, 0);
     dsig_xfree(n->listen_copy, 0);
     dsig_xfree(n->acks, 0);
-    dsig_key_free(n->auth_key);
+    dsig_memzero(&n->auth_sk, sizeof n->auth_sk);
     pthread_mutex_destroy(&n->ack_lock);
     pthread_mutex_destroy(&n->lock);
     pthread_cond_destroy(&n->cond);
@@ -839,6 +891,14 @@ static int check_options(dsig_node_options *o)
         return dsig_fail(DSIG_E_ARG, "node options: cache_batches at most %u", NODE_WIN_WORDS * 64);
     if (o->verify_queue == 0)
         o->verify_queue = 1024;
+    if (o->peer_verify_queue == 0)
+        o->peer_verify_queue = DEFAULT_PEER_QUEUE;
+    if (o->peer_verify_rate == 0)
+        o->peer_verify_rate = DEFAULT_PEER_RATE;
+    if (o->peer_verify_burst == 0)
+        o->peer_verify_burst = DEFAULT_PEER_BURST;
+    if (o->peer_verify_rate > 1000000u || o->peer_verify_burst > 1000000u)
+        return dsig_fail(DSIG_E_ARG, "node options: peer_verify_rate and peer_verify_burst at most 1000000");
     if (o->max_app_bytes == 0)
         o->max_app_bytes = 65536u - 64u;
     if (o->max_app_bytes > DSIG_NET_MAX_PAYLOAD_LIMIT - 64u)
@@ -849,64 +909,31 @@ static int check_options(dsig_node_options *o)
     return DSIG_OK;
 }
 
-/* Build the verifiers (one per distinct parameter set) and register every configured node. */
+/* Build one verifier per group this node is in, with the group's other members registered: it caches
+ * their batches of that group only. Signatures of groups this node is not in take the slow path
+ * (node_verify). */
 static int make_verifiers(dsig_node *n)
 {
     const dsig_node_config *cfg = n->cfg;
-    n->verifiers = dsig_calloc(cfg->n_groups ? cfg->n_groups : 1, sizeof *n->verifiers);
-    n->vparams = dsig_calloc(cfg->n_groups ? cfg->n_groups : 1, sizeof *n->vparams);
-    if (!n->verifiers || !n->vparams)
-        return dsig_fail(DSIG_E_NOMEM, "node: out of memory");
     for (size_t gi = 0; gi < cfg->n_groups; gi++) {
-        const dsig_hybrid_params *p = cfg->groups[gi].params;
-        size_t v = 0;
-        while (v < n->n_verifiers && n->vparams[v] != p)
-            v++;
-        if (v == n->n_verifiers) {
-            /* cache room for every group of a signer under this parameter set */
-            unsigned per = 0;
-            for (size_t i = 0; i < cfg->n_nodes; i++) {
-                unsigned c = 0;
-                for (size_t j = 0; j < cfg->nodes[i].n_groups; j++)
-                    c += cfg->groups[cfg->nodes[i].group_idx[j]].params == p;
-                if (c > per)
-                    per = c;
-            }
-            dsig_hybrid_verifier_options vo;
-            dsig_hybrid_verifier_options_default(&vo);
-            vo.threads = 0; /* the node's workers verify: the verdict decides the ACK */
-            vo.cache_batches = n->opt.cache_batches * (per ? per : 1);
-            vo.max_signers = (unsigned)cfg->n_nodes;
-            int rc = dsig_hybrid_verifier_new(&n->verifiers[v], p, &vo);
-            if (rc)
-                return rc;
-            n->vparams[v] = p;
-            n->n_verifiers++;
-            for (size_t i = 0; i < cfg->n_nodes; i++) {
-                rc = dsig_hybrid_verifier_add_signer(n->verifiers[v], cfg->nodes[i].id, cfg->nodes[i].pk);
-                if (rc)
-                    return rc;
-            }
+        struct ngroup *g = &n->groups[gi];
+        if (!g->member)
+            continue;
+        dsig_hybrid_verifier_options vo;
+        dsig_hybrid_verifier_options_default(&vo);
+        vo.threads = 0; /* the node's workers verify: the verdict decides the ACK */
+        vo.cache_batches = n->opt.cache_batches;
+        vo.max_signers = (unsigned)g->cg->n_members;
+        int rc = dsig_hybrid_verifier_new(&g->verifier, g->cg->params, &vo);
+        for (size_t i = 0; rc == DSIG_OK && i < g->cg->n_members; i++) {
+            uint64_t id = g->cg->members[i];
+            if (id != n->my_id)
+                rc = dsig_hybrid_verifier_add_signer(g->verifier, id, cfg->nodes[node_cfg_index(cfg, id)].pk);
         }
-        n->groups[gi].vidx = v;
+        if (rc)
+            return rc;
     }
     return DSIG_OK;
-}
-
-/* A private copy of the node's Ed25519 key (through its JWK, wiped afterwards): HELLO answers are
- * signed with it for the node's whole life, whatever the caller does with its own key object. */
-static int copy_key(const dsig_key *k, dsig_key **out)
-{
-    char *j = NULL;
-    size_t jl = 0;
-    int rc = dsig_jwk_export(k, 1, &j, &jl);
-    if (rc == DSIG_OK)
-        rc = dsig_jwk_import(out, j, jl);
-    if (j) {
-        dsig_memzero(j, jl);
-        dsig_free(j);
-    }
-    return rc;
 }
 
 /* Create a node (see node.h). */
@@ -931,6 +958,8 @@ int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
     if (!dsig_key_has_private(my_ed25519_private))
         return dsig_fail(DSIG_E_NO_PRIVATE, "node %llu: the signing key has no private part",
                          (unsigned long long)my_id);
+    if ((rc = dsig_key_check_alg(my_ed25519_private, dsig_alg_by_name("DSig"))) != DSIG_OK)
+        return dsig_fail_prefix(rc, "node %llu", (unsigned long long)my_id);
     char th[64];
     rc = dsig_jwk_thumbprint(my_ed25519_private, th);
     if (rc)
@@ -961,13 +990,11 @@ int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
     rc = dsig_node_config_parse(cfg->text, cfg->text_len, &n->cfg); /* our own copy */
     if (rc)
         goto fail;
-    if ((rc = copy_key(my_ed25519_private, &n->auth_key)) != DSIG_OK)
+    if ((rc = dsig_ed25519_derive_secret(my_ed25519_private, NODE_AUTH_KEY_LABEL, &n->auth_sk)) != DSIG_OK)
         goto fail;
-    n->ed25519 = dsig_alg_by_name("Ed25519");
     n->acks = dsig_calloc(ACK_PENDING_MAX, sizeof *n->acks);
-    if (!n->ed25519 || !n->acks) {
-        rc = dsig_fail(n->acks ? DSIG_E_INTERNAL : DSIG_E_NOMEM, "node: %s",
-                       n->acks ? "no Ed25519 algorithm in the registry" : "out of memory");
+    if (!n->acks) {
+        rc = dsig_fail(DSIG_E_NOMEM, "node: out of memory");
         goto fail;
     }
     n->my_idx = (size_t)node_cfg_index(n->cfg, my_id);
@@ -985,7 +1012,12 @@ int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
     }
     for (size_t i = 0; i < n->cfg->n_nodes; i++) {
         n->peers[i].id = n->cfg->nodes[i].id;
+        const struct dsig_eddsa_key *pk = n->cfg->nodes[i].pk->impl;
+        if ((rc = dsig_ed25519_derive_public(pk->pk, NODE_AUTH_KEY_LABEL, n->peers[i].auth_pk)) != DSIG_OK)
+            goto fail;
         atomic_init(&n->peers[i].ready, 0);
+        n->peers[i].tokens = (int64_t)o.peer_verify_burst * 1000;
+        n->peers[i].refilled_ms = mono_ms();
         atomic_init(&n->peers[i].in_conn, 0);
         if (dsig_net_addr_parse(n->cfg->nodes[i].address, &n->peers[i].addr) != DSIG_OK) {
             rc = dsig_fail(DSIG_E_FORMAT, "node: bad address %s", n->cfg->nodes[i].address);
@@ -1090,8 +1122,7 @@ int dsig_node_start(dsig_node *n)
                          la);
     rc = dsig_net_listen(n->loop, &a, &n->listener);
     if (rc)
-        return dsig_fail(DSIG_E_IO, "node %llu: cannot listen on %s: %s", (unsigned long long)n->my_id, la,
-                         dsig_last_error_detail());
+        return dsig_fail_prefix(DSIG_E_IO, "node %llu: cannot listen on %s", (unsigned long long)n->my_id, la);
     for (size_t i = 0; i < n->cfg->n_nodes; i++) {
         if (i == n->my_idx)
             continue;
@@ -1208,17 +1239,33 @@ int dsig_node_sign(dsig_node *n, const char *group, const uint8_t *msg, size_t l
     return DSIG_OK;
 }
 
-/* The verifier whose parameter set the signature names, or NULL. */
-static dsig_hybrid_verifier *pick_verifier(dsig_node *n, const uint8_t *sig, size_t sig_len)
+/*
+ * Where a signature from `signer_id` is checked: the group its batch seq names (top byte) when the
+ * parameter set matches; *v is that group's verifier if this node caches it for this signer (a member
+ * of a group of ours), else NULL (the slow path). DSIG_OK, or DSIG_E_VERIFY for a signature of no
+ * configured group.
+ */
+static int route(dsig_node *n, uint64_t signer_id, const uint8_t *sig, size_t sig_len,
+                 const struct node_cfg_group **cg, dsig_hybrid_verifier **v)
 {
-    if (n->n_verifiers == 1)
-        return n->verifiers[0];
     uint64_t seq;
     uint32_t idx;
-    for (size_t i = 0; i < n->n_verifiers; i++)
-        if (dsig_hybrid_sig_locate(n->vparams[i], sig, sig_len, &seq, &idx) == DSIG_OK)
-            return n->verifiers[i];
-    return NULL;
+    *v = NULL;
+    for (size_t gi = 0; gi < n->cfg->n_groups; gi++) {
+        const struct node_cfg_group *g = &n->cfg->groups[gi];
+        if (dsig_hybrid_sig_locate(g->params, sig, sig_len, &seq, &idx) != DSIG_OK)
+            continue;
+        size_t named = (size_t)(seq >> NODE_SEQ_GROUP_SHIFT);
+        if (named < n->cfg->n_groups && n->cfg->groups[named].params == g->params) {
+            gi = named;
+            g = &n->cfg->groups[gi];
+        }
+        *cg = g;
+        if (n->groups[gi].verifier && signer_id != n->my_id && node_cfg_member_pos(g, signer_id) >= 0)
+            *v = n->groups[gi].verifier;
+        return DSIG_OK;
+    }
+    return dsig_fail(DSIG_E_VERIFY, "node: signature of no configured parameter set");
 }
 
 /* Verify any configured signer's signature (fast path when cached). */
@@ -1227,17 +1274,21 @@ int dsig_node_verify(dsig_node *n, uint64_t signer_id, const uint8_t *msg, size_
 {
     if (!n || (!msg && len) || !sig)
         return dsig_fail(DSIG_E_ARG, "dsig_node_verify: NULL argument");
-    if (node_cfg_index(n->cfg, signer_id) < 0) {
+    long si = node_cfg_index(n->cfg, signer_id);
+    if (si < 0) {
         bump(n, C_VFAIL);
         return dsig_fail(DSIG_E_UNKNOWN_SIGNER, "node: signer %llu is not in the configuration",
                          (unsigned long long)signer_id);
     }
-    dsig_hybrid_verifier *v = pick_verifier(n, sig, sig_len);
-    if (!v) {
-        bump(n, C_VFAIL);
-        return dsig_fail(DSIG_E_VERIFY, "node: signature of no configured parameter set");
+    const struct node_cfg_group *cg = NULL;
+    dsig_hybrid_verifier *v;
+    int rc = route(n, signer_id, sig, sig_len, &cg, &v);
+    if (rc == DSIG_OK && v) {
+        rc = dsig_hybrid_verify(v, signer_id, msg, len, sig, sig_len);
+    } else if (rc == DSIG_OK) {
+        bump(n, C_SLOW_DIRECT);
+        rc = dsig_hybrid_verify_slow(cg->params, n->cfg->nodes[si].pk, signer_id, msg, len, sig, sig_len);
     }
-    int rc = dsig_hybrid_verify(v, signer_id, msg, len, sig, sig_len);
     if (rc != DSIG_OK && rc != DSIG_E_EQUIVOCATION)
         bump(n, C_VFAIL);
     return rc;
@@ -1247,8 +1298,11 @@ int dsig_node_can_verify_fast(dsig_node *n, uint64_t signer_id, const uint8_t *s
 {
     if (!n || !sig)
         return 0;
-    dsig_hybrid_verifier *v = pick_verifier(n, sig, sig_len);
-    return v ? dsig_hybrid_can_verify_fast(v, signer_id, sig, sig_len) : 0;
+    const struct node_cfg_group *cg = NULL;
+    dsig_hybrid_verifier *v;
+    if (route(n, signer_id, sig, sig_len, &cg, &v) != DSIG_OK || !v)
+        return 0;
+    return dsig_hybrid_can_verify_fast(v, signer_id, sig, sig_len);
 }
 
 /* Queue an APP frame to a peer. */
@@ -1386,10 +1440,15 @@ void dsig_node_stats_get(dsig_node *n, dsig_node_stats *st)
     st->acks_deferred = G(C_ACK_DEFER);
     st->acks_retried = G(C_ACK_RETRY);
     st->acks_dropped = G(C_ACK_DROP);
+    st->drop_rate_limited = G(C_RATE);
+    st->batch_checks = G(C_BATCH_CHECKS);
 #undef G
-    for (size_t i = 0; i < n->n_verifiers; i++) {
+    st->verify_slow = atomic_load_explicit(&n->c[C_SLOW_DIRECT], memory_order_relaxed);
+    for (size_t gi = 0; gi < n->cfg->n_groups; gi++) {
+        if (!n->groups[gi].verifier)
+            continue;
         dsig_hybrid_verifier_stats vs;
-        dsig_hybrid_verifier_stats_get(n->verifiers[i], &vs);
+        dsig_hybrid_verifier_stats_get(n->groups[gi].verifier, &vs);
         st->verify_fast += vs.fast;
         st->verify_slow += vs.slow;
         st->equivocations += vs.equivocations;

@@ -53,6 +53,9 @@ int node_cfg_member_pos(const struct node_cfg_group *g, uint64_t id);
 #define NODE_AUTH_BYTES 64u              /* AUTH payload: an Ed25519 signature */
 #define NODE_AUTH_LABEL "DSig-node-hello-auth"
 #define NODE_AUTH_LABEL_BYTES 20u
+/* AUTH is signed with the key derived from the node's DSig key under this label
+ * (src/classic/ed25519_derive.h): nothing else is ever signed under it. */
+#define NODE_AUTH_KEY_LABEL "DSig node authentication key"
 #define NODE_AUTH_TRANSCRIPT_BYTES (NODE_AUTH_LABEL_BYTES + 17u + 2u * NODE_NONCE_BYTES)
 #define NODE_BATCH_HDR_MAX (8u + 1u + DSIG_NODE_MAX_NAME)
 

@@ -38,9 +38,10 @@ int node_hello_parse(const uint8_t *p, size_t len, uint64_t *id, uint64_t *insta
 }
 
 /* The transcript a node signs in its AUTH frame: domain label ‖ version ‖ signer id ‖ verifier id ‖
- * signer's nonce ‖ verifier's nonce. The label keeps it apart from every other message signed with the
- * node's Ed25519 key (batch roots begin with "DSig-hybrid-root"); the verifier's fresh nonce makes it
- * unusable on any other connection; the order of the ids makes it unusable in the other direction. */
+ * signer's nonce ‖ verifier's nonce. It is signed under the node's authentication key (derived under
+ * NODE_AUTH_KEY_LABEL), which signs nothing else; the label names the protocol; the verifier's fresh
+ * nonce makes it unusable on any other connection; the order of the ids makes it unusable in the other
+ * direction. */
 void node_auth_transcript(uint8_t out[NODE_AUTH_TRANSCRIPT_BYTES], uint64_t signer, uint64_t verifier,
                           const uint8_t signer_nonce[NODE_NONCE_BYTES],
                           const uint8_t verifier_nonce[NODE_NONCE_BYTES])

@@ -32,6 +32,16 @@ reject "missing -s" "$D" verify -k "$T/m"
 reject "unknown format 'xml'" "$D" sign -k "$T/m" --format xml
 reject "hex" "$D" keygen -a HS256 --seed 00zz
 reject "decimal" "$D" keygen -a HS256 --bits -5
+# DSig keys stay bound to DSig: never written as PEM (which records no algorithm), and an unbound
+# PEM Ed25519 key never signs DSig (its plain Ed25519 signatures are the attacker's to ask for).
+run 0 "$D" keygen -q -a DSig -o "$T/dsig.jwk"
+reject "DSig key cannot be written as PEM" "$D" keygen -a DSig --pem -o "$T/dsig.pem"
+[ ! -e "$T/dsig.pem" ] || die "keygen -a DSig --pem wrote a file"
+reject "DSig key cannot be written as PEM" "$D" pubkey --pem -k "$T/dsig.jwk"
+run 0 "$D" keygen -q -a Ed25519 --pem -o "$T/ed.pem"
+run 2 "$D" sign -a DSig -k "$T/ed.pem" -o "$T/never.sig" "$T/m"
+grep -q "make one with .dsig keygen -a DSig" "$ERR" || die "no advice on making a DSig key: $(cat "$ERR")"
+[ ! -e "$T/never.sig" ] || die "an unbound PEM key signed DSig"
 run 2 "$D"
 run 0 "$D" help
 run 0 "$D" --help

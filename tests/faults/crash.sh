@@ -24,7 +24,7 @@ fail() { echo "FAIL: $*"; for f in "$tmp"/*.log "$tmp"/*.err; do [ -f "$f" ] && 
 say() { echo "crash: $*"; }
 
 for i in 1 2 3; do
-  "$tool" keygen -q -a Ed25519 -o "$tmp/k$i.jwk" --pub "$tmp/p$i.jwk" || fail "keygen $i"
+  "$tool" keygen -q -a DSig -o "$tmp/k$i.jwk" --pub "$tmp/p$i.jwk" || fail "keygen $i"
 done
 cat >"$tmp/cluster.json" <<JSON
 {"nodes":[{"id":1,"address":"unix:$tmp/n1.sock","public_key":$(cat "$tmp/p1.jwk"),"groups":["g"]},

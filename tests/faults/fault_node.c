@@ -22,7 +22,7 @@ void fn_cluster_init(fn_cluster *c, unsigned n, const char *params, unsigned mem
     assert_non_null(j);
     size_t off = (size_t)snprintf(j, cap, "{\"nodes\":[");
     for (unsigned id = 1; id <= n; id++) {
-        fu_ed25519_new(&c->key[id]);
+        fu_dsig_key_new(&c->key[id]);
         if (proxied & (1u << id)) {
             snprintf(c->addr[id], sizeof c->addr[id], "unix:%s/p%u.sock", c->dir, id);
             snprintf(c->listen[id], sizeof c->listen[id], "unix:%s/n%u.sock", c->dir, id);
@@ -50,7 +50,7 @@ void fn_cluster_free(fn_cluster *c)
     for (unsigned id = 1; id <= c->n; id++) {
         dsig_node_free(c->node[id]);
         c->node[id] = NULL;
-        fu_ed25519_free(&c->key[id]);
+        fu_dsig_key_free(&c->key[id]);
     }
     dsig_node_config_free(c->cfg);
     free(c->config_json);

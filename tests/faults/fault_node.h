@@ -15,7 +15,7 @@
 typedef struct fn_cluster {
     char *dir;                   /* private temporary directory (sockets, config, logs) */
     unsigned n;                  /* nodes 1..n */
-    fu_ed25519 key[FN_MAX + 1];  /* [id] */
+    fu_dsig_key key[FN_MAX + 1];  /* [id] */
     char addr[FN_MAX + 1][128];  /* configured address: what the others connect to */
     char listen[FN_MAX + 1][128];/* where the node really listens ("" = the configured address) */
     char *config_json;

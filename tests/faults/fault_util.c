@@ -127,11 +127,11 @@ char *fu_read_file(const char *path, size_t *len)
 
 /* ---- keys ------------------------------------------------------------------------------------------- */
 
-/* A random Ed25519 key pair with both JWK forms. */
-void fu_ed25519_new(fu_ed25519 *k)
+/* A random DSig key pair (Ed25519 bound to "DSig", as nodes need) with both JWK forms. */
+void fu_dsig_key_new(fu_dsig_key *k)
 {
     memset(k, 0, sizeof *k);
-    const dsig_alg *alg = dsig_alg_by_name("Ed25519");
+    const dsig_alg *alg = dsig_alg_by_name("DSig");
     assert_non_null(alg);
     assert_int_equal(dsig_key_generate(&k->priv, alg, NULL), DSIG_OK);
     assert_int_equal(dsig_key_public(&k->pub, k->priv), DSIG_OK);
@@ -140,8 +140,8 @@ void fu_ed25519_new(fu_ed25519 *k)
     assert_int_equal(dsig_jwk_export(k->priv, 0, &k->jwk_pub, &n), DSIG_OK);
 }
 
-/* Free what fu_ed25519_new made (the private JWK text is wiped first). */
-void fu_ed25519_free(fu_ed25519 *k)
+/* Free what fu_dsig_key_new made (the private JWK text is wiped first). */
+void fu_dsig_key_free(fu_dsig_key *k)
 {
     dsig_key_free(k->priv);
     dsig_key_free(k->pub);

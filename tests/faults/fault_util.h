@@ -38,15 +38,16 @@ char *fu_write_file(const char *dir, const char *name, const char *text);
 /* Whole file into a malloc'd NUL-terminated buffer, or NULL if it cannot be read. */
 char *fu_read_file(const char *path, size_t *len);
 
-/* A fresh Ed25519 key: the private key object, and its JWK texts (malloc'd; the private one holds "d"). */
-typedef struct fu_ed25519 {
+/* A fresh DSig key (Ed25519 bound to "DSig"): the private key object, and its JWK texts (malloc'd; the
+ * private one holds "d"). */
+typedef struct fu_dsig_key {
     dsig_key *priv;
     dsig_key *pub;
     char *jwk_priv;
     char *jwk_pub;
-} fu_ed25519;
-void fu_ed25519_new(fu_ed25519 *k);
-void fu_ed25519_free(fu_ed25519 *k);
+} fu_dsig_key;
+void fu_dsig_key_new(fu_dsig_key *k);
+void fu_dsig_key_free(fu_dsig_key *k);
 
 /* ---- child processes ----------------------------------------------------------------------------- */
 

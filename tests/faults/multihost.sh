@@ -63,7 +63,7 @@ say "namespaces ${NS[*]:1} + $NS_SW up (10.250.0.0/24)"
 
 # ---- keys and membership ---------------------------------------------------------------------------
 for i in 1 2 3 4; do
-  "$DSIG_TOOL" keygen -a Ed25519 -o "$work/k$i.jwk" --pub "$work/p$i.jwk" -q || fail "keygen $i"
+  "$DSIG_TOOL" keygen -a DSig -o "$work/k$i.jwk" --pub "$work/p$i.jwk" -q || fail "keygen $i"
 done
 host_of() { case $1 in 4) echo 3;; *) echo "$1";; esac; }
 port_of() { case $1 in 4) echo 7104;; *) echo 7101;; esac; }

@@ -71,7 +71,7 @@ static int raw_peer(fn_cluster *c, uint64_t id)
     int fd = fu_connect(c->addr[VERIFIER]);
     assert_true(fd >= 0);
     if (id >= 1 && id <= c->n) {
-        const fu_ed25519 *k = &c->key[id % (FN_MAX + 1)]; /* (in range: the modulo tells the compiler) */
+        const fu_dsig_key *k = &c->key[id % (FN_MAX + 1)]; /* (in range: the modulo tells the compiler) */
         assert_int_equal(nr_handshake(fd, id, k->priv, VERIFIER, c->key[VERIFIER].pub), 0);
     } else if (id) {
         uint8_t h[NODE_HELLO_BYTES];
@@ -250,8 +250,8 @@ static void test_garbage(void **state)
     gettimeofday(&tv, NULL);
     uint64_t seq0 = (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec; /* low 56 bits, group 0 */
     dsig_hybrid_signer *good = played_signer(c.key[PLAYED].priv, seq0);
-    fu_ed25519 forger_key;
-    fu_ed25519_new(&forger_key);
+    fu_dsig_key forger_key;
+    fu_dsig_key_new(&forger_key);
     dsig_hybrid_signer *forger = played_signer(forger_key.priv, seq0 + 1000);
     size_t glen, flen, plen;
     uint8_t *gmsg = take_batch(good, &glen);
@@ -409,7 +409,7 @@ static void test_garbage(void **state)
     free(fmsg);
     dsig_hybrid_signer_free(good);
     dsig_hybrid_signer_free(forger);
-    fu_ed25519_free(&forger_key);
+    fu_dsig_key_free(&forger_key);
     fn_cluster_free(&c);
 }
 

@@ -16,8 +16,8 @@
  *
  * Known-valid objects are made once from fixed seeds: for each preset a batch (batch_seq 1000 + i),
  * one signature of message j by leaf kidx[j] (each one-time key signs ONE message: two would let
- * anyone forge legitimately), the batch message, its verified (cached) form and a runtime verifier
- * that has the batch (signer 1) and one that never gets it (signer 2, same Ed25519 key).
+ * anyone forge legitimately), the batch message, its verified (cached) form, a runtime verifier that
+ * has the batch (signer 1) and one that never gets it (signer 1 too: a key has one id).
  *
  * Invariants (abort on violation):
  *   - no path ever accepts a (message, signature) that is not byte-identical to a known valid one
@@ -25,7 +25,9 @@
  *     a batch message is accepted only if byte-identical to the real one — anything else is a forgery;
  *   - every known-valid object is accepted on every path (completeness);
  *   - results are DSIG_OK or DSIG_E_VERIFY (DSIG_E_FORMAT for a wrong batch length at receive);
- *     never equivocation (it would need a second valid signature under one key);
+ *     never equivocation (it would need a second valid signature under one key or root);
+ *   - can_verify_fast is exact: 1 iff the signature carries the cached batch's seq, proof and root
+ *     signature;
  *   - fast acceptance implies slow and leaf acceptance; slow acceptance for the cached batch
  *     sequence number implies fast acceptance; parse and locate agree.
  * Work per input is bounded: inputs over FUZZ_DSIG_MAX_INPUT bytes are rejected first.
@@ -51,15 +53,17 @@ typedef struct fd_preset {
     uint32_t kidx[FD_NMSG];
     uint8_t *bmsg;         /* the batch message */
     dsig_hb_batch cached;  /* its verified form (dsig_hb_batch_verify) */
-    dsig_hybrid_verifier *v; /* signer 1 has the batch cached (fast path), signer 2 not (slow) */
+    dsig_hybrid_verifier *v; /* signer 1 has the batch cached (fast path) */
+    dsig_hybrid_verifier *vslow; /* signer 1 without the batch (slow path) */
 } fd_preset;
 
 static struct {
     int ready;
-    uint8_t sk[DSIG_HB_ED25519_SK], pk[DSIG_HB_ED25519_PK];
-    dsig_key *edkey, *edpub;   /* Ed25519 key behind every batch */
+    dsig_ed25519_dkey root;    /* root key of edkey */
+    dsig_hb_who who;           /* runtime domain, signer 1 */
+    dsig_key *edkey, *edpub;   /* DSig key behind every batch */
     const dsig_alg *alg;       /* registry "DSig" */
-    dsig_key *algkey, *algpub; /* DSig-bound Ed25519 key */
+    dsig_key *algkey, *algpub; /* DSig key of the registry signatures */
     uint8_t *asig[FD_NMSG];    /* registry signature of message j (fixed master seed j) */
     size_t asig_len;
     size_t np;
@@ -72,7 +76,7 @@ static struct {
  * index), inputs some path accepted (all of them known-valid). Printed by fuzz_dsig_free. */
 static unsigned long st_inputs[4], st_parsed[4], st_accepted[4];
 
-/* A deterministic Ed25519 dsig_key bound to `alg`, and its public half. */
+/* A deterministic DSig key, and its public half. */
 static void make_key(const dsig_alg *alg, uint8_t tag, dsig_key **k, dsig_key **pub)
 {
     uint8_t seed[32];
@@ -90,7 +94,7 @@ static void init_preset(fd_preset *P, const dsig_hb_params *p, uint64_t seq)
     master[0] = (uint8_t)seq;
     P->p = p;
     dsig_hb_batch b;
-    FUZZ_CHECK(dsig_hb_keygen_batch(p, master, seq, S.sk, S.pk, &b) == DSIG_OK, "keygen %s", p->name);
+    FUZZ_CHECK(dsig_hb_keygen_batch(p, master, seq, &S.root, &S.who, &b) == DSIG_OK, "keygen %s", p->name);
     const uint32_t kidx[FD_NMSG] = {0, 1, p->batch / 2, p->batch - 1};
     for (int j = 0; j < FD_NMSG; j++) {
         size_t sl = 0;
@@ -105,14 +109,16 @@ static void init_preset(fd_preset *P, const dsig_hb_params *p, uint64_t seq)
     P->bmsg = malloc(p->batch_msg_bytes);
     FUZZ_CHECK(P->bmsg && dsig_hb_batch_message(&b, P->bmsg, p->batch_msg_bytes, &bl) == DSIG_OK, "batch message");
     dsig_hb_batch_free(&b);
-    FUZZ_CHECK(dsig_hb_batch_verify(p, P->bmsg, bl, S.pk, &P->cached) == DSIG_OK, "batch verify %s", p->name);
+    FUZZ_CHECK(dsig_hb_batch_verify(p, P->bmsg, bl, &S.who, &P->cached) == DSIG_OK, "batch verify %s", p->name);
 
     dsig_hybrid_verifier_options vo;
     dsig_hybrid_verifier_options_default(&vo);
     vo.threads = 0;
     FUZZ_CHECK(dsig_hybrid_verifier_new(&P->v, p, &vo) == DSIG_OK, "verifier");
     FUZZ_CHECK(dsig_hybrid_verifier_add_signer(P->v, 1, S.edpub) == DSIG_OK, "add signer 1");
-    FUZZ_CHECK(dsig_hybrid_verifier_add_signer(P->v, 2, S.edpub) == DSIG_OK, "add signer 2");
+    FUZZ_CHECK(dsig_hybrid_verifier_add_signer(P->v, 2, S.edpub) == DSIG_E_ARG, "one key under two ids");
+    FUZZ_CHECK(dsig_hybrid_verifier_new(&P->vslow, p, &vo) == DSIG_OK, "verifier");
+    FUZZ_CHECK(dsig_hybrid_verifier_add_signer(P->vslow, 1, S.edpub) == DSIG_OK, "add signer 1");
     FUZZ_CHECK(dsig_hybrid_verifier_receive_batch(P->v, 1, P->bmsg, bl) == DSIG_OK, "receive batch");
 }
 
@@ -129,15 +135,18 @@ static void fd_init(void)
         for (size_t i = 0; i < lens[j]; i++)
             S.msg[j][i] = (uint8_t)(0x30 + 7 * i + 13 * (size_t)j);
     }
-    make_key(dsig_alg_by_name("Ed25519"), 0x42, &S.edkey, &S.edpub);
-    FUZZ_CHECK(dsig_hb_ed25519_from_key(S.edkey, S.sk, S.pk) == DSIG_OK, "Ed25519 key material");
+    make_key(dsig_alg_by_name("DSig"), 0x42, &S.edkey, &S.edpub);
+    FUZZ_CHECK(dsig_hb_key_root_secret(S.edkey, &S.root) == DSIG_OK, "root key");
+    S.who.domain = DSIG_HB_DOMAIN_RUNTIME;
+    S.who.signer_id = 1;
+    memcpy(S.who.root_pk, S.root.pk, 32);
     for (size_t i = 0; dsig_hb_presets[i] && S.np < FD_MAX_PRESETS; i++, S.np++)
         init_preset(&S.pr[S.np], dsig_hb_presets[i], 1000 + i);
 
     S.alg = dsig_alg_by_name("DSig");
     make_key(S.alg, 0x43, &S.algkey, &S.algpub);
-    uint8_t ask[DSIG_HB_ED25519_SK], apk[DSIG_HB_ED25519_PK];
-    FUZZ_CHECK(dsig_hb_ed25519_from_key(S.algkey, ask, apk) == DSIG_OK, "DSig key material");
+    dsig_ed25519_dkey ask;
+    FUZZ_CHECK(dsig_hb_key_root_secret(S.algkey, &ask) == DSIG_OK, "DSig root key");
     S.asig_len = dsig_alg_sig_max(S.alg);
     for (int j = 0; j < FD_NMSG; j++) {
         uint8_t master[DSIG_HB_SEED_BYTES], digest[32];
@@ -145,11 +154,11 @@ static void fd_init(void)
         memset(master, 0xa0 + j, sizeof master);
         dsig_blake3(S.msg[j], S.msg_len[j], digest, sizeof digest);
         S.asig[j] = malloc(S.asig_len);
-        FUZZ_CHECK(S.asig[j] && dsig_hb_alg_sign_digest(master, ask, apk, digest, S.asig[j], S.asig_len, &sl) ==
+        FUZZ_CHECK(S.asig[j] && dsig_hb_alg_sign_digest(master, &ask, digest, S.asig[j], S.asig_len, &sl) ==
                                   DSIG_OK && sl == S.asig_len,
                  "registry signature");
     }
-    sodium_memzero(ask, sizeof ask);
+    sodium_memzero(&ask, sizeof ask);
 }
 
 /* Free every known object (the CTest driver calls it, so that LeakSanitizer sees a clean exit). */
@@ -168,6 +177,7 @@ void fuzz_dsig_free(void)
         free(P->bmsg);
         dsig_hb_batch_free(&P->cached);
         dsig_hybrid_verifier_free(P->v);
+        dsig_hybrid_verifier_free(P->vslow);
     }
     for (int j = 0; j < FD_NMSG; j++)
         free(S.asig[j]);
@@ -226,7 +236,7 @@ static void fuzz_scheme(fd_preset *P, unsigned sel, const uint8_t *sig, size_t l
                  dsig_last_error_detail());
     }
     if (path == 1 || path == 3) {
-        rs = dsig_hb_verify_slow(p, sig, len, msg, ml, S.pk);
+        rs = dsig_hb_verify_slow(p, sig, len, msg, ml, &S.who);
         check_rc(rs, "dsig_hb_verify_slow");
         FUZZ_CHECK(rs != DSIG_OK || known, "FORGERY: slow path accepted an unknown signature (%s, msg %u)", p->name, m);
         FUZZ_CHECK(rs == DSIG_OK || !known, "slow path rejected a valid signature (%s, msg %u): %s", p->name, m,
@@ -259,7 +269,7 @@ static void fuzz_batch(fd_preset *P, unsigned sel, const uint8_t *bm, size_t len
     st_parsed[1] += len == p->batch_msg_bytes && bm[0] == DSIG_HB_VERSION && dsig_load_le32(bm + 1) == p->id;
     if (path != 1) {
         dsig_hb_batch b;
-        int rc = dsig_hb_batch_verify(p, bm, len, S.pk, &b);
+        int rc = dsig_hb_batch_verify(p, bm, len, &S.who, &b);
         check_rc(rc, "dsig_hb_batch_verify");
         st_accepted[1] += rc == DSIG_OK;
         FUZZ_CHECK(rc != DSIG_OK || known, "FORGERY: batch message accepted but differs from the real one (%s)", p->name);
@@ -279,8 +289,8 @@ static void fuzz_batch(fd_preset *P, unsigned sel, const uint8_t *bm, size_t len
         vo.threads = 0;
         dsig_hybrid_verifier *v;
         FUZZ_CHECK(dsig_hybrid_verifier_new(&v, p, &vo) == DSIG_OK, "verifier");
-        FUZZ_CHECK(dsig_hybrid_verifier_add_signer(v, 7, S.edpub) == DSIG_OK, "add signer");
-        int rc = dsig_hybrid_verifier_receive_batch(v, 7, bm, len);
+        FUZZ_CHECK(dsig_hybrid_verifier_add_signer(v, 1, S.edpub) == DSIG_OK, "add signer");
+        int rc = dsig_hybrid_verifier_receive_batch(v, 1, bm, len);
         if (len != p->batch_msg_bytes)
             FUZZ_CHECK(rc == DSIG_E_FORMAT, "receive_batch of %zu bytes returned %d", len, rc);
         else
@@ -288,11 +298,11 @@ static void fuzz_batch(fd_preset *P, unsigned sel, const uint8_t *bm, size_t len
         st_accepted[1] += path == 1 && rc == DSIG_OK;
         FUZZ_CHECK(rc != DSIG_OK || known, "FORGERY: runtime cached a batch message that differs from the real one (%s)",
                  p->name);
-        FUZZ_CHECK(dsig_hybrid_verifier_receive_batch(v, 7, P->bmsg, p->batch_msg_bytes) == DSIG_OK,
+        FUZZ_CHECK(dsig_hybrid_verifier_receive_batch(v, 1, P->bmsg, p->batch_msg_bytes) == DSIG_OK,
                  "real batch rejected after a mutated one: %s", dsig_last_error_detail());
         FUZZ_CHECK(dsig_hybrid_verifier_evidence_count(v) == 0, "equivocation evidence from one real batch");
-        FUZZ_CHECK(dsig_hybrid_can_verify_fast(v, 7, P->sig[0], p->sig_bytes) == 1, "real batch not cached");
-        FUZZ_CHECK(dsig_hybrid_verify(v, 7, S.msg[0], S.msg_len[0], P->sig[0], p->sig_bytes) == DSIG_OK,
+        FUZZ_CHECK(dsig_hybrid_can_verify_fast(v, 1, P->sig[0], p->sig_bytes) == 1, "real batch not cached");
+        FUZZ_CHECK(dsig_hybrid_verify(v, 1, S.msg[0], S.msg_len[0], P->sig[0], p->sig_bytes) == DSIG_OK,
                  "valid signature rejected on the fast path: %s", dsig_last_error_detail());
         dsig_hybrid_verifier_stats st;
         dsig_hybrid_verifier_stats_get(v, &st);
@@ -319,9 +329,9 @@ static void fuzz_runtime(fd_preset *P, unsigned sel, const uint8_t *sig, size_t 
     if (path == 0 || path == 3)
         r[nr++] = (struct fd_res){dsig_hybrid_verify(P->v, 1, msg, ml, sig, len), "dsig_hybrid_verify (fast signer)"};
     if (path == 1 || path == 3)
-        r[nr++] = (struct fd_res){dsig_hybrid_verify(P->v, 2, msg, ml, sig, len), "dsig_hybrid_verify (slow signer)"};
+        r[nr++] = (struct fd_res){dsig_hybrid_verify(P->vslow, 1, msg, ml, sig, len), "dsig_hybrid_verify (slow path)"};
     if (path == 2 || path == 3)
-        r[nr++] = (struct fd_res){dsig_hybrid_verify_slow(p, S.edpub, msg, ml, sig, len), "dsig_hybrid_verify_slow"};
+        r[nr++] = (struct fd_res){dsig_hybrid_verify_slow(p, S.edpub, 1, msg, ml, sig, len), "dsig_hybrid_verify_slow"};
     int acc = 0;
     st_parsed[2] += dsig_hb_sig_locate(p, sig, len, NULL, NULL) == DSIG_OK;
     for (int i = 0; i < nr; i++) {
@@ -338,9 +348,12 @@ static void fuzz_runtime(fd_preset *P, unsigned sel, const uint8_t *sig, size_t 
         uint32_t idx = 0;
         int rl = dsig_hybrid_sig_locate(p, sig, len, &seq, &idx);
         check_rc(rl, "dsig_hybrid_sig_locate");
-        FUZZ_CHECK(dsig_hybrid_can_verify_fast(P->v, 1, sig, len) == (rl == DSIG_OK && seq == P->cached.batch_seq),
-                 "can_verify_fast disagrees with the cache");
-        FUZZ_CHECK(dsig_hybrid_can_verify_fast(P->v, 2, sig, len) == 0, "can_verify_fast for a signer with no batch");
+        dsig_hb_sig_view sv;
+        int in_batch = rl == DSIG_OK && dsig_hb_parse(p, sig, len, &sv) == DSIG_OK &&
+                       dsig_hb_sig_in_batch(p, &P->cached, &sv);
+        FUZZ_CHECK(dsig_hybrid_can_verify_fast(P->v, 1, sig, len) == in_batch,
+                 "can_verify_fast disagrees with the cache (exact: seq, proof and root signature)");
+        FUZZ_CHECK(dsig_hybrid_can_verify_fast(P->vslow, 1, sig, len) == 0, "can_verify_fast for a signer with no batch");
         FUZZ_CHECK(dsig_hybrid_verifier_evidence_count(P->v) == 0, "equivocation evidence without a second key use");
     }
 }

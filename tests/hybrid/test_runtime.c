@@ -1,9 +1,10 @@
 /*
  * tests/hybrid/test_runtime.c — the DSig runtime without background threads (signers and verifiers
  * with threads = 0, so every step is deterministic): fast / slow path, can_verify_fast, unknown and
- * wrong signer, bad batches never cached, FIFO eviction, equivocation evidence (leaf and batch),
- * non-blocking mode, one-time keys never reused, the pull API and the channel, and the registry
- * algorithm "DSig" (round trips, tampering, a frozen known-answer signature).
+ * wrong signer, bad batches never cached, eviction, equivocation evidence (leaf and batch),
+ * non-blocking mode, one-time keys never reused, the pull API and the channel, the per-signature
+ * verifier-group hint, and the registry algorithm "DSig" (round trips, tampering, a frozen
+ * known-answer signature). Child processes: test_fork.c; restarts and replays: test_verifier_state.c.
  * The threaded half is test_runtime_threads.c (CTest label "threads", also run under TSan).
  */
 #include <stdio.h>
@@ -18,14 +19,14 @@
 #include "hybrid/runtime.h"
 #include "testutil.h"
 
-/* A deterministic Ed25519 key (public part in *pub). */
+/* A deterministic DSig key (public part in *pub). */
 static dsig_key *ed_key(uint8_t tag, dsig_key **pub)
 {
     uint8_t seed[32];
     memset(seed, tag, sizeof seed);
     dsig_keygen_params kp = {.bits = 0, .seed = seed, .seed_len = sizeof seed};
     dsig_key *k = NULL;
-    assert_int_equal(dsig_key_generate(&k, dsig_alg_by_name("Ed25519"), &kp), DSIG_OK);
+    assert_int_equal(dsig_key_generate(&k, dsig_alg_by_name("DSig"), &kp), DSIG_OK);
     if (pub)
         assert_int_equal(dsig_key_public(pub, k), DSIG_OK);
     return k;
@@ -113,7 +114,7 @@ static void test_fast_and_slow(void **state)
     for (size_t pos = 0; pos < len2; pos += 97) {
         sig2[pos] ^= 0x01;
         assert_int_equal(dsig_hybrid_verify(v, 7, msg, sizeof msg, sig2, len2), DSIG_E_VERIFY);
-        assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, msg, sizeof msg, sig2, len2), DSIG_E_VERIFY);
+        assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, 7, msg, sizeof msg, sig2, len2), DSIG_E_VERIFY);
         sig2[pos] ^= 0x01;
     }
     assert_int_equal(dsig_hybrid_verify(v, 7, msg, sizeof msg, sig2, len2 - 1), DSIG_E_VERIFY);
@@ -121,8 +122,8 @@ static void test_fast_and_slow(void **state)
     memcpy(longer, sig2, len2);
     assert_int_equal(dsig_hybrid_verify(v, 7, msg, sizeof msg, longer, len2 + 1), DSIG_E_VERIFY);
     free(longer);
-    assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, msg, sizeof msg, sig2, len2), DSIG_OK);
-    assert_int_equal(dsig_hybrid_verify_slow(NULL, k, msg, sizeof msg, sig2, len2), DSIG_OK);
+    assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, 7, msg, sizeof msg, sig2, len2), DSIG_OK);
+    assert_int_equal(dsig_hybrid_verify_slow(NULL, k, 7, msg, sizeof msg, sig2, len2), DSIG_OK);
 
     /* Unknown signer. */
     assert_int_equal(dsig_hybrid_verify(v, 8, msg, sizeof msg, sig, len), DSIG_E_UNKNOWN_SIGNER);
@@ -196,7 +197,7 @@ static void test_bad_batch_dropped(void **state)
     assert_int_equal(dsig_hybrid_verify(v, 2, msg, sizeof msg, sigb, lenb), DSIG_OK);
     assert_int_equal(dsig_hybrid_verify(v, 2, msg, sizeof msg, sig, len), DSIG_E_VERIFY);
     assert_int_equal(dsig_hybrid_verify(v, 1, msg, sizeof msg, sigb, lenb), DSIG_E_VERIFY);
-    assert_int_equal(dsig_hybrid_verify_slow(NULL, pubB, msg, sizeof msg, sig, len), DSIG_E_VERIFY);
+    assert_int_equal(dsig_hybrid_verify_slow(NULL, pubB, 1, msg, sizeof msg, sig, len), DSIG_E_VERIFY);
 
     free(batch);
     free(batchb);
@@ -218,6 +219,7 @@ static void test_eviction(void **state)
     dsig_key *pub, *k = ed_key(4, &pub);
     dsig_hybrid_signer_options so = quiet_signer(5, 64);
     so.pool_target = 2;
+    so.first_seq = 1000; /* explicit (default: the clock) */
     dsig_hybrid_signer *s;
     assert_int_equal(dsig_hybrid_signer_new(&s, k, p, &so), DSIG_OK);
     dsig_hybrid_verifier_options vo = inline_verifier();
@@ -240,7 +242,7 @@ static void test_eviction(void **state)
         uint64_t seq;
         uint32_t idx;
         assert_int_equal(dsig_hybrid_sig_locate(p, sigs + i * sb, sb, &seq, &idx), DSIG_OK);
-        assert_int_equal(seq, i);
+        assert_int_equal(seq, 1000 + i);
         assert_int_equal(idx, 0);
         size_t blen;
         uint8_t *b = pull_batch(s, &blen);
@@ -290,13 +292,16 @@ static void test_equivocation(void **state)
     (void)state;
     const dsig_hb_params *p = dsig_hb_params_default();
     dsig_key *pub, *k = ed_key(5, &pub);
-    uint8_t sk[64], pk[32], master[32], master2[32];
-    assert_int_equal(dsig_hb_ed25519_from_key(k, sk, pk), DSIG_OK);
+    uint8_t master[32], master2[32];
+    dsig_ed25519_dkey root;
+    dsig_hb_who who = {.domain = DSIG_HB_DOMAIN_RUNTIME, .signer_id = 3};
+    assert_int_equal(dsig_hb_key_root_secret(k, &root), DSIG_OK);
+    memcpy(who.root_pk, root.pk, 32);
     memset(master, 0x11, sizeof master);
     memset(master2, 0x22, sizeof master2);
     dsig_hb_batch b, b2;
-    assert_int_equal(dsig_hb_keygen_batch(p, master, 9, sk, pk, &b), DSIG_OK);
-    assert_int_equal(dsig_hb_keygen_batch(p, master2, 9, sk, pk, &b2), DSIG_OK);
+    assert_int_equal(dsig_hb_keygen_batch(p, master, 9, &root, &who, &b), DSIG_OK);
+    assert_int_equal(dsig_hb_keygen_batch(p, master2, 9, &root, &who, &b2), DSIG_OK);
     uint8_t *bm = malloc(p->batch_msg_bytes), *bm2 = malloc(p->batch_msg_bytes);
     size_t bl, bl2;
     assert_int_equal(dsig_hb_batch_message(&b, bm, p->batch_msg_bytes, &bl), DSIG_OK);
@@ -340,8 +345,8 @@ static void test_equivocation(void **state)
     assert_memory_equal(ev->sig1, s1, l1);
     assert_memory_equal(ev->sig2, s2, l2);
     /* The evidence convinces anyone holding the public key. */
-    assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, ev->msg1, ev->msg1_len, ev->sig1, ev->sig1_len), 0);
-    assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, ev->msg2, ev->msg2_len, ev->sig2, ev->sig2_len), 0);
+    assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, 3, ev->msg1, ev->msg1_len, ev->sig1, ev->sig1_len), 0);
+    assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, 3, ev->msg2, ev->msg2_len, ev->sig2, ev->sig2_len), 0);
     /* Again (anyone can replay the second signature): still DSIG_E_EQUIVOCATION, but no new record —
      * one per replay would let a network attacker grow the evidence list without bound (review). */
     for (int i = 0; i < 200; i++)
@@ -351,7 +356,7 @@ static void test_equivocation(void **state)
 
     /* A second, different batch under sequence number 9 (recorded once, however often replayed). */
     for (int i = 0; i < 20; i++)
-        assert_int_equal(dsig_hybrid_verifier_receive_batch(v, 3, bm2, bl2), DSIG_OK);
+        assert_int_equal(dsig_hybrid_verifier_receive_batch(v, 3, bm2, bl2), DSIG_E_EQUIVOCATION);
     assert_int_equal(dsig_hybrid_verifier_evidence_count(v), 2);
     assert_int_equal(dsig_hybrid_verifier_evidence(v, 1, &ev), DSIG_OK);
     assert_int_equal(ev->kind, DSIG_HYBRID_EQUIV_BATCH);
@@ -369,45 +374,100 @@ static void test_equivocation(void **state)
     dsig_hb_batch_free(&b);
     dsig_hb_batch_free(&b2);
     dsig_hybrid_verifier_free(v);
-    dsig_memzero(sk, sizeof sk);
+    dsig_memzero(&root, sizeof root);
     dsig_key_free(k);
     dsig_key_free(pub);
 }
 
-/* Review fix: a signer inherited through fork() must not sign — the child's pool holds the very
- * one-time keys the parent will use (two messages under one W-OTS+ key). The child gets DSIG_E_STATE
- * from sign / refill / wait_ready and can free the copy; the parent is unaffected. */
-static void test_fork_child_refuses(void **state)
+static unsigned g_groups_seen;
+
+/* on_batch: note which groups produced batch messages. */
+static void on_group_batch(void *arg, uint64_t signer_id, unsigned group, const uint8_t *msg, size_t len)
+{
+    (void)arg;
+    (void)msg;
+    (void)len;
+    assert_int_equal(signer_id, 21);
+    g_groups_seen |= 1u << group;
+}
+
+/* The hint: three verifier groups, a channel each (the third none). A signature made for group g is
+ * on the fast path exactly at the verifiers of g's channel; one verifier in two groups caches both
+ * groups' batches (one growing sequence per signer: all groups number from one counter). */
+static void test_hint_groups(void **state)
 {
     (void)state;
-    dsig_key *k = ed_key(9, NULL);
-    dsig_hybrid_signer_options o = quiet_signer(1, 0);
-    dsig_hybrid_signer *s;
-    assert_int_equal(dsig_hybrid_signer_new(&s, k, NULL, &o), DSIG_OK);
-    assert_int_equal(dsig_hybrid_signer_refill(s, 1), DSIG_OK);
-    uint8_t sig[4096];
-    size_t sl;
-    const uint8_t m[] = "parent";
-    assert_int_equal(dsig_hybrid_sign(s, m, sizeof m, sig, sizeof sig, &sl), DSIG_OK);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int bad = 0;
-        const uint8_t c[] = "child";
-        bad |= dsig_hybrid_sign(s, c, sizeof c, sig, sizeof sig, &sl) != DSIG_E_STATE;
-        bad |= dsig_hybrid_signer_refill(s, 1) != DSIG_E_STATE;
-        bad |= dsig_hybrid_signer_wait_ready(s, 1) != DSIG_E_STATE;
-        dsig_hybrid_signer_free(s);
-        _exit(bad ? 1 : 0);
+    dsig_key *pub, *k = ed_key(12, &pub);
+    dsig_hybrid_channel *ch[2];
+    dsig_hybrid_verifier *v[3]; /* v[0] in group 0, v[1] in group 1, v[2] in both */
+    dsig_hybrid_verifier_options vo = inline_verifier();
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(dsig_hybrid_channel_new(&ch[i]), DSIG_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(dsig_hybrid_verifier_new(&v[i], NULL, &vo), DSIG_OK);
+        assert_int_equal(dsig_hybrid_verifier_add_signer(v[i], 21, pub), DSIG_OK);
     }
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st));
-    assert_int_equal(WEXITSTATUS(st), 0);
-    assert_int_equal(dsig_hybrid_sign(s, m, sizeof m, sig, sizeof sig, &sl), DSIG_OK);
+    assert_int_equal(dsig_hybrid_channel_subscribe(ch[0], v[0]), DSIG_OK);
+    assert_int_equal(dsig_hybrid_channel_subscribe(ch[1], v[1]), DSIG_OK);
+    assert_int_equal(dsig_hybrid_channel_subscribe(ch[0], v[2]), DSIG_OK);
+    assert_int_equal(dsig_hybrid_channel_subscribe(ch[1], v[2]), DSIG_OK);
+    dsig_hybrid_channel *const chans[3] = {ch[0], ch[1], NULL};
+    dsig_hybrid_signer_options so = quiet_signer(21, 4);
+    so.groups = 3;
+    so.group_channels = chans;
+    so.on_batch = on_group_batch;
+    g_groups_seen = 0;
+    dsig_hybrid_signer *s;
+    assert_int_equal(dsig_hybrid_signer_new(&s, k, NULL, &so), DSIG_OK);
+    static const int fast_at[3][3] = {{1, 0, 1}, {0, 1, 1}, {0, 0, 0}};
+    uint8_t sig[2048];
+    size_t sl;
+    uint64_t last = 0;
+    for (int round = 0; round < 3; round++) {
+        for (unsigned g = 0; g < 3; g++) {
+            const uint8_t m[4] = {(uint8_t)g, (uint8_t)round};
+            assert_int_equal(dsig_hybrid_sign_hint(s, g, m, sizeof m, sig, sizeof sig, &sl), DSIG_OK);
+            uint64_t seq;
+            uint32_t idx;
+            assert_int_equal(dsig_hybrid_sig_locate(NULL, sig, sl, &seq, &idx), DSIG_OK);
+            if (round == 0) { /* each group's first signature generated its first batch */
+                assert_true(seq > last);
+                last = seq;
+            }
+            for (int i = 0; i < 3; i++) {
+                assert_int_equal(dsig_hybrid_can_verify_fast(v[i], 21, sig, sl), fast_at[g][i]);
+                assert_int_equal(dsig_hybrid_verify(v[i], 21, m, sizeof m, sig, sl), DSIG_OK);
+            }
+        }
+    }
+    assert_int_equal(g_groups_seen, 7);
+    assert_int_equal(dsig_hybrid_sign_hint(s, 3, sig, 1, sig, sizeof sig, &sl), DSIG_E_ARG);
+    /* dsig_hybrid_sign is group 0; the outbox keeps each group's messages apart. */
+    assert_int_equal(dsig_hybrid_sign(s, (const uint8_t *)"z", 1, sig, sizeof sig, &sl), DSIG_OK);
+    assert_int_equal(dsig_hybrid_can_verify_fast(v[0], 21, sig, sl), 1);
+    uint8_t bm[8192];
+    size_t bl;
+    for (unsigned g = 0; g < 3; g++)
+        assert_int_equal(dsig_hybrid_signer_next_group_batch(s, g, bm, sizeof bm, &bl), DSIG_OK);
+    assert_int_equal(dsig_hybrid_signer_next_group_batch(s, 2, bm, sizeof bm, &bl), DSIG_E_WOULD_BLOCK);
+    assert_int_equal(dsig_hybrid_signer_next_group_batch(s, 3, bm, sizeof bm, &bl), DSIG_E_ARG);
+    assert_int_equal(dsig_hybrid_signer_wait_ready(s, 100), DSIG_OK);
+    dsig_hybrid_signer_stats st;
+    dsig_hybrid_signer_stats_get(s, &st);
+    assert_true(st.ready >= 300);
     dsig_hybrid_signer_free(s);
+    so.groups = 65;
+    assert_int_equal(dsig_hybrid_signer_new(&s, k, NULL, &so), DSIG_E_ARG);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(dsig_hybrid_channel_unsubscribe(ch[i == 1], v[i]), DSIG_OK);
+        if (i == 2)
+            assert_int_equal(dsig_hybrid_channel_unsubscribe(ch[1], v[i]), DSIG_OK);
+        dsig_hybrid_verifier_free(v[i]);
+    }
+    for (int i = 0; i < 2; i++)
+        dsig_hybrid_channel_free(ch[i]);
     dsig_key_free(k);
+    dsig_key_free(pub);
 }
 
 /* Non-blocking mode, the pull API and one-time keys never reused over many pool refills. */
@@ -452,7 +512,7 @@ static void test_nonblocking_and_unique(void **state)
             rc = dsig_hybrid_sign(s, (const uint8_t *)&i, sizeof i, sig, sizeof sig, &len);
         }
         assert_int_equal(rc, DSIG_OK);
-        assert_int_equal(dsig_hybrid_verify_slow(p, pub, (const uint8_t *)&i, sizeof i, sig, len), DSIG_OK);
+        assert_int_equal(dsig_hybrid_verify_slow(p, pub, 1, (const uint8_t *)&i, sizeof i, sig, len), DSIG_OK);
         uint64_t seq;
         uint32_t idx;
         assert_int_equal(dsig_hybrid_sig_locate(p, sig, len, &seq, &idx), DSIG_OK);
@@ -491,7 +551,21 @@ static void test_args(void **state)
     assert_null(s);
     dsig_key *ec = NULL;
     assert_int_equal(dsig_key_generate(&ec, dsig_alg_by_name("ES256"), NULL), DSIG_OK);
-    assert_int_equal(dsig_hybrid_signer_new(&s, ec, NULL, NULL), DSIG_E_KEY_MISMATCH);
+    assert_int_equal(dsig_hybrid_signer_new(&s, ec, NULL, NULL), DSIG_E_ALG_NOT_ALLOWED);
+    /* Ed25519 keys not made for DSig (unbound as from PEM, or bound to Ed25519): refused with the way
+     * to make a DSig key, by the signer, the verifier and the stateless slow path. */
+    dsig_key *ed = NULL, *edu = NULL;
+    assert_int_equal(dsig_key_generate(&ed, dsig_alg_by_name("Ed25519"), NULL), DSIG_OK);
+    assert_int_equal(dsig_key_generate(&edu, dsig_alg_by_name("Ed25519"), NULL), DSIG_OK);
+    assert_int_equal(dsig_key_set_alg(edu, NULL), DSIG_OK);
+    const dsig_key *notdsig[2] = {ed, edu};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(dsig_hybrid_signer_new(&s, notdsig[i], NULL, NULL), DSIG_E_ALG_NOT_ALLOWED);
+        assert_non_null(strstr(dsig_last_error_detail(), "dsig keygen -a DSig"));
+        assert_int_equal(dsig_hybrid_verify_slow(NULL, notdsig[i], 1, (const uint8_t *)"m", 1,
+                                                 (const uint8_t *)"s", 1), DSIG_E_ALG_NOT_ALLOWED);
+    }
+    assert_null(s);
     dsig_hybrid_signer_options so;
     dsig_hybrid_signer_options_default(&so);
     so.pool_target = 0;
@@ -500,9 +574,16 @@ static void test_args(void **state)
     dsig_hybrid_verifier_options vo = inline_verifier();
     vo.max_signers = 1;
     assert_int_equal(dsig_hybrid_verifier_new(&v, NULL, &vo), DSIG_OK);
-    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 1, ec), DSIG_E_KEY_MISMATCH);
+    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 1, ec), DSIG_E_ALG_NOT_ALLOWED);
+    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 1, ed), DSIG_E_ALG_NOT_ALLOWED);
+    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 1, edu), DSIG_E_ALG_NOT_ALLOWED);
     assert_int_equal(dsig_hybrid_verifier_add_signer(v, 1, k), DSIG_OK); /* a private key works too */
-    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 2, pub), DSIG_E_TOO_LARGE);
+    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 2, pub), DSIG_E_ARG); /* one key, one id */
+    assert_non_null(strstr(dsig_last_error_detail(), "already registered as signer 1"));
+    dsig_key *pub2, *k2 = ed_key(70, &pub2);
+    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 2, pub2), DSIG_E_TOO_LARGE);
+    dsig_key_free(k2);
+    dsig_key_free(pub2);
     dsig_hybrid_verifier_free(v);
 
     /* Parameter sets: presets by name and index, custom sets. */
@@ -524,6 +605,8 @@ static void test_args(void **state)
     assert_int_equal(dsig_hybrid_params_new(&cp, DSIG_HYBRID_OTS_WOTS, 1, 2, 0, 0, 11), DSIG_E_ARG);
     dsig_hybrid_params_free((dsig_hybrid_params *)dsig_hybrid_params_default()); /* ignored */
     dsig_key_free(ec);
+    dsig_key_free(ed);
+    dsig_key_free(edu);
     dsig_key_free(k);
     dsig_key_free(pub);
 }
@@ -589,10 +672,10 @@ static void to_hex(char *out, const uint8_t *b, size_t n)
         sprintf(out + 2 * i, "%02x", b[i]);
 }
 
-/* Registry algorithm "DSig" pinned by a frozen signature: Ed25519 key from the RFC 8032 §7.1 TEST 1
- * secret key (official vector), master seed 00..1f, digest BLAKE3("abc"). Any change of the format or
- * of the registry parameter set changes the BLAKE3 of the signature. */
-#define KAT_SIG_BLAKE3 "72d949bc55b9e862f0352dac921bdbb7eec27f1896ead26fb3564c948a984bee"
+/* Registry algorithm "DSig" pinned by a frozen signature: DSig key from the RFC 8032 §7.1 TEST 1
+ * secret key (official vector), master seed 00..1f, digest BLAKE3("abc"). Any change of the format, of
+ * the root-key derivation or of the registry parameter set changes the BLAKE3 of the signature. */
+#define KAT_SIG_BLAKE3 "934fc28f0a274c08078769215d9b3199bb8906fa835bdd89a375323f3ec17dd5"
 static void test_registry_kat(void **state)
 {
     (void)state;
@@ -607,6 +690,15 @@ static void test_registry_kat(void **state)
     assert_int_equal(crypto_sign_seed_keypair(pk, sk, seed), 0);
     assert_memory_equal(pk, vpk, 32);
     free(vpk);
+    dsig_key *dk = dsig_key_new(&dsig_keytype_ed25519);
+    dsig_jwk_member m[2] = {{"x", pk, 32}, {"d", seed, 32}};
+    assert_non_null(dk);
+    assert_int_equal(dk->type->import_jwk(dk, m, 2), DSIG_OK);
+    dk->has_private = 1;
+    assert_int_equal(dsig_key_set_alg(dk, dsig_alg_by_name("DSig")), DSIG_OK);
+    dsig_ed25519_dkey root;
+    assert_int_equal(dsig_hb_key_root_secret(dk, &root), DSIG_OK);
+    dsig_key_free(dk);
     for (int i = 0; i < 32; i++)
         master[i] = (uint8_t)i;
     dsig_blake3("abc", 3, digest, sizeof digest);
@@ -614,7 +706,8 @@ static void test_registry_kat(void **state)
     assert_non_null(alg);
     uint8_t sig[2048];
     size_t len;
-    assert_int_equal(dsig_hb_alg_sign_digest(master, sk, pk, digest, sig, sizeof sig, &len), DSIG_OK);
+    assert_int_equal(dsig_hb_alg_sign_digest(master, &root, digest, sig, sizeof sig, &len), DSIG_OK);
+    dsig_memzero(&root, sizeof root);
     assert_int_equal(len, dsig_alg_sig_max(alg));
     uint8_t h[32];
     char hex[65];
@@ -665,14 +758,22 @@ static void test_registry_roundtrip(void **state)
         sig[pos] ^= 0x10;
     }
     assert_int_equal(tu_verify_chunked(alg, pub, msg, mlen, 0, sig, len - 1), DSIG_E_VERIFY);
-    /* The signature is a DSig signature on BLAKE3(payload), so the slow path of the API agrees. */
+    /* The signature is a DSig signature on BLAKE3(payload) in the file domain: the runtime's slow path
+     * (same parameter set, batch of one) refuses it under any signer id, and the scheme's slow path
+     * accepts it only in the file domain. */
     uint8_t digest[32];
     dsig_blake3(msg, mlen, digest, sizeof digest);
     dsig_hybrid_params *p1;
     assert_int_equal(dsig_hybrid_params_with_batch(&p1, NULL, 0), DSIG_OK);
-    assert_int_equal(dsig_hybrid_verify_slow(p1, pub, digest, sizeof digest, sig, len), DSIG_OK);
+    for (uint64_t id = 0; id < 3; id++)
+        assert_int_equal(dsig_hybrid_verify_slow(p1, pub, id, digest, sizeof digest, sig, len), DSIG_E_VERIFY);
+    dsig_hb_who who = {.domain = DSIG_HB_DOMAIN_FILE, .signer_id = 0};
+    assert_int_equal(dsig_hb_key_public(pub, NULL, who.root_pk), DSIG_OK);
+    assert_int_equal(dsig_hb_verify_slow(p1, sig, len, digest, sizeof digest, &who), DSIG_OK);
+    who.domain = DSIG_HB_DOMAIN_RUNTIME;
+    assert_int_equal(dsig_hb_verify_slow(p1, sig, len, digest, sizeof digest, &who), DSIG_E_VERIFY);
     dsig_hybrid_params_free(p1);
-    /* Another Ed25519 key: rejected. */
+    /* Another DSig key: rejected. */
     dsig_key *k2 = NULL;
     assert_int_equal(dsig_key_generate(&k2, alg, NULL), DSIG_OK);
     assert_int_equal(tu_verify_chunked(alg, k2, msg, mlen, 0, sig, len), DSIG_E_VERIFY);
@@ -689,7 +790,7 @@ int main(void)
         cmocka_unit_test(test_bad_batch_dropped),
         cmocka_unit_test(test_eviction),
         cmocka_unit_test(test_equivocation),
-        cmocka_unit_test(test_fork_child_refuses),
+        cmocka_unit_test(test_hint_groups),
         cmocka_unit_test(test_nonblocking_and_unique),
         cmocka_unit_test(test_args),
         cmocka_unit_test(test_channel),

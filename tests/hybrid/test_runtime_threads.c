@@ -1,24 +1,26 @@
 /*
  * tests/hybrid/test_runtime_threads.c — the DSig runtime with its background threads (CTest label
  * "threads": `make check-tsan` runs it under ThreadSanitizer): pool warm-up and the fast path through
- * a channel, non-blocking mode drained, one-time keys unique across concurrent signing threads, and
- * several signers and verifiers working at once.
+ * a channel, non-blocking mode drained, one-time keys unique across concurrent signing threads,
+ * several signers and verifiers working at once, and the bounded "wait for the batch" verification.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dsig/dsig.h"
 #include "testutil.h"
 
-/* A deterministic Ed25519 key (public part in *pub). */
+/* A deterministic DSig key (public part in *pub). */
 static dsig_key *ed_key(uint8_t tag, dsig_key **pub)
 {
     uint8_t seed[32];
     memset(seed, tag, sizeof seed);
     dsig_keygen_params kp = {.bits = 0, .seed = seed, .seed_len = sizeof seed};
     dsig_key *k = NULL;
-    assert_int_equal(dsig_key_generate(&k, dsig_alg_by_name("Ed25519"), &kp), DSIG_OK);
+    assert_int_equal(dsig_key_generate(&k, dsig_alg_by_name("DSig"), &kp), DSIG_OK);
     assert_int_equal(dsig_key_public(pub, k), DSIG_OK);
     return k;
 }
@@ -101,8 +103,115 @@ static void test_nonblocking_drained(void **state)
     assert_true(st.signatures >= 512);
     assert_int_equal(dsig_hybrid_signer_wait_ready(s, 1), DSIG_OK);
     assert_int_equal(dsig_hybrid_sign(s, (const uint8_t *)"m", 1, sig, sizeof sig, &len), DSIG_OK);
-    assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, (const uint8_t *)"m", 1, sig, len), DSIG_OK);
+    assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, 0, (const uint8_t *)"m", 1, sig, len), DSIG_OK);
     dsig_hybrid_signer_free(s);
+    dsig_key_free(k);
+    dsig_key_free(pub);
+}
+
+/* ---- waiting for the batch ------------------------------------------------------------------ */
+
+struct waiter {
+    dsig_hybrid_verifier *v;
+    const uint8_t *sig;
+    size_t sl;
+    _Atomic int rc;
+};
+
+static void *wait_thread(void *arg)
+{
+    struct waiter *w = arg;
+    atomic_store(&w->rc, dsig_hybrid_verify_wait(w->v, 4, (const uint8_t *)"early", 5, w->sig, w->sl, 20000, 0));
+    return NULL;
+}
+
+/* A signature that races ahead of its batch: verify_wait blocks until the batch is cached, then takes
+ * the fast path (without the slow fallback flag, a timeout would have been DSIG_E_WOULD_BLOCK). The
+ * test sees the call waiting (stats.waits, no result yet) before it delivers the batch.
+ * Then: a timeout, the slow fallback, a batch below the floor (no wait), bad arguments. */
+static void test_verify_wait(void **state)
+{
+    (void)state;
+    dsig_key *pub, *k = ed_key(5, &pub);
+    dsig_hybrid_params *p2;
+    assert_int_equal(dsig_hybrid_params_with_batch(&p2, NULL, 1), DSIG_OK);
+    dsig_hybrid_signer_options so;
+    dsig_hybrid_signer_options_default(&so);
+    so.threads = 0;
+    so.signer_id = 4;
+    so.outbox = 64;
+    so.pool_target = 2;
+    dsig_hybrid_signer *s;
+    assert_int_equal(dsig_hybrid_signer_new(&s, k, p2, &so), DSIG_OK);
+    dsig_hybrid_verifier *v;
+    assert_int_equal(dsig_hybrid_verifier_new(&v, p2, NULL), DSIG_OK); /* a background thread */
+    assert_int_equal(dsig_hybrid_verifier_add_signer(v, 4, pub), DSIG_OK);
+    uint8_t sig[2048], bm[4096];
+    size_t sl, bl;
+    assert_int_equal(dsig_hybrid_sign(s, (const uint8_t *)"early", 5, sig, sizeof sig, &sl), DSIG_OK);
+    assert_int_equal(dsig_hybrid_signer_next_batch(s, bm, sizeof bm, &bl), DSIG_OK);
+    struct waiter w = {v, sig, sl, 99};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, wait_thread, &w), 0);
+    dsig_hybrid_verifier_stats st;
+    struct timespec nap = {0, 5 * 1000000L};
+    for (int i = 0; i < 4000; i++) { /* until it waits (20 s at most on a loaded machine) */
+        dsig_hybrid_verifier_stats_get(v, &st);
+        if (st.waits)
+            break;
+        nanosleep(&nap, NULL);
+    }
+    assert_int_equal(st.waits, 1);
+    nanosleep(&nap, NULL);
+    assert_int_equal(atomic_load(&w.rc), 99); /* still waiting: nothing to verify it with yet */
+    assert_int_equal(dsig_hybrid_verifier_receive_batch(v, 4, bm, bl), DSIG_OK);
+    pthread_join(t, NULL);
+    assert_int_equal(atomic_load(&w.rc), DSIG_OK);
+    dsig_hybrid_verifier_stats_get(v, &st);
+    assert_int_equal(st.fast, 1);
+    assert_int_equal(st.slow, 0);
+    assert_int_equal(st.wait_timeouts, 0);
+    /* Already cached: no wait at all. */
+    assert_int_equal(dsig_hybrid_verify_wait(v, 4, (const uint8_t *)"early", 5, sig, sl, 0, 0), DSIG_OK);
+
+    /* A batch that never comes: timeout, or the slow path when asked for. */
+    uint8_t sig2[2048];
+    size_t sl2;
+    assert_int_equal(dsig_hybrid_sign(s, (const uint8_t *)"x", 1, sig2, sizeof sig2, &sl2), DSIG_OK);
+    assert_int_equal(dsig_hybrid_sign(s, (const uint8_t *)"late", 4, sig2, sizeof sig2, &sl2), DSIG_OK);
+    assert_int_equal(dsig_hybrid_verify_wait(v, 4, (const uint8_t *)"late", 4, sig2, sl2, 50, 0), DSIG_E_WOULD_BLOCK);
+    assert_non_null(strstr(dsig_last_error_detail(), "did not arrive"));
+    assert_int_equal(dsig_hybrid_verify_wait(v, 4, (const uint8_t *)"late", 4, sig2, sl2, 50, DSIG_HYBRID_WAIT_SLOW),
+                     DSIG_OK);
+    dsig_hybrid_verifier_stats_get(v, &st);
+    assert_int_equal(st.waits, 3);
+    assert_int_equal(st.wait_timeouts, 2);
+    assert_int_equal(st.slow, 1);
+    assert_int_equal(dsig_hybrid_verify_wait(v, 4, (const uint8_t *)"lat3", 4, sig2, sl2, 0, DSIG_HYBRID_WAIT_SLOW),
+                     DSIG_E_VERIFY);
+    /* 40 newer batches raise the floor past sig2's: it will never be cached, so no wait. */
+    while (dsig_hybrid_signer_next_batch(s, bm, sizeof bm, &bl) == DSIG_OK) {
+    }
+    for (int i = 0; i < 40; i++) {
+        assert_int_equal(dsig_hybrid_signer_refill(s, 1), DSIG_OK);
+        assert_int_equal(dsig_hybrid_signer_next_batch(s, bm, sizeof bm, &bl), DSIG_OK);
+        assert_int_equal(dsig_hybrid_verifier_receive_batch(v, 4, bm, bl), DSIG_OK);
+    }
+    dsig_hybrid_verifier_flush(v);
+    assert_int_equal(dsig_hybrid_verify_wait(v, 4, (const uint8_t *)"late", 4, sig2, sl2, DSIG_HYBRID_MAX_WAIT_MS, 0),
+                     DSIG_E_WOULD_BLOCK);
+    assert_non_null(strstr(dsig_last_error_detail(), "sequence floor"));
+    dsig_hybrid_verifier_stats_get(v, &st);
+    assert_int_equal(st.waits, 3); /* it did not wait */
+    /* Bad arguments and input. */
+    assert_int_equal(dsig_hybrid_verify_wait(v, 4, (const uint8_t *)"x", 1, sig, sl, DSIG_HYBRID_MAX_WAIT_MS + 1, 0),
+                     DSIG_E_ARG);
+    assert_int_equal(dsig_hybrid_verify_wait(v, 4, (const uint8_t *)"x", 1, sig, sl, 10, 2), DSIG_E_ARG);
+    assert_int_equal(dsig_hybrid_verify_wait(v, 5, (const uint8_t *)"x", 1, sig, sl, 10, 0), DSIG_E_UNKNOWN_SIGNER);
+    assert_int_equal(dsig_hybrid_verify_wait(v, 4, (const uint8_t *)"x", 1, sig, sl - 1, 10, 0), DSIG_E_VERIFY);
+    dsig_hybrid_verifier_free(v);
+    dsig_hybrid_signer_free(s);
+    dsig_hybrid_params_free(p2);
     dsig_key_free(k);
     dsig_key_free(pub);
 }
@@ -351,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_nonblocking_drained),
         cmocka_unit_test(test_unique_keys_concurrent),
         cmocka_unit_test(test_concurrent_signers_verifiers),
+        cmocka_unit_test(test_verify_wait),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,8 +18,11 @@
 #include "hybrid/scheme.h"
 #include "testutil.h"
 
-/* Fixed inputs of the vectors. */
-static uint8_t g_master[32], g_edpk[32], g_edsk[64];
+/* Fixed inputs of the vectors (the root key is derived from the identity, so the root signatures
+ * inside the signatures are fixed too). */
+static uint8_t g_master[32];
+static dsig_ed25519_dkey g_root; /* root key of the identity below */
+static dsig_hb_who g_who;        /* runtime domain, signer 1, g_root's public key */
 static const char KAT_MSG[] = "DSig known-answer message";
 #define KAT_SEQ 0x0102030405060708ull
 #define KAT_INDEX 3u
@@ -31,15 +34,30 @@ static const char KAT_MSG[] = "DSig known-answer message";
 #define KAT_F_SHA256 "a36d197cef51b22c6b640aa80ad75a2f78de"
 #define KAT_F_BLAKE3 "793cf5c153280fc514ae92bed479b6d872d8"
 
-/* Master seed 00 01 .. 1f; Ed25519 key from the RFC 8032 seed 42 42 .. 42. */
+/* The root key and identity of the Ed25519 identity key with RFC 8032 seed `tag` repeated. */
+static void identity(uint8_t tag, uint64_t signer_id, dsig_ed25519_dkey *root, dsig_hb_who *who)
+{
+    uint8_t seed[32], pk[32], sk[64];
+    memset(seed, tag, sizeof seed);
+    crypto_sign_seed_keypair(pk, sk, seed);
+    dsig_key *k = dsig_key_new(&dsig_keytype_ed25519);
+    dsig_jwk_member m[2] = {{"x", pk, 32}, {"d", seed, 32}};
+    if (!k || k->type->import_jwk(k, m, 2) != DSIG_OK) abort();
+    k->has_private = 1;
+    if (dsig_ed25519_derive_secret(k, DSIG_HB_ROOT_LABEL, root) != DSIG_OK) abort();
+    dsig_key_free(k);
+    who->domain = DSIG_HB_DOMAIN_RUNTIME;
+    who->signer_id = signer_id;
+    memcpy(who->root_pk, root->pk, 32);
+}
+
+/* Master seed 00 01 .. 1f; identity key from the RFC 8032 seed 42 42 .. 42, signer 1. */
 static int setup(void **state)
 {
     (void)state;
-    uint8_t edseed[32];
     for (int i = 0; i < 32; i++) g_master[i] = (uint8_t)i;
-    memset(edseed, 0x42, sizeof edseed);
-    if (sodium_init() < 0) return -1;
-    crypto_sign_seed_keypair(g_edpk, g_edsk, edseed);
+    if (sodium_init() < 0 || dsig_init() != DSIG_OK) return -1;
+    identity(0x42, 1, &g_root, &g_who);
     return 0;
 }
 
@@ -67,45 +85,45 @@ static const kat_t KATS[] = {
     {&dsig_hb_wots4_haraka, 1559,
      "beb9f9782cbb515212f17034f1881b2a5e7be946cc95a64a886b0cfbde7c4ff4",
      "296ad45792f892febfd7674814efc65cb76134209346da5224116fb6173a6f47",
-     "b408552159acdff951e1e976f20e5a427290e351bfee1efaaadfadd2564788cb"},
+     "7a041439b7bb8d91c122278756eefd70768ae5ec6a9a5cfc7251dee82e72ad28"},
     {&dsig_hb_wots2_haraka, 2783,
      "e800f9ec90b8b7c7b5dbc329d3fc7fa8d1ebf853a66c7ce291dcb71ae5fac088",
      "f04873e1db916f15f896bdfb249f5935b83cca80b07bbfe499269efc2a61a7eb",
-     "c627a1274cbfeb54f9f188ee608f43762758de9ba9603a481937884c62f2ccc5"},
+     "727e71cfa44b3923c0474477f2b45f9f5adb80d00f9b0ec4a2b84610faa9230f"},
     {&dsig_hb_wots8_haraka, 1163,
      "dd5becce9bd84e5bacc1a1d6ac1284242286e79c91f35e51c02cec54bd6ad87c",
      "397a2487d6f16be3fe5391a34e2b0ee24e9192140b3b0c999d6b7671d623845f",
-     "4f07956211ef499ac18a7dd00f77a99e0835afefa2c4a05d3239d739159dd00c"},
+     "0444963fb07e7e0d2cf667d71f09c01f4f14865d0077de392e4b6031392a04f0"},
     {&dsig_hb_wots16_haraka, 965,
      "b755fe2705373df8e05d861b469f46f09d74d62cd89b6e9353c7b817a781d2ed",
      "d48e176395ddd0975b5a2709bb61065583563d44b809796b26c4b9d47a72dc53",
-     "26b09c26d3c1402514b951c65abfa371d28ef339ce6173bb6624e23437d76101"},
+     "7e1f501ac3fe1b7391a6270b280b2eeb0c7128344658d202b90f63e748e1e566"},
     {&dsig_hb_wots4_sha256, 1559,
      "32459d36308e4bcf92327cf2a410805ab8fe536e20f1d3210b10c77befccd228",
      "000486df7f9a53ae098af17972c50c3aa2b3ddf2d6e2de026ba84c9a86717737",
-     "7d9ebc206a017f102e7319eff4551aa501db3ea8ed61b1600ec2ee7b47007944"},
+     "723f37d3e1612da903adc60b3376960a510712ab2e39515dc1e77a66b2e79e88"},
     {&dsig_hb_wots4_blake3, 1559,
      "cdde77a52206e166191bcfa48fe328cb79c2f1f43dd75ad90da93d9153b43554",
      "e4c87f44c586edf17ec54141bffc67010e4422ee639fd0f8e9028482d01ce129",
-     "3de6dd09919ee742c68a8e6814210a55df9e1bbbe1d0c03ca84b712b4a087690"},
+     "b8c2c0fa3a3606a06932a03ca7abaf2e289c663c08678434c4e406d54ad933ed"},
     {&dsig_hb_hors64_haraka, 4431,
      "0673abdd2fc7dfd5ac3ee3dcf2c0f2121cfa844acf33bb7c705b4fe82d4e6cf5",
      "d9d48394c453220b34fb67025bb4f596391e6e823e52bd476239eb259f110baf",
-     "cf9aea38ce7e17e2caa201f7fbd2dd43b9a0aa166ed559c15ae579b5ac30538e"},
+     "61d337ebe98f859e577c71dd8b6c4059935585ea07af6e58f5daeb48ee567bc4"},
     {&dsig_hb_hors32_haraka, 8527,
      "c0ab80b408f722f6c349d81763efea3572f948769d6a1204b915f75150fb1686",
      "e5872a0bdd5eff3410d886a3c3bc725727a551495a166e551ba573e088cca3df",
-     "efec19e0a2ac89acc011cf7ded3446be984c01c059ca4e0d81f5679e66c324a8"},
+     "0a076e4156f79862dfa76d97f28d2774afb618097d35cb72a56865fea22b318d"},
     {&dsig_hb_hors16_haraka, 65871,
      "3de3d4e4de0b8cad7d1b80c6bd746c5b2b1265639685b654580e234294838c49",
      "9082640ce1186f91077b218ce90c289f873d9e8570d3dc035836da90c80b0cf6",
-     "995c91918a76af68c2c2639618c83c944c17affea8ae86d532b831925514b262"},
+     "eb95c78e9fed5301cbf0ed58a00f6eba03618eea978da5afab18bf49ca39ea5e"},
 };
 
 /* Batch of a parameter set from the fixed seeds. */
 static void make_batch(const dsig_hb_params *p, uint64_t seq, dsig_hb_batch *b)
 {
-    assert_int_equal(dsig_hb_keygen_batch(p, g_master, seq, g_edsk, g_edpk, b), DSIG_OK);
+    assert_int_equal(dsig_hb_keygen_batch(p, g_master, seq, &g_root, &g_who, b), DSIG_OK);
 }
 
 /* Verifier-side copy of a batch through its wire form. */
@@ -117,7 +135,7 @@ static void verified_copy(const dsig_hb_batch *b, dsig_hb_batch *v)
     assert_non_null(msg);
     assert_int_equal(dsig_hb_batch_message(b, msg, p->batch_msg_bytes, &len), DSIG_OK);
     assert_int_equal(len, p->batch_msg_bytes);
-    assert_int_equal(dsig_hb_batch_verify(p, msg, len, g_edpk, v), DSIG_OK);
+    assert_int_equal(dsig_hb_batch_verify(p, msg, len, &g_who, v), DSIG_OK);
     assert_memory_equal(v->root, b->root, 32);
     free(msg);
 }
@@ -160,7 +178,7 @@ static void test_kat(void **state)
             assert_hex(k->root, b.root, 32);
             assert_hex(k->sig_digest, dg, 32);
         }
-        assert_int_equal(dsig_hb_verify_slow(p, sig, sl, (const uint8_t *)KAT_MSG, strlen(KAT_MSG), g_edpk), DSIG_OK);
+        assert_int_equal(dsig_hb_verify_slow(p, sig, sl, (const uint8_t *)KAT_MSG, strlen(KAT_MSG), &g_who), DSIG_OK);
         free(sig);
         dsig_hb_batch_free(&b);
     }
@@ -304,11 +322,10 @@ static void test_params_reject(void **state)
     bad.sig_bytes++;
     assert_int_equal(dsig_hb_params_check(&bad), DSIG_E_ARG);
     dsig_hb_batch b;
-    assert_int_equal(dsig_hb_keygen_batch(&bad, g_master, 1, g_edsk, g_edpk, &b), DSIG_E_ARG);
-    uint8_t otherpk[32];
-    memcpy(otherpk, g_edpk, 32);
-    otherpk[0] ^= 1;
-    assert_int_equal(dsig_hb_keygen_batch(&dsig_hb_wots4_haraka, g_master, 1, g_edsk, otherpk, &b),
+    assert_int_equal(dsig_hb_keygen_batch(&bad, g_master, 1, &g_root, &g_who, &b), DSIG_E_ARG);
+    dsig_hb_who other = g_who;
+    other.root_pk[0] ^= 1;
+    assert_int_equal(dsig_hb_keygen_batch(&dsig_hb_wots4_haraka, g_master, 1, &g_root, &other, &b),
                      DSIG_E_KEY_MISMATCH);
 }
 
@@ -327,7 +344,7 @@ static void roundtrip(const dsig_hb_params *p)
         assert_int_equal(dsig_hb_sign(&b.keys[i], msg, ml, sig, p->sig_bytes, &sl), DSIG_OK);
         assert_int_equal(dsig_hb_verify_fast(p, &v, sig, sl, msg, ml), DSIG_OK);
         assert_int_equal(dsig_hb_verify_leaf(p, sig, sl, msg, ml, dsig_hb_batch_leaf(&v, i)), DSIG_OK);
-        assert_int_equal(dsig_hb_verify_slow(p, sig, sl, msg, ml, g_edpk), DSIG_OK);
+        assert_int_equal(dsig_hb_verify_slow(p, sig, sl, msg, ml, &g_who), DSIG_OK);
         uint64_t seq;
         uint32_t idx;
         assert_int_equal(dsig_hb_sig_locate(p, sig, sl, &seq, &idx), DSIG_OK);
@@ -336,7 +353,7 @@ static void roundtrip(const dsig_hb_params *p)
         msg[0] ^= 0x80;
         if (ml == 0) ml = 1;
         assert_int_equal(dsig_hb_verify_fast(p, &v, sig, sl, msg, ml), DSIG_E_VERIFY);
-        assert_int_equal(dsig_hb_verify_slow(p, sig, sl, msg, ml, g_edpk), DSIG_E_VERIFY);
+        assert_int_equal(dsig_hb_verify_slow(p, sig, sl, msg, ml, &g_who), DSIG_E_VERIFY);
         dsig_hb_key_erase(&b.keys[i]);
         assert_int_equal(dsig_hb_sign(&b.keys[i], msg, ml, sig, p->sig_bytes, &sl), DSIG_E_STATE);
     }
@@ -377,7 +394,7 @@ static int both(const dsig_hb_params *p, const dsig_hb_batch *v, const uint8_t *
                 const uint8_t *msg, size_t ml)
 {
     int f = dsig_hb_verify_fast(p, v, sig, sl, msg, ml);
-    int s = dsig_hb_verify_slow(p, sig, sl, msg, ml, g_edpk);
+    int s = dsig_hb_verify_slow(p, sig, sl, msg, ml, &g_who);
     if (f != s) fail_msg("fast %d and slow %d disagree (%s)", f, s, dsig_last_error_detail());
     return f;
 }
@@ -439,25 +456,32 @@ static void corrupt_all(const dsig_hb_params *p)
     assert_int_equal(both(p, &v, c, p->sig_bytes - 1, msg, 8), DSIG_E_VERIFY);
     assert_int_equal(both(p, &v, c, 0, msg, 8), DSIG_E_VERIFY);
     assert_int_equal(both(p, &v, c, 47, msg, 8), DSIG_E_VERIFY);
-    /* wrong signer key: slow path rejects; a batch from another signer does not verify */
-    uint8_t pk2[32], sk2[64], seed2[32];
-    memset(seed2, 0x43, 32);
-    crypto_sign_seed_keypair(pk2, sk2, seed2);
-    assert_int_equal(dsig_hb_verify_slow(p, sig, sl, msg, 8, pk2), DSIG_E_VERIFY);
+    /* wrong signer key, same key under another signer id, another domain: the slow path rejects and
+     * the batch message does not verify (the root message binds all three) */
+    dsig_ed25519_dkey root2;
+    dsig_hb_who whos[3];
+    identity(0x43, 1, &root2, &whos[0]);
+    whos[1] = g_who;
+    whos[1].signer_id = 2;
+    whos[2] = g_who;
+    whos[2].domain = DSIG_HB_DOMAIN_FILE;
     uint8_t *bm = malloc(p->batch_msg_bytes);
     dsig_hb_batch w;
     assert_int_equal(dsig_hb_batch_message(&b, bm, p->batch_msg_bytes, NULL), DSIG_OK);
-    assert_int_equal(dsig_hb_batch_verify(p, bm, p->batch_msg_bytes, pk2, &w), DSIG_E_VERIFY);
-    assert_null(w.nodes);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(dsig_hb_verify_slow(p, sig, sl, msg, 8, &whos[i]), DSIG_E_VERIFY);
+        assert_int_equal(dsig_hb_batch_verify(p, bm, p->batch_msg_bytes, &whos[i], &w), DSIG_E_VERIFY);
+        assert_null(w.nodes);
+    }
     /* corrupted batch messages: leaf, root signature, seq, version, parameter id, lengths */
     size_t offs[] = {0, 1, 5, 13, 13 + 32u * p->batch - 1, 13 + 32u * p->batch, p->batch_msg_bytes - 1};
     for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
         bm[offs[i]] ^= 0x10;
-        assert_int_equal(dsig_hb_batch_verify(p, bm, p->batch_msg_bytes, g_edpk, &w), DSIG_E_VERIFY);
+        assert_int_equal(dsig_hb_batch_verify(p, bm, p->batch_msg_bytes, &g_who, &w), DSIG_E_VERIFY);
         bm[offs[i]] ^= 0x10;
     }
-    assert_int_equal(dsig_hb_batch_verify(p, bm, p->batch_msg_bytes - 1, g_edpk, &w), DSIG_E_VERIFY);
-    assert_int_equal(dsig_hb_batch_verify(p, bm, p->batch_msg_bytes, g_edpk, &w), DSIG_OK);
+    assert_int_equal(dsig_hb_batch_verify(p, bm, p->batch_msg_bytes - 1, &g_who, &w), DSIG_E_VERIFY);
+    assert_int_equal(dsig_hb_batch_verify(p, bm, p->batch_msg_bytes, &g_who, &w), DSIG_OK);
     dsig_hb_batch_free(&w);
     /* a cached batch with another sequence number: fast rejects */
     dsig_hb_batch b2, v2;
@@ -468,7 +492,7 @@ static void corrupt_all(const dsig_hb_params *p)
     dsig_hb_batch_free(&b2);
     /* the same bytes under another parameter set */
     const dsig_hb_params *other = p == &dsig_hb_wots4_haraka ? &dsig_hb_wots4_sha256 : &dsig_hb_wots4_haraka;
-    assert_int_equal(dsig_hb_verify_slow(other, sig, sl, msg, 8, g_edpk), DSIG_E_VERIFY);
+    assert_int_equal(dsig_hb_verify_slow(other, sig, sl, msg, 8, &g_who), DSIG_E_VERIFY);
     free(bm);
     free(c);
     free(sig);

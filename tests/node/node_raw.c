@@ -1,13 +1,18 @@
 /*
  * tests/node/node_raw.c — raw node connections for tests (node_raw.h).
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <unistd.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 
+#include "classic/ed25519_derive.h"
+#include "classic/eddsa.h"
 #include "dsig/error.h"
 #include "dsig/registry.h"
 #include "dsig/stream.h"
@@ -52,6 +57,23 @@ static int rd(int s, uint8_t *p, size_t n, long long deadline)
         n -= (size_t)r;
     }
     return 0;
+}
+
+int nr_connect(unsigned port)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0)
+        return -1;
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(s, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(s);
+        return -1;
+    }
+    return s;
 }
 
 int nr_frame(int s, uint8_t type, const void *p, size_t len)
@@ -110,19 +132,24 @@ int nr_handshake(int s, uint64_t id, const dsig_key *key, uint64_t node_id, cons
         return -1;
     /* the node answers our HELLO with its AUTH; read it before sending ours, since a node that refuses
      * ours closes the connection and may discard what it had queued */
-    const dsig_alg *ed = dsig_alg_by_name("Ed25519");
     uint8_t t[NODE_AUTH_TRANSCRIPT_BYTES], sig[64];
     if (nr_read_frame(s, buf, sizeof buf, &len, 3000) != DSIG_NODE_T_AUTH || len != 64)
         return -1;
     if (node_pub) {
+        uint8_t apk[32];
         node_auth_transcript(t, node_id, id, theirs, mine);
-        if (dsig_verify(ed, node_pub, t, sizeof t, buf, len) != DSIG_OK)
+        if (dsig_ed25519_derive_public(((const struct dsig_eddsa_key *)node_pub->impl)->pk, NODE_AUTH_KEY_LABEL,
+                                       apk) != DSIG_OK ||
+            !dsig_ed25519_verify_pk(apk, t, sizeof t, buf))
             return -1;
     }
-    size_t sl = 0;
+    dsig_ed25519_dkey ask;
     node_auth_transcript(t, id, node_id, mine, theirs);
-    if (dsig_sign(ed, key, t, sizeof t, sig, sizeof sig, &sl) != DSIG_OK ||
-        nr_frame(s, DSIG_NODE_T_AUTH, sig, sl) != 0)
+    int rc = dsig_ed25519_derive_secret(key, NODE_AUTH_KEY_LABEL, &ask);
+    if (rc == DSIG_OK)
+        rc = dsig_ed25519_dkey_sign(&ask, t, sizeof t, sig);
+    dsig_memzero(&ask, sizeof ask);
+    if (rc != DSIG_OK || nr_frame(s, DSIG_NODE_T_AUTH, sig, sizeof sig) != 0)
         return -1;
     return 0;
 }

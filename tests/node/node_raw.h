@@ -10,6 +10,8 @@
 
 #include "dsig/node.h"
 
+/* A TCP connection to 127.0.0.1:port, or -1. */
+int nr_connect(unsigned port);
 /* Write one frame (header + payload). 0 or -1. */
 int nr_frame(int s, uint8_t type, const void *p, size_t len);
 /* Read the next frame that is not a transport heartbeat (≤ ms); answers PINGs with PONGs. Returns the

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nodetest.h"
@@ -33,7 +34,8 @@ static void b64url(const uint8_t *in, size_t n, char *out)
     out[o] = 0;
 }
 
-/* RFC 8032 key i from the official vectors; the public JWK's x must be the vector's publicKey. */
+/* RFC 8032 key i from the official vectors, bound to DSig; the public JWK's x must be the vector's
+ * publicKey. */
 dsig_key *nt_key(size_t i, char **public_jwk)
 {
     json_t *v = tu_load_json("eddsa/rfc8032/ed25519.json");
@@ -48,7 +50,8 @@ dsig_key *nt_key(size_t i, char **public_jwk)
     char d[64], x[64], priv[256];
     b64url(sk, 32, d);
     b64url(pk, 32, x);
-    snprintf(priv, sizeof priv, "{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"d\":\"%s\",\"x\":\"%s\"}", d, x);
+    snprintf(priv, sizeof priv, "{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"alg\":\"DSig\",\"d\":\"%s\",\"x\":\"%s\"}",
+             d, x);
     dsig_key *k = NULL;
     assert_int_equal(dsig_jwk_import(&k, priv, strlen(priv)), DSIG_OK);
     char *jwk = NULL;
@@ -57,8 +60,7 @@ dsig_key *nt_key(size_t i, char **public_jwk)
     json_t *j = json_loadb(jwk, jl, 0, NULL);
     assert_non_null(j);
     assert_string_equal(json_string_value(json_object_get(j, "x")), x); /* known answer */
-    json_object_del(j, "alg"); /* the configuration accepts any binding; keep it plain */
-    json_object_del(j, "kid");
+    json_object_del(j, "kid"); /* keep "alg":"DSig": the configuration takes DSig keys only */
     *public_jwk = json_dumps(j, JSON_COMPACT);
     json_decref(j);
     dsig_free(jwk);
@@ -103,4 +105,10 @@ char *nt_config(size_t count, const unsigned *ports, const char *const *groups, 
     o += (size_t)snprintf(s + o, cap - o, "],\"groups\":%s}", groups_obj);
     assert_true(o < cap);
     return s;
+}
+
+void nt_nap(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
 }

@@ -9,9 +9,12 @@
 
 #include "dsig/node.h"
 
-/* Private key of RFC 8032 §7.1 Ed25519 test i (0-based, 0..3 from the official vector file), and its
- * public JWK text (malloc'd, compact) checked against the vector's publicKey. */
+/* Private key of RFC 8032 §7.1 Ed25519 test i (0-based, 0..3 from the official vector file) as a DSig
+ * key ("alg":"DSig"), and its public JWK text (malloc'd, compact) checked against the vector's publicKey. */
 dsig_key *nt_key(size_t i, char **public_jwk);
+
+/* Sleep `ms` milliseconds. */
+void nt_nap(int ms);
 
 /* A free TCP port on 127.0.0.1 (bound then released; good enough for tests). */
 unsigned nt_free_port(void);

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "nodetest.h"
 #include "testutil.h"
@@ -26,13 +25,6 @@ static void on_app(void *arg, uint64_t peer, const uint8_t *b, size_t len)
     (void)b;
     (void)len;
     atomic_fetch_add(&app_at_1, 1);
-}
-
-/* Milliseconds of sleep. */
-static void nap(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
 }
 
 /* A started node of `cfg` with id `id`, signing with RFC 8032 key `key_idx`. */
@@ -94,7 +86,7 @@ static void test_impostor(void **state)
         if (st.auth_failed >= 3)
             break;
         (void)dsig_node_send_app(imp, 1, "evil", 4); /* never delivered */
-        nap(5);
+        nt_nap(5);
     }
     assert_true(st.auth_failed >= 3);
     assert_true(st.connections_rejected >= 1);
@@ -132,7 +124,7 @@ static void test_impostor(void **state)
     assert_int_equal(dsig_node_verify(n1, 2, msg, sizeof msg, sig, sl), DSIG_OK);
     assert_int_equal(dsig_node_send_app(n2, 1, "hello", 5), DSIG_OK);
     for (int i = 0; i < 400 && atomic_load(&app_at_1) < 1; i++)
-        nap(5);
+        nt_nap(5);
     assert_int_equal(atomic_load(&app_at_1), 1);
     dsig_node_stats_get(n1, &st);
     assert_true(st.auth_ok >= 2); /* node 2 on both connections */

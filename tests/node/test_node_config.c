@@ -147,6 +147,14 @@ static void test_bad(void **state)
     t = subst(good, "\"kty\":\"OKP\"", "\"d\":\"AAAA\",\"kty\":\"OKP\"");
     expect_bad(t, DSIG_E_KEY, "private key");
     free(t);
+    /* node keys are DSig keys: an unbound or Ed25519-bound public key is refused, with the remedy */
+    t = subst(good, ",\"alg\":\"DSig\"", "");
+    expect_bad(t, DSIG_E_ALG_NOT_ALLOWED, "nodes[0].public_key: the key is not bound");
+    assert_non_null(strstr(dsig_last_error_detail(), "dsig keygen -a DSig"));
+    free(t);
+    t = subst(good, "\"alg\":\"DSig\"", "\"alg\":\"Ed25519\"");
+    expect_bad(t, DSIG_E_ALG_NOT_ALLOWED, "nodes[0].public_key: the key is bound to Ed25519");
+    free(t);
     /* node 2 with node 1's key */
     {
         char *j0;
@@ -192,6 +200,18 @@ static void test_new_checks(void **state)
     dsig_key *pub;
     assert_int_equal(dsig_key_public(&pub, k0), DSIG_OK);
     assert_int_equal(dsig_node_new(&n, cfg, 1, pub, &o), DSIG_E_NO_PRIVATE);
+    /* the same key material unbound (as from PEM) or bound to Ed25519: not a DSig key */
+    dsig_key *plain;
+    char *pem;
+    size_t pl;
+    assert_int_equal(dsig_key_export_pem(k0, 1, &pem, &pl), DSIG_OK);
+    assert_int_equal(dsig_key_import_pem(&plain, pem, pl), DSIG_OK);
+    dsig_free(pem);
+    assert_int_equal(dsig_node_new(&n, cfg, 1, plain, &o), DSIG_E_ALG_NOT_ALLOWED);
+    assert_non_null(strstr(dsig_last_error_detail(), "dsig keygen -a DSig"));
+    assert_int_equal(dsig_key_set_alg(plain, dsig_alg_by_name("Ed25519")), DSIG_OK);
+    assert_int_equal(dsig_node_new(&n, cfg, 1, plain, &o), DSIG_E_ALG_NOT_ALLOWED);
+    dsig_key_free(plain);
     assert_int_equal(dsig_node_new(&n, cfg, 1, k0, &o), DSIG_OK);
     dsig_node_config_free(cfg); /* the node has its own copy */
     assert_int_equal(dsig_node_sig_bytes(n, "g1"), 1559);

@@ -39,13 +39,6 @@ static void on_app(void *arg, uint64_t peer, const uint8_t *b, size_t len)
     atomic_fetch_add(&app_count, 1);
 }
 
-/* Milliseconds of sleep. */
-static void nap(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* A node of `cfg` with id `id` (key nt_key(id-1)) and small pools, started. */
 static dsig_node *start_node(const dsig_node_config *cfg, uint64_t id)
 {
@@ -123,15 +116,15 @@ static void test_three_nodes(void **state)
 
     /* application frames both ways */
     for (int i = 0; i < 200 && !(dsig_node_peer_up(n3, 1) && dsig_node_peer_up(n1, 3)); i++)
-        nap(10);
+        nt_nap(10);
     assert_int_equal(dsig_node_send_app(n3, 1, "ping", 4), DSIG_OK);
     for (int i = 0; i < 200 && atomic_load(&app_count) < 1; i++)
-        nap(10);
+        nt_nap(10);
     assert_int_equal(atomic_load(&app_count), 1);
     assert_string_equal(app_last, "ping");
     assert_int_equal(dsig_node_send_app(n1, 3, "pong", 4), DSIG_OK);
     for (int i = 0; i < 200 && atomic_load(&app_count) < 2; i++)
-        nap(10);
+        nt_nap(10);
     assert_string_equal(app_last, "pong");
     assert_int_equal(dsig_node_send_app(n1, 1, "self", 4), DSIG_E_UNKNOWN_SIGNER);
     assert_int_equal(dsig_node_send_app(n1, 42, "x", 1), DSIG_E_UNKNOWN_SIGNER);
@@ -151,7 +144,7 @@ static void test_three_nodes(void **state)
             dsig_node_stats_get(n2, &st);
             if (st.batches_verified)
                 break;
-            nap(10);
+            nt_nap(10);
         }
         assert_int_equal(dsig_node_wait_ready(n1, "g1", 128, WAIT_MS), DSIG_OK);
     }
@@ -169,19 +162,6 @@ static void test_three_nodes(void **state)
 
 /* ---- raw attacker ------------------------------------------------------------------------------ */
 
-/* A TCP connection to 127.0.0.1:port. */
-static int raw_connect(unsigned port)
-{
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(s >= 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(s, (struct sockaddr *)&a, sizeof a), 0);
-    return s;
-}
 
 /* Write one frame. */
 static void raw_frame(int s, uint8_t type, const void *p, size_t len)
@@ -233,7 +213,7 @@ static dsig_node_stats wait_st;
             dsig_node_stats_get(n, &wait_st);                                                        \
             if (wait_st.field >= (want))                                                             \
                 break;                                                                               \
-            nap(10);                                                                                 \
+            nt_nap(10);                                                                              \
         }                                                                                            \
         assert_int_equal(wait_st.field, (want));                                                     \
     } while (0)
@@ -275,7 +255,8 @@ static void test_attacks(void **state)
     dsig_node *n1 = start_node(cfg, 1); /* node 2 is never started: the attacker speaks for it */
 
     /* unknown id: closed and counted */
-    int s = raw_connect(ports[0]);
+    int s = nr_connect(ports[0]);
+    assert_true(s >= 0);
     raw_hello(s, 99);
     assert_true(raw_closed(s));
     close(s);
@@ -283,7 +264,8 @@ static void test_attacks(void **state)
     WAIT_FOR(n1, connections_rejected, 1);
 
     /* a frame before HELLO: closed, malformed */
-    s = raw_connect(ports[0]);
+    s = nr_connect(ports[0]);
+    assert_true(s >= 0);
     raw_frame(s, DSIG_NODE_T_APP, "x", 1);
     assert_true(raw_closed(s));
     close(s);
@@ -305,14 +287,16 @@ static void test_attacks(void **state)
     assert_int_equal(dsig_key_public(&pub1, k1), DSIG_OK);
 
     /* claiming node 2 without proving it: its frames are dropped and counted, nothing is verified */
-    s = raw_connect(ports[0]);
+    s = nr_connect(ports[0]);
+    assert_true(s >= 0);
     raw_hello(s, 2);
     raw_batch(s, 2, "g1", b, bl);
     raw_frame(s, DSIG_NODE_T_APP, "x", 1);
     WAIT_FOR(n1, drop_unauthenticated, 2);
     close(s);
     /* an impostor: node 2's id, another key — refused (closed) and counted; its batch never counts */
-    s = raw_connect(ports[0]);
+    s = nr_connect(ports[0]);
+    assert_true(s >= 0);
     assert_int_equal(nr_handshake(s, 2, k3, 1, pub1), 0);
     raw_batch(s, 2, "g1", b, bl);
     assert_true(raw_closed(s));
@@ -325,7 +309,8 @@ static void test_attacks(void **state)
     assert_int_equal(wait_st.auth_ok, 0);
 
     /* speaking for node 2 with its key (as node 2 would): batches count only by their root signature */
-    s = raw_connect(ports[0]);
+    s = nr_connect(ports[0]);
+    assert_true(s >= 0);
     assert_int_equal(nr_handshake(s, 2, k2, 1, pub1), 0);
     WAIT_FOR(n1, auth_ok, 1);
     raw_batch(s, 99, "g1", b, bl); /* unknown signer */

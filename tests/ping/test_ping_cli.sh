@@ -60,8 +60,8 @@ for bad in "--size 0" "--size 9K" "--count 0" "--runs 0" "--schemes rsa" "--id 1
 done
 
 # Two processes from a membership file (Unix sockets: no port to pick).
-"$tool" keygen -q -a Ed25519 -o "$tmp/k1.jwk" --pub "$tmp/p1.jwk" || fail keygen
-"$tool" keygen -q -a Ed25519 -o "$tmp/k2.jwk" --pub "$tmp/p2.jwk" || fail keygen
+"$tool" keygen -q -a DSig -o "$tmp/k1.jwk" --pub "$tmp/p1.jwk" || fail keygen
+"$tool" keygen -q -a DSig -o "$tmp/k2.jwk" --pub "$tmp/p2.jwk" || fail keygen
 cat >"$tmp/nodes.json" <<JSON
 {"nodes":[{"id":1,"address":"unix:$tmp/n1.sock","public_key":$(cat "$tmp/p1.jwk"),"groups":["ping"]},
           {"id":2,"address":"unix:$tmp/n2.sock","public_key":$(cat "$tmp/p2.jwk"),"groups":["ping"]}],

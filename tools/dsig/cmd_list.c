@@ -41,6 +41,7 @@ static const struct {
     {DSIG_ALG_DETERMINISTIC_ONESHOT, "deterministic"},
     {DSIG_ALG_OPTIONS, "options"},
     {DSIG_ALG_TWO_PASS, "two-pass"},
+    {DSIG_ALG_BOUND_KEY, "bound-key"},
 };
 #define N_FLAGS (sizeof flag_names / sizeof flag_names[0])
 

@@ -29,7 +29,8 @@ const char cli_usage_node[] =
     "\n"
     "  --config FILE   membership configuration (JSON)\n"
     "  --id N          this node's id in the configuration\n"
-    "  --key KEY       this node's Ed25519 private key (JWK or PEM); must match the configured key\n"
+    "  --key KEY       this node's DSig private key (a JWK made by dsig keygen -a DSig); must match\n"
+    "                  the configured key\n"
     "  --listen ADDR   listen here instead of the configured address (e.g. tcp:0.0.0.0:7101)\n"
     "  --interval S    seconds between statistics lines on stderr (default 5)\n"
     "  -q, --quiet     no statistics lines\n"
@@ -159,7 +160,7 @@ static void print_stats(dsig_node *n)
     dsig_node_stats_get(n, &s);
     fprintf(stderr,
             "dsig node %llu: peers %llu | batches gen %llu sent %llu resent %llu acked %llu | recv %llu "
-            "verified %llu | dropped unknown %llu badsig %llu replay %llu malformed %llu full %llu | "
+            "verified %llu | dropped unknown %llu badsig %llu replay %llu malformed %llu full %llu limited %llu | "
             "verify fast %llu slow %llu failed %llu | reconnects %llu\n",
             (unsigned long long)dsig_node_id(n), (unsigned long long)s.peers_up,
             (unsigned long long)s.batches_generated, (unsigned long long)s.batches_sent,
@@ -167,7 +168,8 @@ static void print_stats(dsig_node *n)
             (unsigned long long)s.batches_received, (unsigned long long)s.batches_verified,
             (unsigned long long)s.drop_unknown_id, (unsigned long long)s.drop_bad_signature,
             (unsigned long long)s.drop_replay, (unsigned long long)s.drop_malformed,
-            (unsigned long long)s.drop_queue_full, (unsigned long long)s.verify_fast,
+            (unsigned long long)s.drop_queue_full, (unsigned long long)s.drop_rate_limited,
+            (unsigned long long)s.verify_fast,
             (unsigned long long)s.verify_slow, (unsigned long long)s.verify_failed,
             (unsigned long long)s.reconnects);
 }

@@ -118,10 +118,19 @@ int keyfile_load_form(const char *path, dsig_key **key, const char **out_form, s
     return 0;
 }
 
-/* Serialize a key (private or public part) as JWK or PEM. */
+/* Serialize a key (private or public part) as JWK or PEM. PEM carries no algorithm: a key bound to an
+ * algorithm that takes only its own keys (DSIG_ALG_BOUND_KEY) would come out as a key of no use to it,
+ * and usable for the plain algorithm of its type instead, so that is refused. */
 int keyfile_export(const dsig_key *key, int pem, int include_private, const char *what, char **text,
                    size_t *len)
 {
+    const dsig_alg *bound = dsig_key_alg(key);
+    if (pem && bound && (dsig_alg_flags(bound) & DSIG_ALG_BOUND_KEY)) {
+        fprintf(stderr, "dsig: a %s key cannot be written as PEM: PEM records no algorithm, and %s takes only "
+                "keys bound to it; write a JWK (without --pem)\n", dsig_alg_name(bound), dsig_alg_name(bound));
+        *text = NULL;
+        return -1;
+    }
     int rc = pem ? dsig_key_export_pem(key, include_private, text, len)
                  : dsig_jwk_export(key, include_private, text, len);
     if (rc != DSIG_OK) {
