@@ -51,35 +51,8 @@ config() {
 }
 EOF
 }
-# start: run the server, wait for its port (PORT, U); returns 1 if it exited (start refused).
-start() {
-    : >"$T/serve.log"
-    "$D" serve --config "$T/serve.json" 2>>"$T/serve.log" &
-    SP=$!
-    PORT=""
-    for _ in $(seq 100); do
-        PORT=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$T/serve.log")
-        [ -n "$PORT" ] && break
-        if ! kill -0 $SP 2>/dev/null; then
-            wait $SP 2>/dev/null || true
-            SP=""
-            return 1
-        fi
-        sleep 0.1
-    done
-    [ -n "$PORT" ] || die "server did not start"
-    U=https://127.0.0.1:$PORT
-}
-# stop: SIGTERM; the server must exit 0 without a sanitizer report (leaks of the TLS buffers included).
-stop() {
-    kill $SP
-    local rc=0
-    wait $SP || rc=$?
-    SP=""
-    [ $rc = 0 ] || die "server exit status $rc"
-    grep -Eq 'AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error:' "$T/serve.log" && die "sanitizer report"
-    ok
-}
+start() { serve_start https; }
+stop() { serve_stop; }
 # code TOKEN METHOD PATH [curl args...]: the HTTP status over TLS trusting our certificate ("000": none).
 code() {
     local tok=$1 m=$2 p=$3
@@ -190,8 +163,7 @@ ok
 # SIGHUP reloads the keys; TLS keeps serving (the certificate is not reloaded)
 "$D" keygen -q -a ES256 -o "$T/keys/new.jwk"
 kill -HUP $SP
-for _ in $(seq 50); do grep -q 'keys reloaded: 3 keys' "$T/serve.log" && break; sleep 0.1; done
-grep -q 'keys reloaded: 3 keys' "$T/serve.log" || die "reload"
+wait_until 5 grep -q 'configuration reloaded: 3 keys' "$T/serve.log" || die "reload"
 expect 200 tokS GET /v1/keys/new
 stop
 
