@@ -298,17 +298,6 @@ static void recover(struct serve_audit *a)
     pthread_cond_broadcast(&a->done);
 }
 
-/* A relative timeout for pthread_cond_timedwait. */
-static struct timespec after_ms(unsigned ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000L;
-    ts.tv_nsec %= 1000000000L;
-    return ts;
-}
-
 /* The log thread: group commit (a sync as soon as records wait), interval flushes, recovery of a
  * stopped log, and the identity check of an idle one. Exits on stop once nothing waits for a sync. */
 static void *log_thread(void *arg)
@@ -320,7 +309,7 @@ static void *log_thread(void *arg)
         if (a->failed) {
             if (a->stop)
                 break;
-            struct timespec ts = after_ms(a->retry_ms);
+            struct timespec ts = serve_abstime_ms(a->retry_ms);
             pthread_cond_timedwait(&a->wake, &a->mu, &ts);
             if (a->stop)
                 break;
@@ -337,7 +326,7 @@ static void *log_thread(void *arg)
         if (a->stop)
             break;
         unsigned wait_ms = a->sync == SERVE_SYNC_INTERVAL ? a->interval_ms : IDLE_CHECK_MS;
-        struct timespec ts = after_ms(wait_ms);
+        struct timespec ts = serve_abstime_ms(wait_ms);
         int timed_out = pthread_cond_timedwait(&a->wake, &a->mu, &ts) == ETIMEDOUT;
         if (a->failed || a->stop)
             continue;

@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include "core/internal.h"
 #include "serve_internal.h"
@@ -114,11 +113,7 @@ static void *guard_thread(void *arg)
     pthread_setname_np(pthread_self(), "dsig-guard");
     pthread_mutex_lock(&g->mu);
     while (!g->stop) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += (long)TICK_MS * 1000000L;
-        ts.tv_sec += ts.tv_nsec / 1000000000L;
-        ts.tv_nsec %= 1000000000L;
+        struct timespec ts = serve_abstime_ms(TICK_MS);
         pthread_cond_timedwait(&g->cv, &g->mu, &ts);
         if (g->stop)
             break;

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -169,6 +170,8 @@ uint64_t serve_now_ns(void);
 #define SERVE_STAMP_LEN 25 /* "2026-11-30T04:04:07.432Z" + NUL */
 /* The UTC time now, RFC 3339 with milliseconds. */
 void serve_utc_stamp(char out[SERVE_STAMP_LEN]);
+/* The CLOCK_REALTIME time ms milliseconds from now (for pthread_cond_timedwait). */
+struct timespec serve_abstime_ms(unsigned ms);
 
 /* ---- audit.c: the audit log writer ---------------------------------------------------------- */
 

@@ -2,7 +2,8 @@
 # tests/serve/serve_audit_fail.sh — no signature without its durable audit record, with the server's
 # fdatasync made to fail on demand (LD_PRELOAD of tests/serve/fail_sync.c: EIO on the audit log while
 # $T/fail exists; optionally slow):
-#   - while every sync fails, 60 concurrent sign requests get 503 and no signature; /readyz says 503;
+#   - while every sync fails, a sign request and then 60 concurrent ones get 503 and no signature;
+#     /readyz says 503;
 #     the metrics count the failures; the server log has the failure, with the request id of a request
 #     whose signature was held back (the id of its response header and of its audit record);
 #   - once syncs work again the log recovers by itself and signing resumes; every record of the
@@ -10,7 +11,8 @@
 #   - the log deleted: signing stops (503) until SIGHUP creates it again; renamed: until it is renamed
 #     back;
 #   - queueing is measured: with one server thread held by a slow sync, a /healthz sent meanwhile has
-#     the wait in its queue_ms and in dsig_serve_request_queue_seconds.
+#     the wait in its queue_ms and in dsig_serve_request_queue_seconds;
+#   - without a key /readyz says 503 until a reload brings one.
 set -euo pipefail
 . "$(dirname "$0")/serve_lib.sh"
 serve_lib_init dsig-serve-audit-fail curl jq sha256sum
@@ -38,25 +40,26 @@ sign() {
 }
 export -f sign
 export T U
-ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "$U/readyz")" = 200 ]; }
 not_ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "$U/readyz")" = 503 ]; }
 
 config 2
 start
 export U
 [ "$(sign 0 | cut -d' ' -f1)" = 200 ] || die "signing with a working disk"
-ready || die "/readyz with a working disk"
+serve_ready || die "/readyz with a working disk"
 ok
 
 # --- every fdatasync fails: no signature, and the records say so -----------------------------------
+sleep 1 # let the log sync the records of the requests above: the next sync is a signature's
 : >"$T/fail"
-seq 1 60 | xargs -P 30 -I{} bash -c 'sign {}' >"$T/codes"
-[ "$(wc -l <"$T/codes")" = 60 ] || die "not every client answered"
+sign 1 >"$T/codes" # its own sync fails: held back
+seq 2 61 | xargs -P 30 -I{} bash -c 'sign {}' >>"$T/codes"
+[ "$(wc -l <"$T/codes")" = 61 ] || die "not every client answered"
 grep -q '^200 ' "$T/codes" && die "$(grep -c '^200 ' "$T/codes") signatures released while the audit log could not sync"
-[ "$(grep -c '^503 [0-9a-f]\{16\}$' "$T/codes")" = 60 ] || die "want 60 × 503 with a request id: $(sort "$T/codes" | uniq -c | head)"
+[ "$(grep -c '^503 [0-9a-f]\{16\}$' "$T/codes")" = 61 ] || die "want 61 × 503 with a request id: $(sort "$T/codes" | uniq -c | head)"
 grep -q '"error":"audit_unavailable"' "$T/out/1" || die "503 body: $(cat "$T/out/1")"
 not_ready || die "/readyz while the audit log cannot sync"
-curl -s "$U/metrics" >"$T/metrics"
+curl -s -o "$T/metrics" "$U/metrics"
 grep -q '^dsig_serve_audit_sync_failures_total [1-9]' "$T/metrics" || die "sync failures not counted"
 grep -q '^dsig_serve_audit_ready 0$' "$T/metrics" || die "dsig_serve_audit_ready"
 grep -q '^dsig_serve_ready 0$' "$T/metrics" || die "dsig_serve_ready"
@@ -67,11 +70,9 @@ ok
 
 # --- the disk works again: the log recovers by itself --------------------------------------------
 rm "$T/fail"
-wait_until 10 ready || die "the audit log did not recover"
+wait_until 10 serve_ready || die "the audit log did not recover"
 [ "$(sign 100 | cut -d' ' -f1)" = 200 ] || die "signing after the recovery"
-jq -c . "$T/log/audit.log" >/dev/null || die "the audit log is not JSON lines"
-grep -q '"event":"audit_recovered","cause":"fdatasync failed: Input/output error"' "$T/log/audit.log" ||
-    die "no recovery event"
+audit_recovered "$T/log/audit.log" "fdatasync failed: Input/output error"
 # What each refused client got: the last record of its request id says 503.
 while read -r code id; do
     last=$(jq -c --arg id "$id" 'select(.request_id == $id) | .code' "$T/log/audit.log" | tail -1)
@@ -87,13 +88,13 @@ rm "$T/log/audit.log"
 not_ready || die "/readyz with the audit log deleted"
 grep -q 'audit log stopped: the audit log .* was deleted' "$T/serve.log" || die "no log of the deletion"
 kill -HUP $SP
-wait_until 10 ready || die "SIGHUP did not bring the audit log back"
+wait_until 10 serve_ready || die "SIGHUP did not bring the audit log back"
 [ "$(sign 201 | cut -d' ' -f1)" = 200 ] || die "signing after SIGHUP"
 [ -s "$T/log/audit.log" ] || die "no new audit log"
 mv "$T/log/audit.log" "$T/log/moved"
 [ "$(sign 202 | cut -d' ' -f1)" = 503 ] || die "signing into a renamed audit log"
 mv "$T/log/moved" "$T/log/audit.log"
-wait_until 10 ready || die "renamed back, the audit log did not recover"
+wait_until 10 serve_ready || die "renamed back, the audit log did not recover"
 [ "$(sign 203 | cut -d' ' -f1)" = 200 ] || die "signing after the rename back"
 jq -c . "$T/log/audit.log" >/dev/null || die "the audit log is not JSON lines"
 serve_stop
@@ -108,8 +109,23 @@ curl -s -o /dev/null "$U/healthz"
 wait $sp
 q=$(jq -s '[.[] | select(.op == "healthz")] | last | .queue_ms' "$T/log/audit.log")
 awk -v q="$q" 'BEGIN { exit !(q >= 100) }' || die "healthz queued behind a 400 ms sync: queue_ms $q"
-curl -s "$U/metrics" | grep -q '^dsig_serve_request_queue_seconds_bucket{endpoint="healthz",le="0.1"} 0$' ||
-    die "queue histogram"
+curl -s -o "$T/metrics" "$U/metrics"
+grep -q '^dsig_serve_request_queue_seconds_bucket{endpoint="healthz",le="0.1"} 0$' "$T/metrics" ||
+    die "queue histogram: $(grep 'queue_seconds_bucket{endpoint="healthz"' "$T/metrics" | head -3)"
+ok
+serve_stop
+
+# --- no key: not ready until a reload brings one -----------------------------------------------------
+mkdir -p "$T/nokeys"
+mv "$T/keys/k.jwk" "$T/nokeys/"
+config 2
+start
+not_ready || die "/readyz without a key"
+curl -s -o "$T/out/ready" "$U/readyz"
+grep -q '"reason":"no keys loaded"' "$T/out/ready" || die "/readyz reason without a key: $(cat "$T/out/ready")"
+mv "$T/nokeys/k.jwk" "$T/keys/"
+kill -HUP $SP
+wait_until 10 serve_ready || die "/readyz after a reload brought a key"
 ok
 serve_stop
 echo "$PASSED passed, 0 failed"

@@ -12,6 +12,8 @@
 #                                      SP, PORT, U=SCHEME://127.0.0.1:PORT. Returns 1 if it exited instead
 #   serve_stop                         SIGTERM; the server must exit 0 without a sanitizer report
 #   wait_until SECONDS COMMAND...      run COMMAND every 0.1 s until it succeeds; 1 if it never does
+#   serve_ready                        succeeds if GET $U/readyz answers 200
+#   audit_recovered LOG CAUSE          LOG is JSON lines and holds an audit_recovered event for CAUSE
 serve_lib_init() {
     local prefix=$1
     shift
@@ -26,7 +28,9 @@ serve_lib_init() {
     trap serve_lib_cleanup EXIT
     trap 'die "unexpected failure at line $LINENO: $BASH_COMMAND"' ERR
     SAN=0
-    if [ "${DSIG_SANITIZE:-OFF}" = "ON" ] || ldd "$D" 2>/dev/null | grep -Eq 'lib(asan|tsan)'; then
+    local libs
+    libs=$(ldd "$D" 2>/dev/null || true) # not `ldd | grep -q`: under pipefail grep's early exit fails it
+    if [ "${DSIG_SANITIZE:-OFF}" = "ON" ] || [[ "$libs" == *libasan* || "$libs" == *libtsan* ]]; then
         SAN=1
     fi
 }
@@ -78,4 +82,11 @@ wait_until() {
         sleep 0.1
     done
     return 1
+}
+serve_ready() {
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$U/readyz")" = 200 ]
+}
+audit_recovered() {
+    jq -c . "$1" >/dev/null || die "the audit log $1 is not JSON lines"
+    grep -qF "\"event\":\"audit_recovered\",\"cause\":\"$2\"" "$1" || die "no recovery event for \"$2\" in $1"
 }

@@ -12,12 +12,14 @@
  *           "legit OK/TOTAL max_ms M" and "attack ... close_wait C open O"
  *       where MODE is
  *         hitrun     N connections, each sending BYTES (default: half a request head) and closing at once;
- *                    C = server sockets still in CLOSE-WAIT 1 s after the last one;
+ *                    C = server sockets in CLOSE-WAIT once at most 5 are, or 10 s after the last
+ *                    connection, and "released_ms R": how long after the last connection that was;
  *         slowloris  N connections sending a request line, then one header line a second, forever;
  *                    O = how many the server has not closed at the end;
  *         slowbody   N connections sending a POST head (BYTES) and then one body byte every 100 ms;
  *                    O as for slowloris;
  *         idle       N connections that connect and send nothing; O as for slowloris.
+ * SERVE_PROBE_LEGIT=0 leaves the legitimate client out (its plain HTTP would not work on a TLS port).
  * Exit status 0 unless a socket call failed (the shell test judges the numbers).
  */
 #include <arpa/inet.h>
@@ -232,6 +234,10 @@ static int cmd_storm(unsigned port, const char *mode, int n, unsigned secs, cons
         n = MAX_CONNS;
     struct legit l = {.port = port};
     pthread_t th;
+    const char *lg = getenv("SERVE_PROBE_LEGIT"); /* "0": no legitimate client (a TLS port) */
+    int with_legit = !lg || strcmp(lg, "0") != 0;
+    if (!with_legit)
+        atomic_store(&l.stop, 1);
     pthread_create(&th, NULL, legit_main, &l);
     static int fds[MAX_CONNS];
     static char buf[65536];
@@ -248,14 +254,21 @@ static int cmd_storm(unsigned port, const char *mode, int n, unsigned secs, cons
             (void)send(fd, buf, blen, MSG_NOSIGNAL);
             close(fd);
         }
-        sleep_ms(1000);
+        /* How long until (almost) no server socket is left in CLOSE-WAIT: 10 s at most. */
+        uint64_t t_last = now_ms();
         int cw = close_wait(port);
+        while (cw > 5 && now_ms() - t_last < 10000) {
+            sleep_ms(100);
+            cw = close_wait(port);
+        }
+        uint64_t settle = now_ms() - t_last;
         while (now_ms() < end)
             sleep_ms(50);
         atomic_store(&l.stop, 1);
         pthread_join(th, NULL);
         printf("legit %d/%d max_ms %llu\n", l.ok, l.total, (unsigned long long)l.max_ms);
-        printf("attack %s connections %d close_wait %d open 0\n", mode, opened, cw);
+        printf("attack %s connections %d close_wait %d open 0 released_ms %llu\n", mode, opened, cw,
+               (unsigned long long)settle);
         return 0;
     }
     int body = strcmp(mode, "slowbody") == 0, idle = strcmp(mode, "idle") == 0;

@@ -6,7 +6,8 @@
 #   `dsig verify`; the verify endpoint (200 / 422); concurrent uploads; a client cut off mid-upload;
 #   SIGHUP; TLS 1.2 accepted with min_version "1.2" and refused with "1.3"; TLS 1.1, a TLS 1.2 CBC
 #   suite and an FFDHE-only TLS 1.3 client refused; X25519 without a HelloRetryRequest; plain HTTP to
-#   the TLS port gets no 200; a client trusting another CA fails; start refused for a key file of mode
+#   the TLS port gets no 200; a client trusting another CA fails; hit-and-run handshakes are released at
+#   once (with tests/serve/serve_probe.c); start refused for a key file of mode
 #   0644, a key of another certificate, a symlinked key, a missing key, a JWK as key, a certificate
 #   file holding a private key, and a pair GnuTLS
 #   refuses (SM2: libmicrohttpd's message reported).
@@ -160,7 +161,19 @@ n=$(grep -c "\"op\":\"sign\".*\"bytes\":2097152,\"sha256\":\"$(sha256sum <"$T/p2
 [ "$n" = 4 ] || die "audit lines of the TLS uploads: $n, want 4"
 ok
 
-# SIGHUP reloads the keys; TLS keeps serving (the certificate is not reloaded)
+# Hit-and-run over TLS: 300 connections that send the start of a ClientHello and close are released at
+# once in poll(2) mode too; HTTPS keeps answering.
+if [ -n "${DSIG_SERVE_PROBE:-}" ]; then
+    out=$(SERVE_PROBE_LEGIT=0 "$DSIG_SERVE_PROBE" storm "$PORT" hitrun 300 1 127.0.0.2 \
+        '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03')
+    read -r _ _ _ _ _ cw _ _ _ released <<<"$(grep '^attack' <<<"$out")"
+    lim=1000
+    [ "$SAN" = 1 ] && lim=3000
+    [ "$cw" -le 5 ] && [ "$released" -le $lim ] || die "TLS hit-and-run: $cw sockets in CLOSE-WAIT after $released ms"
+    expect 200 "" GET /healthz
+fi
+
+# SIGHUP reloads the configuration and the keys; TLS keeps serving (the certificate is not reloaded)
 "$D" keygen -q -a ES256 -o "$T/keys/new.jwk"
 kill -HUP $SP
 wait_until 5 grep -q 'configuration reloaded: 3 keys' "$T/serve.log" || die "reload"

@@ -284,6 +284,19 @@ static void run_writers(struct serve_audit *a, int lines, int *released, int *re
     }
 }
 
+/* Every record of the writers (THREADS × lines) is in the file exactly once, and whole on disk. */
+static void assert_writers_once(const char *path, int lines)
+{
+    char needle[32];
+    for (int i = 0; i < THREADS; i++)
+        for (int j = 0; j < lines; j++) {
+            snprintf(needle, sizeof needle, "\"kid\":\"w%d-%d\"", i, j);
+            assert_int_equal(count_in_file(path, needle), 1);
+            snprintf(needle, sizeof needle, "w%d-%d", i, j);
+            assert_true(on_disk(needle));
+        }
+}
+
 /* A fresh temporary directory and the log path in it. */
 static void tmp_log(char dir[64], char path[128])
 {
@@ -359,14 +372,7 @@ static void test_failing_syncs_release_nothing(void **state)
     /* The disk comes back: the recovery writes every record kept in memory, once, whole. */
     set_sync_fail(0);
     assert_true(wait_ready(a));
-    char needle[32];
-    for (int i = 0; i < THREADS; i++)
-        for (int j = 0; j < 50; j += 7) {
-            snprintf(needle, sizeof needle, "\"kid\":\"w%d-%d\"", i, j);
-            assert_int_equal(count_in_file(path, needle), 1);
-            snprintf(needle, sizeof needle, "w%d-%d", i, j);
-            assert_true(on_disk(needle));
-        }
+    assert_writers_once(path, 50);
     assert_true(count_in_file(path, "\"event\":\"audit_recovered\"") >= 1);
     atomic_store(&sync_delay_ns, saved);
     serve_audit_close(a);
@@ -390,12 +396,7 @@ static void test_random_sync_failures(void **state)
     set_sync_fail(0);
     assert_true(wait_ready(a));
     serve_audit_close(a);
-    char needle[32];
-    for (int i = 0; i < THREADS; i++)
-        for (int j = 0; j < 30; j++) {
-            snprintf(needle, sizeof needle, "\"kid\":\"w%d-%d\"", i, j);
-            assert_int_equal(count_in_file(path, needle), 1);
-        }
+    assert_writers_once(path, 30);
     assert_whole_lines(path);
     atomic_store(&sync_delay_ns, saved);
     tmp_clean(dir, path);
