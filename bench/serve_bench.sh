@@ -22,8 +22,9 @@
 # COMPARE=OTHER_DSIG: a second server from another build (e.g. the base commit's) runs beside the first
 # with the same configuration, and every run uploads to both (order alternated), so that the two
 # builds are compared under the same machine load: extra columns "compare MiB/s", "compare ratio"
-# (its service / tool) and "this / compare" (median of the per-run ratios of the two services); in the
-# request table, wrk runs on each in turn.
+# (its service / tool), "this / compare" (median of the per-run ratios of the two services' MiB/s) and
+# "compare CPU" (its whole server, s/GiB: on a loaded machine the CPU columns are the stable part); in
+# the request table, wrk runs on each in turn, with each server's CPU per request (µs).
 # Temporary files live in a private directory removed at the end.
 set -euo pipefail
 D=${1:-build/release/dsig}
@@ -94,8 +95,8 @@ TCK=$(getconf CLK_TCK)
 # stats FILE: "median min max" of the numbers in FILE (one per line).
 stats() { sort -g "$1" | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
                                                  printf "%.0f %.0f %.0f\n", m, v[1], v[NR] }'; }
-# task_cpu: "tid ticks" for every thread of the server.
-task_cpu() { for f in /proc/$SP/task/*/stat; do awk '{ print $1, $14 + $15 }' "$f" 2>/dev/null || true; done; }
+# task_cpu [PID]: "tid ticks" for every thread of the server (default: this build's).
+task_cpu() { for f in /proc/${1:-$SP}/task/*/stat; do awk '{ print $1, $14 + $15 }' "$f" 2>/dev/null || true; done; }
 # busiest BEFORE AFTER: "largest per-thread CPU increase, sum of the increases" in ns.
 busiest() { awk -v t=$TCK 'NR == FNR { b[$1] = $2; next } { d = $2 - b[$1]; s += d; if (d > m) m = d }
                            END { printf "%d %d\n", m * 1e9 / t, s * 1e9 / t }' "$1" "$2"; }
@@ -122,8 +123,8 @@ echo "Machine: $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg) at start; $(d
 echo
 [ -n "$C" ] && echo "compare: $C (a second server, same configuration; uploads alternated with this one's)"
 if [ -n "$C" ]; then
-    echo "| algorithm | audit digest | dsig sign MiB/s | serve MiB/s (curl) | ratio | paired | tool CPU | serve CPU | busiest thread | compare MiB/s | compare ratio | this / compare |"
-    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    echo "| algorithm | audit digest | dsig sign MiB/s | serve MiB/s (curl) | ratio | paired | tool CPU | serve CPU | busiest thread | compare MiB/s | compare ratio | this / compare | compare CPU |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 else
     echo "| algorithm | audit digest | dsig sign MiB/s | serve MiB/s (curl) | ratio | paired | tool CPU | serve CPU | busiest thread |"
     echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
@@ -138,7 +139,7 @@ for setting in ${SETTINGS:-blake3,worker blake3,inline sha256,worker none,-}; do
     esac
     for alg in ${ALGS:-ES256 Ed25519 ML-DSA-65}; do
         : >"$T/tool.ns"; : >"$T/srv.ns"; : >"$T/pair"; : >"$T/cmp.ns"; : >"$T/ab"
-        tcpu=0 scpu=0 bcpu=0
+        tcpu=0 scpu=0 bcpu=0 ccpu=0
         for run in $(seq $RUNS); do
             t0=$(now)
             /usr/bin/time -f '%U %S' -o "$T/time" "$D" sign -q -k "$T/keys/$alg.jwk" "$T/payload" >/dev/null
@@ -146,7 +147,15 @@ for setting in ${SETTINGS:-blake3,worker blake3,inline sha256,worker none,-}; do
             echo $((t1 - t0)) >>"$T/tool.ns"
             tns=$((t1 - t0))
             tcpu=$((tcpu + $(awk '{ printf "%d", ($1 + $2) * 1e9 }' "$T/time")))
-            [ -n "$C" ] && [ $((run % 2)) = 0 ] && cns=$(upload $CPORT $alg) # the compared one first, every other run
+            # cmp_upload: an upload to the compared server, with its CPU.
+            cmp_upload() {
+                task_cpu $CP >"$T/ctask0"
+                cns=$(upload $CPORT $alg)
+                task_cpu $CP >"$T/ctask1"
+                read -r _ cs < <(busiest "$T/ctask0" "$T/ctask1")
+                ccpu=$((ccpu + cs))
+            }
+            [ -n "$C" ] && [ $((run % 2)) = 0 ] && cmp_upload # the compared one first, every other run
             task_cpu >"$T/task0"
             sns1=$(upload $PORT $alg)
             echo $sns1 >>"$T/srv.ns"
@@ -155,7 +164,7 @@ for setting in ${SETTINGS:-blake3,worker blake3,inline sha256,worker none,-}; do
             bcpu=$((bcpu + bns)) scpu=$((scpu + sns))
             awk -v a=$tns -v b=$sns1 'BEGIN { printf "%.6f\n", a / b }' >>"$T/pair"
             if [ -n "$C" ]; then
-                [ $((run % 2)) = 1 ] && cns=$(upload $CPORT $alg)
+                [ $((run % 2)) = 1 ] && cmp_upload
                 echo $cns >>"$T/cmp.ns"
                 awk -v a=$cns -v b=$sns1 'BEGIN { printf "%.6f\n", a / b }' >>"$T/ab"
             fi
@@ -166,7 +175,7 @@ for setting in ${SETTINGS:-blake3,worker blake3,inline sha256,worker none,-}; do
         extra=""
         if [ -n "$C" ]; then
             read -r cmed cmin cmax < <(stats "$T/cmp.ns")
-            extra=" $(mibs $cmed) ($(mibs $cmax)–$(mibs $cmin)) | $(awk -v a=$tmed -v b=$cmed 'BEGIN { printf "%.2f", a / b }') | $(median "$T/ab") |"
+            extra=" $(mibs $cmed) ($(mibs $cmax)–$(mibs $cmin)) | $(awk -v a=$tmed -v b=$cmed 'BEGIN { printf "%.2f", a / b }') | $(median "$T/ab") | $(spg $ccpu) |"
         fi
         echo "| $alg | $label | $(mibs $tmed) ($(mibs $tmax)–$(mibs $tmin)) | $(mibs $smed) ($(mibs $smax)–$(mibs $smin)) |" \
              "$(awk -v a=$tmed -v b=$smed 'BEGIN { printf "%.2f", a / b }') |" \
@@ -184,30 +193,35 @@ wrk.body = string.rep("x", 1024)
 wrk.headers["Authorization"] = "Bearer $TOKEN"
 wrk.headers["Content-Type"] = "application/octet-stream"
 EOF
-    # rate PORT ALG CONNS: "requests/s p50 p99 non-2xx" from one wrk run.
+    # rate PORT PID ALG CONNS: "requests/s p50 p99 server-CPU-µs-per-request non-2xx" from one wrk run.
     rate() {
-        local out
-        out=$(wrk -t2 -c$3 -d${SECS}s --latency -s "$T/post.lua" "$SCHEME://127.0.0.1:$1/v1/keys/$2/sign")
+        local out n
+        task_cpu $2 >"$T/wtask0"
+        out=$(wrk -t2 -c$4 -d${SECS}s --latency -s "$T/post.lua" "$SCHEME://127.0.0.1:$1/v1/keys/$3/sign")
+        task_cpu $2 >"$T/wtask1"
+        read -r _ n < <(busiest "$T/wtask0" "$T/wtask1")
         echo "$(echo "$out" | awk '/Requests\/sec/ {print $2}') $(echo "$out" | awk '$1 == "50%" {print $2}')" \
-             "$(echo "$out" | awk '$1 == "99%" {print $2}') $(echo "$out" | awk '/Non-2xx/ {print $NF}')"
+             "$(echo "$out" | awk '$1 == "99%" {print $2}')" \
+             "$(echo "$out" | awk -v n=$n '/^ *[0-9]+ requests in/ { printf "%.1f", n / 1000 / $1 }')" \
+             "$(echo "$out" | awk '/Non-2xx/ {print $NF}')"
     }
     echo
     if [ -n "$C" ]; then
-        echo "| 1 KiB sign requests (wrk -t2, ${SECS} s) | connections | requests/s | p50 | p99 | compare requests/s | compare p50 | compare p99 | this / compare |"
-        echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+        echo "| 1 KiB sign requests (wrk -t2, ${SECS} s) | connections | requests/s | p50 | p99 | server CPU µs/req | compare requests/s | compare p50 | compare p99 | compare CPU µs/req | this / compare |"
+        echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     else
-        echo "| 1 KiB sign requests (wrk -t2, ${SECS} s) | connections | requests/s | p50 | p99 |"
-        echo "|---|---:|---:|---:|---:|"
+        echo "| 1 KiB sign requests (wrk -t2, ${SECS} s) | connections | requests/s | p50 | p99 | server CPU µs/req |"
+        echo "|---|---:|---:|---:|---:|---:|"
     fi
     for alg in Ed25519 ES256 ML-DSA-65; do
         for c in 2 16; do
-            read -r rps p50 p99 non2xx < <(rate $PORT $alg $c)
+            read -r rps p50 p99 cpu non2xx < <(rate $PORT $SP $alg $c)
             extra=""
             if [ -n "$C" ]; then
-                read -r crps cp50 cp99 _ < <(rate $CPORT $alg $c)
-                extra=" $crps | $cp50 | $cp99 | $(awk -v a=$rps -v b=$crps 'BEGIN { printf "%.2f", a / b }') |"
+                read -r crps cp50 cp99 ccpu_r _ < <(rate $CPORT $CP $alg $c)
+                extra=" $crps | $cp50 | $cp99 | $ccpu_r | $(awk -v a=$rps -v b=$crps 'BEGIN { printf "%.2f", a / b }') |"
             fi
-            echo "| $alg | $c | $rps | $p50 | $p99 |$extra${non2xx:+ non-2xx: $non2xx}"
+            echo "| $alg | $c | $rps | $p50 | $p99 | $cpu |$extra${non2xx:+ non-2xx: $non2xx}"
         done
     done
     stop_server
