@@ -176,20 +176,30 @@ int bench_state_key(const dsig_alg *alg, const bench_pset *ps, uint64_t seed, ui
     bench_key_seed(ks, seed, counter);
     dsig_keygen_params params = {.seed = ks, .seed_len = sizeof ks, .param = ps->param};
     dsig_state_opts so = {.reserve = reserve, .registry_dir = g_hwm};
+    /* The key's high-water file is named after its thumbprint, known only once the key exists: hold
+     * the cleanup signals until it is recorded, or one arriving in between leaves that file (and so
+     * the directory) behind. */
+    sigset_t block, prev;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &prev);
     double t0 = bench_now_ms();
     int rc = dsig_state_create(sign_key, path, alg, &params, &so);
     double t1 = bench_now_ms();
     dsig_memzero(ks, sizeof ks);
     if (keygen_ms)
         *keygen_ms = t1 - t0;
-    if (rc)
-        return rc;
     char thumb[DSIG_THUMBPRINT_LEN];
-    if (dsig_jwk_thumbprint(*sign_key, thumb) == DSIG_OK) {
+    if (rc == DSIG_OK && dsig_jwk_thumbprint(*sign_key, thumb) == DSIG_OK) {
         char reg[PATH_CAP + 8 + DSIG_THUMBPRINT_LEN + 2];
         snprintf(reg, sizeof reg, "%s/%s", g_hwm, thumb);
         record(reg);
     }
+    sigprocmask(SIG_SETMASK, &prev, NULL);
+    if (rc)
+        return rc;
     rc = dsig_key_public(verify_key, *sign_key);
     if (rc) {
         dsig_key_free(*sign_key);
