@@ -167,9 +167,9 @@ if [ -n "${DSIG_SERVE_PROBE:-}" ]; then
     out=$(SERVE_PROBE_LEGIT=0 "$DSIG_SERVE_PROBE" storm "$PORT" hitrun 300 1 127.0.0.2 \
         '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03')
     read -r _ _ _ _ _ cw _ _ _ released <<<"$(grep '^attack' <<<"$out")"
-    lim=1000
-    [ "$SAN" = 1 ] && lim=3000
-    [ "$cw" -le 5 ] && [ "$released" -le $lim ] || die "TLS hit-and-run: $cw sockets in CLOSE-WAIT after $released ms"
+    # A generous bound (the sockets of a missed hang-up stay until request_timeout_s, 5 s here, plus
+    # the probe's 10 s limit): a loaded machine must not fail it.
+    [ "$cw" -le 5 ] && [ "$released" -le 4000 ] || die "TLS hit-and-run: $cw sockets in CLOSE-WAIT after $released ms"
     expect 200 "" GET /healthz
 fi
 
