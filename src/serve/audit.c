@@ -21,6 +21,9 @@
  *    reaches the disk whole, once, in order — never as a fragment, never glued to the next one.
  *  - a short write is completed; if that fails the fragment is cut off at once (ftruncate back to the
  *    end of the last whole record) and the record waits in memory like the others.
+ *  - two fdatasyncs of the file never overlap: Linux reports a writeback error to one fdatasync per
+ *    open file description (errseq), so of two overlapping syncs one may fail and the other succeed
+ *    although the pages it covered were dropped. A sync (or a recovery) waits for the one in flight.
  *  - the file's identity (st_dev, st_ino of the open file against lstat of the path, st_nlink) is
  *    checked after every sync and once a second while idle: deleted, renamed or replaced, the log stops
  *    until the path names the file again (renamed back) or serve_audit_reopen switches to the file now
@@ -57,9 +60,9 @@ struct serve_audit {
     pthread_mutex_t mu;
     pthread_cond_t wake;       /* the log thread: work, a failure, stop */
     pthread_cond_t done;       /* writers waiting for durability: the watermark moved, or a failure */
+    pthread_cond_t sync_idle;  /* the fdatasync running outside the lock returned */
     /* Everything below is guarded by mu. */
     int fd;
-    unsigned fd_gen;           /* changes when fd does (reopen): a sync of the old file is not credited */
     dev_t dev;                 /* identity of the open file */
     ino_t ino;
     off_t durable_off;         /* bytes of the file before this offset are durable (settled, for "none") */
@@ -74,6 +77,7 @@ struct serve_audit {
     char retry_why[192];       /* why the last recovery attempt failed */
     uint64_t lost;             /* records dropped while stopped, not yet reported in the file */
     unsigned retry_ms;
+    int syncing;               /* an fdatasync runs outside the lock: no other may start */
     int stop;
     uint64_t syncs, sync_failures, write_failures, recoveries, lost_total;
     pthread_t thread;
@@ -169,21 +173,30 @@ static void write_pending(struct serve_audit *a)
     log_stop(a, e, "write failed: %s%s", strerror(e), cut ? "" : " (a partial record is left until the recovery)");
 }
 
+/* Wait (lock held) until no fdatasync runs outside the lock: the next one may start. */
+static void wait_sync_idle(struct serve_audit *a)
+{
+    while (a->syncing)
+        pthread_cond_wait(&a->sync_idle, &a->mu);
+}
+
 /* The records in the file become durable: fdatasync, then the identity check. With `unlock`, the sync
  * runs on a duplicate of the descriptor outside the lock (group, interval: writers go on appending);
- * without, under it ("always": one sync per record, the writer's own). The target is kept as a file
- * offset and a record number, so that a sync completing after another one (or after a recovery, which
- * bumps fd_gen) credits nothing twice. */
+ * without, under it ("always": one sync per record, the writer's own). Either way after the sync in
+ * flight, never beside it (see the file comment), so nothing else (a recovery, a reopen) changes the
+ * file meanwhile. The target is kept as a file offset and a record number: what was in the file when
+ * the sync started. */
 static void sync_step(struct serve_audit *a, int unlock)
 {
+    wait_sync_idle(a);
     if (a->failed || a->in_file_seq == a->durable)
         return;
     off_t target_off = a->durable_off + (off_t)a->in_file;
     uint64_t target_seq = a->in_file_seq;
-    unsigned gen = a->fd_gen;
     int e = 0;
     if (unlock) {
         int fd = dup(a->fd);
+        a->syncing = 1;
         pthread_mutex_unlock(&a->mu);
         if (fd < 0) {
             e = errno;
@@ -193,13 +206,13 @@ static void sync_step(struct serve_audit *a, int unlock)
             close(fd);
         }
         pthread_mutex_lock(&a->mu);
+        a->syncing = 0;
+        pthread_cond_broadcast(&a->sync_idle);
     } else {
         while (fdatasync(a->fd) != 0 && (e = errno) == EINTR)
             e = 0;
     }
     a->syncs++;
-    if (gen != a->fd_gen)
-        return; /* reopened or recovered meanwhile: that settled the file itself */
     if (e) {
         a->sync_failures++;
         log_stop(a, e, "fdatasync failed: %s", strerror(e));
@@ -254,13 +267,15 @@ static void add_event(struct serve_audit *a, const char *event, const char *caus
  * throughout: recoveries are rare, and appends must not interleave with the rewrite. */
 static void recover(struct serve_audit *a)
 {
+    wait_sync_idle(a); /* its sync must not overlap one still running on the old contents */
+    if (!a->failed)
+        return; /* that sync found the log running (a reopen's recovery, raced by the log thread's) */
     const char *what = NULL;
     int e = identity_lost(a, &what);
     if (e) {
         snprintf(a->retry_why, sizeof a->retry_why, "the audit log \"%s\" %s", a->path, what);
         return; /* until it is renamed back, or reopened */
     }
-    a->fd_gen++; /* a sync still running on the old contents credits nothing */
     if (ftruncate(a->fd, a->durable_off) != 0) {
         snprintf(a->retry_why, sizeof a->retry_why, "cannot cut the log back: %s", strerror(errno));
         return;
@@ -397,6 +412,7 @@ int serve_audit_open(struct serve_audit **out, const char *path, enum serve_audi
     pthread_mutex_init(&a->mu, NULL);
     pthread_cond_init(&a->wake, NULL);
     pthread_cond_init(&a->done, NULL);
+    pthread_cond_init(&a->sync_idle, NULL);
     if (path) {
         struct stat st;
         if ((a->fd = open_log(path, &st)) < 0) {
@@ -521,7 +537,6 @@ int serve_audit_reopen(struct serve_audit *a)
     sync_step(a, 0);
     int old = a->fd;
     a->fd = fd;
-    a->fd_gen++;
     a->dev = st.st_dev;
     a->ino = st.st_ino;
     a->durable_off = st.st_size;
@@ -582,6 +597,7 @@ void serve_audit_close(struct serve_audit *a)
         close(a->fd);
     }
     pthread_cond_destroy(&a->done);
+    pthread_cond_destroy(&a->sync_idle);
     pthread_cond_destroy(&a->wake);
     pthread_mutex_destroy(&a->mu);
     dsig_xfree(a->buf, a->cap);

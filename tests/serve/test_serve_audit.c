@@ -38,11 +38,13 @@ static size_t disk_len;
 static unsigned char *dirty;       /* 1: written since the last sync (of either outcome) */
 static unsigned char *cache;       /* what was written (the page cache; the log is open write-only) */
 static unsigned long nsyncs;       /* fdatasync calls on the log */
-static int sync_fail;              /* 0: none, 1: every sync fails, 2: pseudo-random 1 in 3 */
+static int sync_fail;              /* 0: none, 1: every sync fails, 2: pseudo-random 1 in 3, 3: the next
+                                    * sync to finish fails, once */
 static unsigned rnd = 12345;
 static int write_short;            /* the next write to the log writes half, then ... */
 static int write_enospc;           /* ... this many writes fail with ENOSPC */
 static _Atomic long sync_delay_ns = 2 * 1000 * 1000; /* a slow disk: writers pile up into batches */
+static _Atomic unsigned long syncs_entered; /* fdatasync calls begun (on any file) */
 
 /* 1 if fd is the test's log file (size in *size). */
 static int is_log(int fd, off_t *size)
@@ -94,8 +96,10 @@ int ftruncate(int fd, off_t len)
 
 int fdatasync(int fd)
 {
-    struct timespec ts = {0, atomic_load(&sync_delay_ns)};
-    if (ts.tv_nsec)
+    long delay = atomic_load(&sync_delay_ns); /* read at entry: a sync begun slow stays slow */
+    atomic_fetch_add(&syncs_entered, 1);
+    struct timespec ts = {delay / 1000000000L, delay % 1000000000L};
+    if (delay)
         nanosleep(&ts, NULL);
     off_t size;
     pthread_mutex_lock(&hook_mu);
@@ -104,7 +108,10 @@ int fdatasync(int fd)
         return (int)syscall(SYS_fdatasync, fd);
     }
     nsyncs++;
-    int fail = sync_fail == 1 || (sync_fail == 2 && (rnd = rnd * 1103515245u + 12345u) >> 16 < 65536u / 3);
+    int fail = sync_fail == 1 || sync_fail == 3 ||
+               (sync_fail == 2 && (rnd = rnd * 1103515245u + 12345u) >> 16 < 65536u / 3);
+    if (sync_fail == 3)
+        sync_fail = 0;
     if ((size_t)size > MODEL_MAX)
         fail = 1;
     if (fail) {
@@ -489,6 +496,61 @@ static void test_deleted_renamed_replaced(void **state)
     tmp_clean(dir, path);
 }
 
+struct victim {
+    struct serve_audit *a;
+    int rc;
+    int unsafe;                /* released while not whole in the disk model */
+};
+
+static void *victim_main(void *arg)
+{
+    struct victim *v = arg;
+    v->rc = append_wait(v->a, "victim", NULL);
+    v->unsafe = v->rc == DSIG_OK && !on_disk("victim");
+    return NULL;
+}
+
+/* Two syncs must never overlap. The log thread's group sync of record "victim" is slow (2 s); meanwhile
+ * the log runs 4 MiB behind, so an append syncs under the lock, and that sync fails — dropping the dirty
+ * pages, "victim" included. Had it run beside the slow one, that one would then succeed over pages that
+ * were dropped (on Linux the error is reported to one of two overlapping syncs only) and credit
+ * "victim": released, dropped from memory, never rewritten. Serialized, the second sync waits for the
+ * first; whichever fails, "victim" ends up on disk. */
+static void test_overlapping_syncs(void **state)
+{
+    (void)state;
+    char dir[64], path[128];
+    tmp_log(dir, path);
+    struct serve_audit *a = open_log(path, SERVE_SYNC_GROUP, 200);
+    long saved = atomic_exchange(&sync_delay_ns, 2000L * 1000 * 1000);
+    unsigned long entered = atomic_load(&syncs_entered);
+    struct victim v = {.a = a};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, victim_main, &v), 0);
+    while (atomic_load(&syncs_entered) == entered) { /* the slow sync of "victim" has begun */
+        struct timespec ts = {0, 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    atomic_store(&sync_delay_ns, 0);
+    set_sync_fail(3); /* the next sync to finish fails */
+    char line[SERVE_AUDIT_REC_MAX];
+    size_t n = rec(line, "filler");
+    for (size_t i = 0; i <= SERVE_AUDIT_MEM_MAX / (n + 1); i++) { /* past the bound: a sync under the lock */
+        uint64_t s;
+        (void)serve_audit_append(a, line, n, &s);
+    }
+    pthread_join(th, NULL);
+    assert_int_equal(v.unsafe, 0);
+    set_sync_fail(0);
+    assert_true(wait_ready(a));
+    assert_true(on_disk("victim"));
+    assert_int_equal(count_in_file(path, "\"kid\":\"victim\""), 1);
+    serve_audit_close(a);
+    assert_whole_lines(path);
+    atomic_store(&sync_delay_ns, saved);
+    tmp_clean(dir, path);
+}
+
 /* Rotation: rename, then reopen: later records go to the new file, none is lost or doubled. */
 static void test_rotation(void **state)
 {
@@ -655,6 +717,7 @@ int main(void)
         cmocka_unit_test(test_group_commit_never_releases_unsynced),
         cmocka_unit_test(test_failing_syncs_release_nothing),
         cmocka_unit_test(test_random_sync_failures),
+        cmocka_unit_test(test_overlapping_syncs),
         cmocka_unit_test(test_short_write_and_full_disk),
         cmocka_unit_test(test_deleted_renamed_replaced),
         cmocka_unit_test(test_rotation),
