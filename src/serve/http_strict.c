@@ -9,7 +9,9 @@
  *   - Content-Length repeated, or not 1*DIGIT (§6.3 item 5, §8.6 of RFC 9110) → 400;
  *   - a bare CR, NUL or other control character in a field value (RFC 9110 §5.5), a field name that is
  *     not a token or whitespace before the colon (§5.1), more than one Host (§3.2) → 400;
- *   - a bare LF as a line end, obs-fold (§5.2), NUL bytes libmicrohttpd cut a value at → 400.
+ *   - a bare LF as a line end, obs-fold (§5.2), NUL bytes libmicrohttpd cut a value at → 400;
+ *   - chunked spelled in a way libmicrohttpd does not take for chunked (a list with empty elements,
+ *     trailing whitespace) → 400: it would read such a body until the connection closes.
  *
  * The last line is the hard part: libmicrohttpd accepts a bare LF as a line end, silently cuts a field
  * value at a NUL and mangles an obs-fold (it appends the continuation to the field *name*), and its API
@@ -233,6 +235,13 @@ unsigned serve_http_check(struct MHD_Connection *c, const struct req *r, const c
         unsigned st = check_te(&w, why);
         if (st)
             return st;
+        /* libmicrohttpd dechunks only a (first) value that is exactly "chunked": with any other
+         * spelling of the same coding ("chunked " with trailing OWS, "chunked,", ", chunked") it would
+         * read the body until the connection closes, chunk framing and all, into the signer. */
+        if (w.nte != 1 || strcasecmp(w.te, "chunked") != 0) {
+            *why = "Transfer-Encoding: send exactly \"chunked\" (one field, no list, no trailing whitespace)";
+            return 400;
+        }
         *has_body = 1;
     }
     return 0;

@@ -2,7 +2,8 @@
 # tests/serve/serve_framing.sh — the request head against RFC 9112, with exact bytes on a raw socket
 # (tests/serve/serve_probe.c): every case is the status the service answers and whether it closes the
 # connection after it. Ambiguous framing (Content-Length with Transfer-Encoding, Content-Length
-# repeated or not a number, a transfer coding other than chunked) and malformed lines (bare LF or CR,
+# repeated or not a number, a transfer coding other than chunked, chunked spelled as a list or with
+# trailing whitespace, which libmicrohttpd would not dechunk) and malformed lines (bare LF or CR,
 # NUL, obs-fold, a control character, whitespace before the colon, two Host fields) get 400 (501 for
 # "gzip, chunked") and a closed connection — nothing after them is read as another request. Paths are
 # routed as sent: an encoded "/" or NUL names no endpoint. Well-formed variants (no space after the
@@ -58,6 +59,10 @@ te-chunked-gzip|400|closed|${S}${A}Transfer-Encoding: chunked, gzip\r\n\r\n5\r\n
 te-gzip-chunked|501|closed|${S}${A}Transfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n
 te-chunked-twice|400|closed|${S}${A}Transfer-Encoding: chunked, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n
 te-two-lines|400|closed|${S}${A}Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n5\r\nhello\r\n0\r\n\r\n
+te-trailing-ws|400|closed|${S}${A}Transfer-Encoding: chunked \r\n\r\n5\r\nhello\r\n0\r\n\r\n
+te-empty-element|400|closed|${S}${A}Transfer-Encoding: chunked,\r\n\r\n5\r\nhello\r\n0\r\n\r\n
+te-leading-comma|400|closed|${S}${A}Transfer-Encoding: , chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n
+ok-te-case|200|open|${S}${A}Transfer-Encoding:  Chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n
 te-http10|400|closed|POST /v1/keys/k/sign HTTP/1.0\r\nHost: t\r\n${A}Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n
 bare-lf-field|400|closed|${S}${A}Content-Length: 5\n\r\nhello
 bare-lf-request-line|400|closed|POST /v1/keys/k/sign HTTP/1.1\nHost: t\r\n${A}Content-Length: 5\r\n\r\nhello
@@ -80,11 +85,11 @@ encoded-nul|404|open|GET /healthz%00 HTTP/1.1\r\nHost: t\r\n\r\n
 encoded-kid|404|closed|POST /v1/keys/%6b/sign HTTP/1.1\r\nHost: t\r\n${A}Content-Length: 5\r\n\r\nhello
 encoded-dot-dot|404|open|GET /v1/keys/..%2fkeys HTTP/1.1\r\nHost: t\r\n${A}\r\n
 CASES
-[ $n -ge 40 ] || die "only $n cases ran"
-# Nothing was signed but the well-formed requests (4 signatures: content-length, chunked, no-space,
-# trailing whitespace), and every refused one has its audit record.
+[ $n -ge 46 ] || die "only $n cases ran"
+# Nothing was signed but the well-formed requests (5 signatures: content-length, chunked, no-space,
+# trailing whitespace, Chunked), and every refused one has its audit record.
 serve_stop
-[ "$(jq -s '[.[] | select(.op == "sign" and .code == 200)] | length' "$T/audit.log")" = 4 ] ||
+[ "$(jq -s '[.[] | select(.op == "sign" and .code == 200)] | length' "$T/audit.log")" = 5 ] ||
     die "signatures: $(jq -c 'select(.op == "sign")' "$T/audit.log")"
 [ "$(jq -s '[.[] | select(.result == "bad_request" and .code == 400)] | length' "$T/audit.log")" -ge 28 ] ||
     die "audit records of the refused requests"
