@@ -8,7 +8,8 @@
  *     lone gzip or xchunked) → 400; chunked after another coding (gzip, chunked) → 501 (§6.1);
  *   - Content-Length repeated, or not 1*DIGIT (§6.3 item 5, §8.6 of RFC 9110) → 400;
  *   - a bare CR, NUL or other control character in a field value (RFC 9110 §5.5), a field name that is
- *     not a token or whitespace before the colon (§5.1), more than one Host (§3.2) → 400;
+ *     not a token or whitespace before the colon (§5.1), more than one Host (§3.2) or Authorization
+ *     (RFC 9110 §11.6.2: one set of credentials) → 400;
  *   - a bare LF as a line end, obs-fold (§5.2), NUL bytes libmicrohttpd cut a value at → 400;
  *   - chunked spelled in a way libmicrohttpd does not take for chunked (a list with empty elements,
  *     trailing whitespace) → 400: it would read such a body until the connection closes.
@@ -48,7 +49,7 @@ struct walk {
     uintptr_t next;            /* where the next field name must start */
     int bad;                   /* the layout does not account for the head */
     const char *why;
-    unsigned ncl, nte, nhost;
+    unsigned ncl, nte, nhost, nauth;
     const char *cl;            /* the Content-Length value (the last one) */
     size_t cl_len;
     char te[256];              /* every Transfer-Encoding value, comma-joined */
@@ -120,7 +121,7 @@ static enum MHD_Result walk_field(void *cls, enum MHD_ValueKind kind, const char
     } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
         w->nte++;
         if (w->te_len + vlen + 2 >= sizeof w->te) {
-            w->te_len = sizeof w->te; /* too long to be anything but garbage: 501 below */
+            w->te_len = sizeof w->te; /* too long to be anything but garbage: 400 below */
         } else {
             if (w->te_len)
                 w->te[w->te_len++] = ',';
@@ -130,6 +131,8 @@ static enum MHD_Result walk_field(void *cls, enum MHD_ValueKind kind, const char
         }
     } else if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0) {
         w->nhost++;
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_AUTHORIZATION) == 0) {
+        w->nauth++;
     }
     return MHD_YES;
 }
@@ -203,6 +206,10 @@ unsigned serve_http_check(struct MHD_Connection *c, const struct req *r, const c
     int http10 = strcmp(version, MHD_HTTP_VERSION_1_0) == 0;
     if (w.nhost > 1) {
         *why = "more than one Host field";
+        return 400;
+    }
+    if (w.nauth > 1) { /* a singleton field: a proxy checking one and this service another must not happen */
+        *why = "more than one Authorization field";
         return 400;
     }
     if (w.ncl > 1) {

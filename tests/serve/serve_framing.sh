@@ -4,7 +4,7 @@
 # connection after it. Ambiguous framing (Content-Length with Transfer-Encoding, Content-Length
 # repeated or not a number, a transfer coding other than chunked, chunked spelled as a list or with
 # trailing whitespace, which libmicrohttpd would not dechunk) and malformed lines (bare LF or CR,
-# NUL, obs-fold, a control character, whitespace before the colon, two Host fields) get 400 (501 for
+# NUL, obs-fold, a control character, whitespace before the colon, two Host or Authorization fields) get 400 (501 for
 # "gzip, chunked") and a closed connection — nothing after them is read as another request. Paths are
 # routed as sent: an encoded "/" or NUL names no endpoint. Well-formed variants (no space after the
 # colon, trailing whitespace, an empty line before the request line, absolute-form) are served.
@@ -78,6 +78,7 @@ control-in-value|400|closed|GET /healthz HTTP/1.1\r\nHost: t\r\nX-Ctl: a\\x01b\r
 del-in-value|400|closed|GET /healthz HTTP/1.1\r\nHost: t\r\nX-Del: a\\x7fb\r\n\r\n
 space-before-colon|400|closed|GET /healthz HTTP/1.1\r\nHost: t\r\nX-Space : a\r\n\r\n
 two-hosts|400|closed|GET /healthz HTTP/1.1\r\nHost: t\r\nHost: u\r\n\r\n
+two-authorizations|400|closed|${S}${A}Authorization: Bearer other\r\nContent-Length: 5\r\n\r\nhello
 double-space-request-line|400|closed|GET  /healthz HTTP/1.1\r\nHost: t\r\n\r\n
 encoded-slash|404|closed|POST /v1/keys/k%2fsign HTTP/1.1\r\nHost: t\r\n${A}Content-Length: 5\r\n\r\nhello
 encoded-slash-upper|404|closed|POST /v1/keys/k%2Fsign HTTP/1.1\r\nHost: t\r\n${A}Content-Length: 5\r\n\r\nhello
@@ -85,7 +86,7 @@ encoded-nul|404|open|GET /healthz%00 HTTP/1.1\r\nHost: t\r\n\r\n
 encoded-kid|404|closed|POST /v1/keys/%6b/sign HTTP/1.1\r\nHost: t\r\n${A}Content-Length: 5\r\n\r\nhello
 encoded-dot-dot|404|open|GET /v1/keys/..%2fkeys HTTP/1.1\r\nHost: t\r\n${A}\r\n
 CASES
-[ $n -ge 46 ] || die "only $n cases ran"
+[ $n -ge 47 ] || die "only $n cases ran"
 # Nothing was signed but the well-formed requests (5 signatures: content-length, chunked, no-space,
 # trailing whitespace, Chunked), and every refused one has its audit record.
 serve_stop
