@@ -4,10 +4,12 @@
  *
  * Uploads are signed (JWS detached, unencoded payload: dsig/jws.h) or verified while they arrive: each
  * body chunk goes straight to the signer, nothing is buffered beyond one chunk and nothing is written
- * to disk. Keys come from a key directory (JWK files; state files of stateful keys) loaded at start and
- * on dsig_server_reload (SIGHUP in the tool), swapped atomically: a request in flight keeps the key it
- * started with. Tenants authenticate with bearer tokens stored as SHA-256 hashes. See docs/serve.md
- * for the configuration reference and docs/openapi.yaml for the HTTP interface.
+ * to disk but the audit log, and no signature leaves before its audit record is durable. Keys come
+ * from a key directory (JWK files; state files of stateful keys). The configuration and the keys are
+ * loaded at start and again, as one unit, by dsig_server_reload (SIGHUP in the tool), swapped
+ * atomically: a request in flight keeps the configuration and key it started with. Tenants
+ * authenticate with bearer tokens stored as SHA-256 hashes. See docs/serve.md for the configuration
+ * reference and docs/openapi.yaml for the HTTP interface.
  */
 #ifndef DSIG_SERVE_H
 #define DSIG_SERVE_H
@@ -28,20 +30,34 @@ DSIG_EXPORT int dsig_serve_config_parse(dsig_serve_config **cfg, const char *jso
                                         const char *base_dir);
 DSIG_EXPORT void dsig_serve_config_free(dsig_serve_config *cfg);
 
-/* Messages of the running server (key reloads, listener errors); NULL: none. Called from any thread. */
-typedef void (*dsig_serve_log_fn)(void *arg, const char *message);
+#define DSIG_SERVE_LOG_INFO 0  /* start, stop, reloads */
+#define DSIG_SERVE_LOG_WARN 1  /* a skipped key file, libmicrohttpd's messages */
+#define DSIG_SERVE_LOG_ERROR 2 /* a refused reload, the audit log stopping, a failed request's cause */
+/* Messages of the running server, one JSON object each (no newline):
+ *   {"time":"2026-11-30T04:04:07.432Z","level":"info","msg":"listening on port 8080"}
+ * with "request_id" (the response header DSig-Request-Id, and the audit record's) when the message is
+ * about a request. `level` is one of DSIG_SERVE_LOG_*. NULL: none. Called from any thread. */
+typedef void (*dsig_serve_log_fn)(void *arg, int level, const char *message);
 
-/* Load the keys, open the audit log and start listening (internal polling threads). Takes ownership
- * of cfg on every path (freed by dsig_server_stop, or here on failure). */
+/* Load the keys, open the audit log and start listening (internal polling threads); logs "listening on
+ * port N" (or "... (https)"). Takes ownership of cfg on every path (freed by dsig_server_stop, or here
+ * on failure). */
 DSIG_EXPORT int dsig_server_start(dsig_server **srv, dsig_serve_config *cfg, dsig_serve_log_fn log,
                                   void *log_arg);
 /* The bound TCP port (useful with port 0: an ephemeral port). */
 DSIG_EXPORT unsigned dsig_server_port(const dsig_server *srv);
 /* 1 if the server speaks TLS (configuration member "tls": https), 0 for plain HTTP. */
 DSIG_EXPORT int dsig_server_tls(const dsig_server *srv);
-/* Reload the key directory; all or nothing: on any error the current keys stay. *nkeys (may be NULL)
- * receives the number of keys now served. Requests in flight keep the keys they started with. */
+/* Reload the whole configuration — the file of dsig_serve_config_load again (or the text given to
+ * dsig_serve_config_parse) — and its key directory, and reopen the audit log (rotation). All or
+ * nothing: tenants, tokens (a removed token stops working at once), grants, rate limits, body and time
+ * limits and keys are replaced together; on any error — a bad file or key, or a change of a member that
+ * needs a restart (listen, tls, the thread pool and connection limits, audit) — the current
+ * configuration stays and the error says why (it is logged too). *nkeys (may be NULL) receives the
+ * number of keys now served. Requests in flight keep the configuration and keys they started with. */
 DSIG_EXPORT int dsig_server_reload(dsig_server *srv, size_t *nkeys);
+/* 1 if the server can sign now (keys loaded and the audit log running: GET /readyz), else 0. */
+DSIG_EXPORT int dsig_server_ready(dsig_server *srv);
 /* Stop listening, finish (abort) the connections, flush the audit log, free everything. NULL ok. */
 DSIG_EXPORT void dsig_server_stop(dsig_server *srv);
 

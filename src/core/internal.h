@@ -78,6 +78,11 @@ int dsig_random_bytes(void *out, size_t n);
 /* OpenSSL pem_password_cb that refuses instead of prompting on the terminal: encrypted PEM keys fail. */
 int dsig_pem_no_passphrase(char *buf, int size, int rwflag, void *u);
 
+/* Write all of buf to fd, retrying short writes and EINTR (a write of 0 bytes counts as EIO). Returns 0
+ * or the errno of the failed write; *done (may be NULL) receives the bytes written either way, so that a
+ * caller can cut a partial record back. */
+int dsig_write_all(int fd, const void *buf, size_t len, size_t *done);
+
 /* Read the whole regular file open on `fd` (at most `max` bytes) into a new NUL-terminated buffer
  * (*out, free with dsig_xfree(*out, *len + 1)). `what` names it in the error detail ("what: not a
  * regular file", "what: larger than N bytes", "what: cannot read the whole file"). fd is not closed. */

@@ -6,6 +6,27 @@
 
 #include "core/internal.h"
 
+/* The one write loop: short writes are continued, EINTR retried, a 0-byte write is an error. */
+int dsig_write_all(int fd, const void *buf, size_t len, size_t *done)
+{
+    const uint8_t *p = buf;
+    size_t off = 0;
+    int e = 0;
+    while (off < len) {
+        ssize_t w = write(fd, p + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            e = w < 0 && errno ? errno : EIO;
+            break;
+        }
+        off += (size_t)w;
+    }
+    if (done)
+        *done = off;
+    return e;
+}
+
 int dsig_read_fd(int fd, uint8_t *buf, size_t chunk, dsig_chunk_fn fn, void *arg, uint64_t *total)
 {
     if (chunk == 0 || !fn)

@@ -78,22 +78,6 @@ void dsig_state_set_test_alg(const dsig_alg *alg) { state_test_alg = alg; }
 
 /* ---- small helpers -------------------------------------------------------------------------- */
 
-/* Write all of buf (retrying short writes and EINTR); 0 or errno. */
-static int write_all(int fd, const uint8_t *buf, size_t len)
-{
-    while (len) {
-        ssize_t w = write(fd, buf, len);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno ? errno : EIO;
-        }
-        buf += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 /* Read exactly len bytes from offset 0; 0, or errno (EIO for a short file). */
 static int read_exact(int fd, uint8_t *buf, size_t len)
 {
@@ -607,7 +591,7 @@ static int state_write(struct dsig_state_file *st, uint64_t counter)
     int err = fd < 0 ? errno : 0;
     if (!err && fchmod(fd, 0600) != 0)
         err = errno, step = "chmod";
-    if (!err && (err = write_all(fd, img, len)) != 0)
+    if (!err && (err = dsig_write_all(fd, img, len, NULL)) != 0)
         step = "write";
     if (!err && fsync(fd) != 0)
         err = errno, step = "fsync";
@@ -726,7 +710,7 @@ int dsig_state_create(dsig_key **key, const char *path, const dsig_alg *alg,
     if (!rc) {
         int err = flock(fd, LOCK_EX | LOCK_NB) != 0 ? errno : 0;
         if (!err)
-            err = write_all(fd, img, len);
+            err = dsig_write_all(fd, img, len, NULL);
         if (!err && fsync(fd) != 0)
             err = errno;
         if (!err && fsync(st->dirfd) != 0)

@@ -1,14 +1,39 @@
 /*
- * src/serve/audit.c — the audit log: one JSON line per request, appended with O_APPEND in one write(2)
- * (lines never interleave) and made durable with fdatasync:
- *  - "group" (the default): group commit. The writer numbers its line, wakes the syncer thread and,
- *    if a signature is released after the line (r->release), waits until an fdatasync that *started
- *    after* its write has completed; the syncer runs one fdatasync per batch of pending lines,
- *    immediately (no timer), so concurrent requests share a flush. Lines of other requests are synced
- *    by the same batches without being waited for.
- *  - "always": fdatasync after every line, by the writer, under the lock (one flush per line).
- *  - "interval": a flusher thread syncs at most every interval_ms; a crash loses that window.
- *  - "none": left to the kernel.
+ * src/serve/audit.c — the audit log writer: an append-only file of records, one line each, and the one
+ * question the server asks it before it releases a signature: "is record N durable?". It knows nothing
+ * of what a record says (audit_record.c formats the server's records); it writes its own two event
+ * records only, about itself (a recovery, records lost).
+ *
+ * Durability is a watermark: `durable` is the number of the last record known on disk, and only a
+ * successful fdatasync that started after a record was written, followed by a check that the file is
+ * still the one at the configured path, moves it forward. A record that is not durable yet is kept in
+ * memory (`buf`, from the file offset `durable_off` on), so that nothing depends on what the kernel
+ * did with it after a failure:
+ *
+ *  - a failed fdatasync, a failed or short write, or the file deleted, renamed or replaced stops the
+ *    log (`failed`, sticky): every writer waiting for durability gets an error at once (its client
+ *    gets no signature), and records appended while stopped are kept in memory (bounded; past the
+ *    bound they are counted as lost). After a failed fdatasync the kernel may have dropped the dirty
+ *    pages and report the next sync as a success, so a later sync proves nothing about them:
+ *  - recovery (the log thread, retrying with a back-off) cuts the file back to `durable_off`, writes
+ *    every record kept in memory again, then an "audit_recovered" event record, and syncs. Only when
+ *    that sync succeeds (and the file is still at its path) is the log running again. A record thus
+ *    reaches the disk whole, once, in order — never as a fragment, never glued to the next one.
+ *  - a short write is completed; if that fails the fragment is cut off at once (ftruncate back to the
+ *    end of the last whole record) and the record waits in memory like the others.
+ *  - two fdatasyncs of the file never overlap: Linux reports a writeback error to one fdatasync per
+ *    open file description (errseq), so of two overlapping syncs one may fail and the other succeed
+ *    although the pages it covered were dropped. A sync (or a recovery) waits for the one in flight.
+ *  - the file's identity (st_dev, st_ino of the open file against lstat of the path, st_nlink) is
+ *    checked after every sync and once a second while idle: deleted, renamed or replaced, the log stops
+ *    until the path names the file again (renamed back) or serve_audit_reopen switches to the file now
+ *    at the path (rotation: rename, then SIGHUP), into which the records not yet durable are written.
+ *
+ * Sync modes: "group" (the log thread runs one fdatasync per batch of records, immediately), "always"
+ * (the writer syncs its own record, holding the lock), "interval" (the log thread syncs every
+ * interval_ms) and "none" (no fdatasync before close; a record counts as settled once written).
+ * serve_audit_wait returns when a record has what its mode promises: on disk (group, always) or in the
+ * file (interval, none) — and never while the log is stopped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,91 +45,315 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "jose/jose_internal.h"
 #include "serve_internal.h"
 
+#define RETRY_MIN_MS 100u   /* first recovery attempt after a failure ... */
+#define RETRY_MAX_MS 2000u  /* ... doubling up to this */
+#define IDLE_CHECK_MS 1000u /* identity check of an idle log */
+
 struct serve_audit {
-    int fd;                    /* -1: no log; changed by reopen under mu */
     int enabled;               /* a log was opened (immutable after open: read without the lock) */
-    char *path;                /* for reopen (log rotation) */
+    char *path;
     enum serve_audit_sync sync;
     unsigned interval_ms;
     pthread_mutex_t mu;
-    pthread_cond_t cv;         /* wakes the syncer/flusher */
-    pthread_cond_t done;       /* wakes writers waiting for their line to be synced (group) */
-    int dirty, stop, have_thread;
-    uint64_t written;          /* lines written (sequence number of the last line), under mu */
-    uint64_t synced;           /* every line numbered ≤ synced is on disk, under mu */
-    uint64_t failed_lo, failed;/* the last failed fdatasync covered lines (failed_lo, failed], under mu */
-    uint64_t syncs;            /* fdatasync calls made by the syncer (statistics / tests) */
+    pthread_cond_t wake;       /* the log thread: work, a failure, stop */
+    pthread_cond_t done;       /* writers waiting for durability: the watermark moved, or a failure */
+    pthread_cond_t sync_idle;  /* the fdatasync running outside the lock returned */
+    /* Everything below is guarded by mu. */
+    int fd;
+    dev_t dev;                 /* identity of the open file */
+    ino_t ino;
+    off_t durable_off;         /* bytes of the file before this offset are durable (settled, for "none") */
+    char *buf;                 /* the records after durable_off, in order, each with its newline: */
+    size_t len, cap;           /* [0, in_file) are in the file, [in_file, len) not written yet */
+    size_t in_file;
+    uint64_t appended;         /* records accepted (number of the last one) */
+    uint64_t in_file_seq;      /* records written to the file */
+    uint64_t durable;          /* records known durable: the watermark */
+    int failed;                /* errno of what stopped the log; 0 = running */
+    char why[192];             /* what stopped it */
+    char retry_why[192];       /* why the last recovery attempt failed */
+    uint64_t lost;             /* records dropped while stopped, not yet reported in the file */
+    unsigned retry_ms;
+    int syncing;               /* an fdatasync runs outside the lock: no other may start */
+    int stop;
+    uint64_t syncs, sync_failures, write_failures, recoveries, lost_total;
     pthread_t thread;
+    int have_thread;
 };
 
-/* @spec POSIX fdatasync: run it on a duplicate of the current descriptor outside the lock (a reopen
- * may close a->fd meanwhile); called and returns with mu held. 0 or an errno. */
-static int sync_unlocked(struct serve_audit *a)
+/* Stop the log (sticky until a recovery): wake the writers waiting for durability and the log thread. */
+static void log_stop(struct serve_audit *a, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void log_stop(struct serve_audit *a, int err, const char *fmt, ...)
 {
-    int fd = dup(a->fd);
-    pthread_mutex_unlock(&a->mu);
+    if (!a->failed) {
+        a->retry_why[0] = '\0';
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(a->why, sizeof a->why, fmt, ap);
+        va_end(ap);
+        a->failed = err ? err : EIO;
+        a->retry_ms = RETRY_MIN_MS;
+    }
+    pthread_cond_broadcast(&a->done);
+    pthread_cond_signal(&a->wake);
+}
+
+/* 0 if the path still names the open file and the file has a name; else errno with *what set. */
+static int identity_lost(struct serve_audit *a, const char **what)
+{
+    struct stat fs, ps;
+    if (fstat(a->fd, &fs) != 0) {
+        *what = "cannot be checked (fstat failed)";
+        return errno;
+    }
+    if (fs.st_nlink == 0) {
+        *what = "was deleted";
+        return ENOENT;
+    }
+    if (lstat(a->path, &ps) != 0) {
+        *what = "was renamed or deleted (no file at its path)";
+        return errno;
+    }
+    if (ps.st_dev != a->dev || ps.st_ino != a->ino) {
+        *what = "was replaced (its path names another file)";
+        return ESTALE;
+    }
+    return 0;
+}
+
+#define EVENT_ROOM 1024u /* beyond SERVE_AUDIT_MEM_MAX, for the log's own event record */
+
+/* Room for n more bytes in buf, at most `max` in all. 1 if there is. */
+static int buf_room(struct serve_audit *a, size_t n, size_t max)
+{
+    if (a->len + n <= a->cap)
+        return a->len + n <= max;
+    if (a->len + n > max)
+        return 0;
+    size_t ncap = a->cap ? a->cap : 4096;
+    while (ncap < a->len + n)
+        ncap *= 2;
+    if (ncap > SERVE_AUDIT_MEM_MAX + EVENT_ROOM)
+        ncap = SERVE_AUDIT_MEM_MAX + EVENT_ROOM;
+    char *p = dsig_realloc(a->buf, ncap);
+    if (!p)
+        return 0;
+    a->buf = p;
+    a->cap = ncap;
+    return 1;
+}
+
+/* Forget the first n bytes of buf (they are durable now). */
+static void buf_drop(struct serve_audit *a, size_t n)
+{
+    memmove(a->buf, a->buf + n, a->len - n);
+    a->len -= n;
+    a->in_file -= n;
+    a->durable_off += (off_t)n;
+}
+
+/* Write the records not in the file yet, whole: a short write is continued, and if it cannot be, the
+ * fragment is cut off again (the file ends at the last whole record). Stops the log on failure. */
+static void write_pending(struct serve_audit *a)
+{
+    if (a->failed || a->in_file == a->len)
+        return;
+    size_t done = 0;
+    int e = dsig_write_all(a->fd, a->buf + a->in_file, a->len - a->in_file, &done);
+    if (e == 0) {
+        a->in_file = a->len;
+        a->in_file_seq = a->appended;
+        return;
+    }
+    a->write_failures++;
+    int cut = done == 0 || ftruncate(a->fd, a->durable_off + (off_t)a->in_file) == 0;
+    log_stop(a, e, "write failed: %s%s", strerror(e), cut ? "" : " (a partial record is left until the recovery)");
+}
+
+/* Wait (lock held) until no fdatasync runs outside the lock: the next one may start. */
+static void wait_sync_idle(struct serve_audit *a)
+{
+    while (a->syncing)
+        pthread_cond_wait(&a->sync_idle, &a->mu);
+}
+
+/* The records in the file become durable: fdatasync, then the identity check. With `unlock`, the sync
+ * runs on a duplicate of the descriptor outside the lock (group, interval: writers go on appending);
+ * without, under it ("always": one sync per record, the writer's own). Either way after the sync in
+ * flight, never beside it (see the file comment), so nothing else (a recovery, a reopen) changes the
+ * file meanwhile. The target is kept as a file offset and a record number: what was in the file when
+ * the sync started. */
+static void sync_step(struct serve_audit *a, int unlock)
+{
+    wait_sync_idle(a);
+    if (a->failed || a->in_file_seq == a->durable)
+        return;
+    off_t target_off = a->durable_off + (off_t)a->in_file;
+    uint64_t target_seq = a->in_file_seq;
     int e = 0;
-    if (fd < 0) {
-        e = errno;
-    } else {
-        if (fdatasync(fd) != 0)
+    if (unlock) {
+        int fd = dup(a->fd);
+        a->syncing = 1;
+        pthread_mutex_unlock(&a->mu);
+        if (fd < 0) {
             e = errno;
-        close(fd);
-    }
-    pthread_mutex_lock(&a->mu);
-    return e;
-}
-
-/* Group-commit syncer: whenever lines wait (written > synced), snapshot the last line number, sync,
- * and release every writer up to that number. Lines written during the sync wait for the next pass,
- * because the snapshot was taken before they were written. Exits on stop once nothing waits. */
-static void *group_syncer(void *arg)
-{
-    struct serve_audit *a = arg;
-    pthread_mutex_lock(&a->mu);
-    for (;;) {
-        while (!a->stop && a->written == a->synced)
-            pthread_cond_wait(&a->cv, &a->mu);
-        if (a->written == a->synced)
-            break; /* stop, and no writer waits */
-        uint64_t target = a->written;
-        int e = sync_unlocked(a);
-        a->syncs++;
-        if (e == 0) {
-            if (target > a->synced)
-                a->synced = target;
         } else {
-            a->failed_lo = a->synced;
-            a->failed = target;
-            /* the failed lines are not retried: their writers report the error. Mark them settled
-             * so that the loop does not spin on them. */
-            if (target > a->synced)
-                a->synced = target;
+            while (fdatasync(fd) != 0 && (e = errno) == EINTR)
+                e = 0;
+            close(fd);
         }
-        pthread_cond_broadcast(&a->done);
+        pthread_mutex_lock(&a->mu);
+        a->syncing = 0;
+        pthread_cond_broadcast(&a->sync_idle);
+    } else {
+        while (fdatasync(a->fd) != 0 && (e = errno) == EINTR)
+            e = 0;
     }
-    pthread_mutex_unlock(&a->mu);
-    return NULL;
+    a->syncs++;
+    if (e) {
+        a->sync_failures++;
+        log_stop(a, e, "fdatasync failed: %s", strerror(e));
+        return;
+    }
+    const char *what = NULL;
+    if ((e = identity_lost(a, &what)) != 0) {
+        log_stop(a, e, "the audit log \"%s\" %s", a->path, what);
+        return;
+    }
+    /* The sync covered every byte written before it started, even if a write failed meanwhile. */
+    if (target_off > a->durable_off)
+        buf_drop(a, (size_t)(target_off - a->durable_off));
+    if (target_seq > a->durable)
+        a->durable = target_seq;
+    pthread_cond_broadcast(&a->done);
 }
 
-/* Interval flusher: fdatasync what was written since the last pass, every interval_ms. */
-static void *flusher(void *arg)
+/* Queue one record into buf (with its newline); its number, or 0 when there is no room. The log's
+ * own events may use EVENT_ROOM bytes more than records: a full buffer still gets its recovery event. */
+static uint64_t buf_add(struct serve_audit *a, const char *rec, size_t n, int event)
+{
+    if (!buf_room(a, n + 1, SERVE_AUDIT_MEM_MAX + (event ? EVENT_ROOM : 0)))
+        return 0;
+    memcpy(a->buf + a->len, rec, n);
+    a->buf[a->len + n] = '\n';
+    a->len += n + 1;
+    return ++a->appended;
+}
+
+/* The log's own event record (JSON, one line), queued like the others. */
+static void add_event(struct serve_audit *a, const char *event, const char *cause, uint64_t rewritten)
+{
+    char stamp[SERVE_STAMP_LEN], num[64];
+    serve_utc_stamp(stamp);
+    jose_buf b = {0};
+    jose_buf_adds(&b, "{");
+    jose_buf_member(&b, NULL, "time", stamp);
+    jose_buf_member(&b, ",", "event", event);
+    jose_buf_member(&b, ",", "cause", cause);
+    snprintf(num, sizeof num, ",\"rewritten\":%llu,\"lost\":%llu}", (unsigned long long)rewritten,
+             (unsigned long long)a->lost);
+    jose_buf_adds(&b, num);
+    if (!b.oom && buf_add(a, b.p, b.len, 1))
+        a->lost = 0;
+    jose_buf_wipe(&b);
+}
+
+/* Bring a stopped log back: cut the file back to what is durable, write every record kept in memory
+ * again followed by an event record saying so, sync, check the identity. The log runs again only if all
+ * of that succeeded; otherwise it stays stopped (retried later, or at the next reopen). Holds the lock
+ * throughout: recoveries are rare, and appends must not interleave with the rewrite. */
+static void recover(struct serve_audit *a)
+{
+    wait_sync_idle(a); /* its sync must not overlap one still running on the old contents */
+    if (!a->failed)
+        return; /* that sync found the log running (a reopen's recovery, raced by the log thread's) */
+    const char *what = NULL;
+    int e = identity_lost(a, &what);
+    if (e) {
+        snprintf(a->retry_why, sizeof a->retry_why, "the audit log \"%s\" %s", a->path, what);
+        return; /* until it is renamed back, or reopened */
+    }
+    if (ftruncate(a->fd, a->durable_off) != 0) {
+        snprintf(a->retry_why, sizeof a->retry_why, "cannot cut the log back: %s", strerror(errno));
+        return;
+    }
+    a->in_file = 0;
+    a->in_file_seq = a->durable;
+    size_t keep_len = a->len;
+    uint64_t keep_seq = a->appended, keep_lost = a->lost;
+    add_event(a, "audit_recovered", a->why, a->appended - a->durable);
+    size_t done = 0;
+    e = dsig_write_all(a->fd, a->buf, a->len, &done);
+    if (e == 0)
+        while (fdatasync(a->fd) != 0 && (e = errno) == EINTR)
+            e = 0;
+    a->syncs++;
+    what = NULL;
+    if (e == 0)
+        e = identity_lost(a, &what);
+    if (e) {
+        /* As before this attempt: the event record is made again by the next one. */
+        a->len = keep_len;
+        a->appended = keep_seq;
+        a->lost = keep_lost;
+        if (done)
+            (void)ftruncate(a->fd, a->durable_off);
+        snprintf(a->retry_why, sizeof a->retry_why, "%s", what ? what : strerror(e));
+        return;
+    }
+    a->recoveries++;
+    a->in_file = a->len;
+    buf_drop(a, a->len);
+    a->in_file_seq = a->durable = a->appended;
+    a->failed = 0;
+    a->why[0] = a->retry_why[0] = '\0';
+    pthread_cond_broadcast(&a->done);
+}
+
+/* The log thread: group commit (a sync as soon as records wait), interval flushes, recovery of a
+ * stopped log, and the identity check of an idle one. Exits on stop once nothing waits for a sync. */
+static void *log_thread(void *arg)
 {
     struct serve_audit *a = arg;
     pthread_mutex_lock(&a->mu);
-    while (!a->stop) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += (long)(a->interval_ms % 1000) * 1000000L;
-        ts.tv_sec += a->interval_ms / 1000 + ts.tv_nsec / 1000000000L;
-        ts.tv_nsec %= 1000000000L;
-        pthread_cond_timedwait(&a->cv, &a->mu, &ts);
-        if (a->dirty) {
-            a->dirty = 0;
-            (void)sync_unlocked(a);
-            a->syncs++;
+    uint64_t last_check = serve_now_ns();
+    for (;;) {
+        if (a->failed) {
+            if (a->stop)
+                break;
+            struct timespec ts = serve_abstime_ms(a->retry_ms);
+            pthread_cond_timedwait(&a->wake, &a->mu, &ts);
+            if (a->stop)
+                break;
+            recover(a);
+            if (a->failed && a->retry_ms < RETRY_MAX_MS)
+                a->retry_ms *= 2;
+            continue;
+        }
+        if (a->sync == SERVE_SYNC_GROUP && a->in_file_seq > a->durable) {
+            sync_step(a, 1);
+            last_check = serve_now_ns();
+            continue;
+        }
+        if (a->stop)
+            break;
+        unsigned wait_ms = a->sync == SERVE_SYNC_INTERVAL ? a->interval_ms : IDLE_CHECK_MS;
+        struct timespec ts = serve_abstime_ms(wait_ms);
+        int timed_out = pthread_cond_timedwait(&a->wake, &a->mu, &ts) == ETIMEDOUT;
+        if (a->failed || a->stop)
+            continue;
+        if (a->sync == SERVE_SYNC_INTERVAL && timed_out && a->in_file_seq > a->durable) {
+            sync_step(a, 1);
+            last_check = serve_now_ns();
+        } else if (serve_now_ns() - last_check >= IDLE_CHECK_MS * 1000000ull) {
+            const char *what = NULL;
+            int e = identity_lost(a, &what);
+            if (e)
+                log_stop(a, e, "the audit log \"%s\" %s", a->path, what);
+            last_check = serve_now_ns();
         }
     }
     pthread_mutex_unlock(&a->mu);
@@ -113,20 +362,19 @@ static void *flusher(void *arg)
 
 /* Open the log file: create it 0600, tighten an existing file's wider mode to 0600, and sync the
  * directory so that the (new) entry survives a crash. Returns the descriptor or -1 (errno set). */
-static int open_log(const char *path)
+static int open_log(const char *path, struct stat *st)
 {
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)
         return -1;
     /* An existing log keeps its mode at open(2): tighten a wider one (refuse what is not a file
      * or cannot be tightened, e.g. owned by someone else). */
-    struct stat st;
     int e = 0;
-    if (fstat(fd, &st) != 0)
+    if (fstat(fd, st) != 0)
         e = errno;
-    else if (!S_ISREG(st.st_mode))
+    else if (!S_ISREG(st->st_mode))
         e = EINVAL;
-    else if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) != 0)
+    else if ((st->st_mode & 07777) != 0600 && fchmod(fd, 0600) != 0)
         e = errno;
     if (e) {
         close(fd);
@@ -152,7 +400,7 @@ static int open_log(const char *path)
     return fd;
 }
 
-/* Open (create, mode 0600, O_APPEND) the audit log and start its syncer thread if the mode needs one. */
+/* Open (create, mode 0600, O_APPEND) the audit log and start its thread. */
 int serve_audit_open(struct serve_audit **out, const char *path, enum serve_audit_sync sync, unsigned interval_ms)
 {
     struct serve_audit *a = dsig_calloc(1, sizeof *a);
@@ -162,132 +410,170 @@ int serve_audit_open(struct serve_audit **out, const char *path, enum serve_audi
     a->sync = sync;
     a->interval_ms = interval_ms ? interval_ms : 200;
     pthread_mutex_init(&a->mu, NULL);
-    pthread_cond_init(&a->cv, NULL);
+    pthread_cond_init(&a->wake, NULL);
     pthread_cond_init(&a->done, NULL);
+    pthread_cond_init(&a->sync_idle, NULL);
     if (path) {
-        if ((a->fd = open_log(path)) < 0) {
+        struct stat st;
+        if ((a->fd = open_log(path, &st)) < 0) {
             int e = errno;
             serve_audit_close(a);
             return dsig_fail(DSIG_E_IO, "audit log \"%s\": %s", path, strerror(e));
         }
+        a->dev = st.st_dev;
+        a->ino = st.st_ino;
+        a->durable_off = st.st_size;
         a->enabled = 1;
         if (!(a->path = dsig_strdup(path))) {
             serve_audit_close(a);
             return dsig_fail(DSIG_E_NOMEM, "audit log: out of memory");
         }
-        if (sync == SERVE_SYNC_INTERVAL || sync == SERVE_SYNC_GROUP) {
-            if (pthread_create(&a->thread, NULL, sync == SERVE_SYNC_GROUP ? group_syncer : flusher, a) != 0) {
-                serve_audit_close(a);
-                return dsig_fail(DSIG_E_INTERNAL, "audit log: cannot start the syncer thread");
-            }
-            a->have_thread = 1;
+        if (pthread_create(&a->thread, NULL, log_thread, a) != 0) {
+            serve_audit_close(a);
+            return dsig_fail(DSIG_E_INTERNAL, "audit log: cannot start its thread");
         }
+        a->have_thread = 1;
     }
     *out = a;
     return DSIG_OK;
 }
 
-/* Append one line (see the file comment for durability). */
-int serve_audit_write(struct serve_audit *a, const struct serve_audit_rec *r)
+/* Append one record (see the file comment). */
+int serve_audit_append(struct serve_audit *a, const char *rec, size_t n, uint64_t *seq)
 {
+    *seq = 0;
     if (!a || !a->enabled)
         return DSIG_OK;
-    char line[768], ts[40], hex[65] = "-";
-    struct timespec now;
-    struct tm tm;
-    clock_gettime(CLOCK_REALTIME, &now);
-    gmtime_r(&now.tv_sec, &tm);
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (r->digest) {
-        static const char hx[] = "0123456789abcdef";
-        for (int i = 0; i < 32; i++) {
-            hex[2 * i] = hx[r->digest[i] >> 4];
-            hex[2 * i + 1] = hx[r->digest[i] & 15];
-        }
-        hex[64] = '\0';
-    }
-    /* Every string here is from a fixed set or validated ([A-Za-z0-9._-], numeric addresses): no
-     * JSON escaping is needed. */
-    int n = snprintf(line, sizeof line,
-                     "{\"time\":\"%s.%03ldZ\",\"tenant\":\"%s\",\"kid\":\"%s\",\"op\":\"%s\",\"method\":\"%s\","
-                     "\"bytes\":%llu,\"%s\":\"%s\",\"code\":%u,\"result\":\"%s\",\"duration_ms\":%.3f,"
-                     "\"peer\":\"%s\"}\n",
-                     ts, now.tv_nsec / 1000000L, r->tenant ? r->tenant : "-", r->kid ? r->kid : "-", r->op,
-                     r->method ? r->method : "-", (unsigned long long)r->bytes,
-                     r->digest_name ? r->digest_name : "sha256", hex, r->code, r->result,
-                     (double)r->duration_ns * 1e-6, r->peer ? r->peer : "-");
-    if (n < 0 || (size_t)n >= sizeof line)
-        return dsig_fail(DSIG_E_INTERNAL, "audit log: line too long");
+    if (n == 0 || memchr(rec, '\n', n))
+        return dsig_fail(DSIG_E_ARG, "audit log: a record is one non-empty line");
     pthread_mutex_lock(&a->mu);
-    ssize_t w;
-    do
-        w = write(a->fd, line, (size_t)n);
-    while (w < 0 && errno == EINTR);
-    int rc = w == n ? DSIG_OK : dsig_fail(DSIG_E_IO, "audit log: write failed: %s", w < 0 ? strerror(errno) : "short");
-    if (rc == DSIG_OK) {
+    if (!a->failed && a->len + n + 1 > SERVE_AUDIT_MEM_MAX)
+        sync_step(a, 0); /* running but far behind ("interval"): make room before queueing more */
+    uint64_t s = buf_add(a, rec, n, 0);
+    if (!s) {
+        a->lost++;
+        a->lost_total++;
+    }
+    write_pending(a);
+    if (!a->failed) {
         switch (a->sync) {
+        case SERVE_SYNC_GROUP:
+            pthread_cond_signal(&a->wake);
+            break;
         case SERVE_SYNC_ALWAYS:
-            if (fdatasync(a->fd) != 0)
-                rc = dsig_fail(DSIG_E_IO, "audit log: fdatasync failed: %s", strerror(errno));
+            sync_step(a, 0);
             break;
-        case SERVE_SYNC_GROUP: {
-            /* Number the line under the same lock as its write: the syncer's snapshot of `written`
-             * is taken under it too, so a sync covering `seq` started after this write. */
-            uint64_t seq = ++a->written;
-            pthread_cond_signal(&a->cv);
-            if (!r->release)
-                break; /* nothing leaves on this line: synced by the next batch, not waited for */
-            while (a->synced < seq)
-                pthread_cond_wait(&a->done, &a->mu);
-            if (seq > a->failed_lo && seq <= a->failed)
-                rc = dsig_fail(DSIG_E_IO, "audit log: fdatasync failed (line not durable)");
+        case SERVE_SYNC_NONE: /* settled once written: nothing to keep for a rewrite */
+            a->durable = a->in_file_seq;
+            buf_drop(a, a->in_file);
             break;
-        }
         case SERVE_SYNC_INTERVAL:
-            a->dirty = 1;
-            break;
-        case SERVE_SYNC_NONE:
             break;
         }
     }
+    int rc = DSIG_OK;
+    if (!s)
+        rc = dsig_fail(DSIG_E_IO, "audit log: record lost (%s; no room left to keep it)",
+                       a->failed ? a->why : "too far behind");
+    else if (a->failed)
+        rc = dsig_fail(DSIG_E_IO, "audit log: %s (the record is kept and written when the log recovers)", a->why);
+    *seq = s;
     pthread_mutex_unlock(&a->mu);
     return rc;
 }
 
-/* Reopen the log at its path (after a rotation renamed it): the old descriptor is synced and closed
- * once no line is being written; on failure the old file stays in use. */
+/* Wait until record `seq` has what the mode promises (see the file comment). */
+int serve_audit_wait(struct serve_audit *a, uint64_t seq)
+{
+    if (!a || !a->enabled)
+        return DSIG_OK;
+    pthread_mutex_lock(&a->mu);
+    int ok;
+    if (a->sync == SERVE_SYNC_GROUP || a->sync == SERVE_SYNC_ALWAYS) {
+        while (a->durable < seq && !a->failed)
+            pthread_cond_wait(&a->done, &a->mu);
+        ok = seq && a->durable >= seq;
+    } else {
+        ok = seq && !a->failed && a->in_file_seq >= seq;
+    }
+    int rc = ok ? DSIG_OK
+                : dsig_fail(DSIG_E_IO, "audit log: record not durable: %s",
+                            a->failed ? a->why : "it could not be written");
+    pthread_mutex_unlock(&a->mu);
+    return rc;
+}
+
+/* 1 if the log runs (or there is none); else 0 with the reason in why. */
+int serve_audit_ready(struct serve_audit *a, char *why, size_t n)
+{
+    if (!a || !a->enabled)
+        return 1;
+    pthread_mutex_lock(&a->mu);
+    int ok = !a->failed;
+    if (!ok && why && n)
+        snprintf(why, n, "%s%s%s", a->why, a->retry_why[0] ? "; recovery: " : "", a->retry_why);
+    pthread_mutex_unlock(&a->mu);
+    return ok;
+}
+
+/* Switch to the file now at the path (rotation), or recover into the same file if it is still there. */
 int serve_audit_reopen(struct serve_audit *a)
 {
     if (!a || !a->enabled)
         return DSIG_OK;
-    int fd = open_log(a->path);
+    struct stat st;
+    int fd = open_log(a->path, &st);
     if (fd < 0)
         return dsig_fail(DSIG_E_IO, "audit log \"%s\": %s", a->path, strerror(errno));
     pthread_mutex_lock(&a->mu);
+    if (st.st_dev == a->dev && st.st_ino == a->ino) { /* not rotated: keep the descriptor */
+        if (a->failed)
+            recover(a);
+        pthread_mutex_unlock(&a->mu);
+        close(fd);
+        return DSIG_OK;
+    }
+    /* Settle the old file: what a final sync covers is durable there; the rest goes to the new one. */
+    sync_step(a, 0);
     int old = a->fd;
     a->fd = fd;
-    /* Under the lock: lines numbered up to `written` all went to `old`; the syncer (which syncs a
-     * dup) may still be syncing `old` for an earlier snapshot, which stays correct. */
-    if (fdatasync(old) == 0 && a->sync == SERVE_SYNC_GROUP && a->written > a->synced) {
-        a->synced = a->written;
-        pthread_cond_broadcast(&a->done);
+    a->dev = st.st_dev;
+    a->ino = st.st_ino;
+    a->durable_off = st.st_size;
+    a->in_file = 0;
+    a->in_file_seq = a->durable;
+    if (a->failed || a->len) {
+        /* Records not durable in the old file (or never written): into the new one, with the event. */
+        if (!a->failed)
+            log_stop(a, EIO, "rotated with records not yet durable");
+        recover(a);
     }
-    close(old);
+    pthread_cond_broadcast(&a->done);
     pthread_mutex_unlock(&a->mu);
+    close(old);
     return DSIG_OK;
 }
 
-/* Statistics for tests and metrics: lines written and synced (group mode) and syncer fdatasyncs. */
-void serve_audit_stats(struct serve_audit *a, uint64_t *written, uint64_t *synced, uint64_t *syncs)
+/* Counters for metrics and tests. */
+void serve_audit_stats(struct serve_audit *a, struct serve_audit_stats *st)
 {
+    memset(st, 0, sizeof *st);
+    st->ready = 1;
+    if (!a || !a->enabled)
+        return;
     pthread_mutex_lock(&a->mu);
-    *written = a->written;
-    *synced = a->synced;
-    *syncs = a->syncs;
+    st->records = a->appended;
+    st->durable = a->durable;
+    st->syncs = a->syncs;
+    st->sync_failures = a->sync_failures;
+    st->write_failures = a->write_failures;
+    st->recoveries = a->recoveries;
+    st->lost = a->lost_total;
+    st->ready = !a->failed;
     pthread_mutex_unlock(&a->mu);
 }
 
-/* Stop the syncer (after it has released every waiting writer), sync and close. */
+/* Stop the thread (after a last group sync), make what can be durable durable, close. */
 void serve_audit_close(struct serve_audit *a)
 {
     if (!a)
@@ -295,17 +581,26 @@ void serve_audit_close(struct serve_audit *a)
     if (a->have_thread) {
         pthread_mutex_lock(&a->mu);
         a->stop = 1;
-        pthread_cond_signal(&a->cv);
+        pthread_cond_signal(&a->wake);
         pthread_mutex_unlock(&a->mu);
         pthread_join(a->thread, NULL);
     }
     if (a->fd >= 0) {
-        (void)fdatasync(a->fd);
+        pthread_mutex_lock(&a->mu);
+        if (a->failed)
+            recover(a); /* one last attempt for the records kept in memory */
+        else
+            sync_step(a, 0);
+        if (a->sync == SERVE_SYNC_NONE && !a->failed)
+            (void)fdatasync(a->fd);
+        pthread_mutex_unlock(&a->mu);
         close(a->fd);
     }
     pthread_cond_destroy(&a->done);
-    pthread_cond_destroy(&a->cv);
+    pthread_cond_destroy(&a->sync_idle);
+    pthread_cond_destroy(&a->wake);
     pthread_mutex_destroy(&a->mu);
+    dsig_xfree(a->buf, a->cap);
     dsig_xfree(a->path, 0);
     dsig_xfree(a, 0);
 }

@@ -13,7 +13,6 @@
 #include <pthread.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -72,14 +71,6 @@ int dsig_serve_new_token(char token[DSIG_SERVE_TOKEN_LEN + 1], char sha256_hex[6
     }
     sha256_hex[64] = '\0';
     return DSIG_OK;
-}
-
-/* Monotonic clock in nanoseconds. */
-uint64_t serve_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* @spec RFC 6750 §2.1: "Authorization: Bearer <b64token>"; hash and look the token up. */
@@ -182,12 +173,10 @@ struct serve_peer_limiter {
     } b[PEER_BUCKETS];
 };
 
-/* A limiter allowing `burst` failures per address, refilled at `rate` per second; rate 0: none (NULL). */
+/* A limiter allowing `burst` failures per address, refilled at `rate` per second; rate 0: no limit. */
 int serve_peer_limiter_new(struct serve_peer_limiter **out, double rate, double burst)
 {
     *out = NULL;
-    if (rate <= 0)
-        return DSIG_OK;
     struct serve_peer_limiter *l = dsig_calloc(1, sizeof *l);
     if (!l)
         return dsig_fail(DSIG_E_NOMEM, "serve: out of memory");
@@ -234,19 +223,43 @@ static size_t peer_key(const char *peer, uint8_t out[64])
     return n;
 }
 
-/* Charge a failed authentication to the bucket of `peer` (its keyed BLAKE3 hash picks the bucket). */
+/* Which of n buckets a client address falls in: its keyed BLAKE3 hash (the key is random per process,
+ * so which addresses share a bucket cannot be chosen from outside). */
+size_t serve_peer_bucket(const uint8_t key[32], const char *peer, size_t n)
+{
+    uint8_t k[64], h[8];
+    size_t kn = peer_key(peer, k);
+    dsig_blake3_hash_block(key, k, kn, h, sizeof h);
+    uint32_t v = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;
+    return (size_t)(v % n);
+}
+
+/* Charge a failed authentication to the bucket of `peer`. */
 int serve_peer_fail_take(struct serve_peer_limiter *l, const char *peer, uint64_t now_ns, unsigned *retry_s)
 {
     if (!l)
         return 1;
-    uint8_t key[64], h[8];
-    size_t kn = peer_key(peer, key);
-    dsig_blake3_hash_block(l->key, key, kn, h, sizeof h);
-    size_t i = ((size_t)h[0] | (size_t)h[1] << 8) % PEER_BUCKETS;
+    size_t i = serve_peer_bucket(l->key, peer, PEER_BUCKETS);
     pthread_mutex_lock(&l->mu);
+    if (l->rate <= 0) {
+        pthread_mutex_unlock(&l->mu);
+        return 1;
+    }
     if (!l->b[i].last_ns)
         l->b[i].tokens = l->burst;
     int ok = bucket_take(&l->b[i].tokens, &l->b[i].last_ns, l->rate, l->burst, now_ns, retry_s);
     pthread_mutex_unlock(&l->mu);
     return ok;
+}
+
+/* New limits (a reload): buckets keep their level, capped at the new burst. */
+void serve_peer_limiter_set(struct serve_peer_limiter *l, double rate, double burst)
+{
+    pthread_mutex_lock(&l->mu);
+    l->rate = rate;
+    l->burst = burst;
+    for (size_t i = 0; i < PEER_BUCKETS; i++)
+        if (l->b[i].tokens > burst)
+            l->b[i].tokens = burst;
+    pthread_mutex_unlock(&l->mu);
 }

@@ -240,7 +240,8 @@ static int parse_limits(struct dsig_serve_config *c, const json_t *root)
 {
     static const char *const allowed[] = {"max_header_bytes", "request_timeout_s", "max_connections",
                                           "max_body_bytes", "threads", "upload_buffer_bytes", "auth_failures",
-                                          "max_connections_per_address", NULL};
+                                          "max_connections_per_address", "header_timeout_s",
+                                          "min_upload_bytes_per_s", NULL};
     json_t *o;
     int rc;
     if ((rc = get_obj(root, "config", "limits", &o)) != DSIG_OK || !o)
@@ -248,7 +249,7 @@ static int parse_limits(struct dsig_serve_config *c, const json_t *root)
     if ((rc = check_members(o, "limits", allowed)) != DSIG_OK)
         return rc;
     uint64_t hdr = c->max_header, to = c->timeout_s, conn = c->max_conn, body = c->max_body, thr = c->threads;
-    uint64_t ub = c->upload_buffer, per = c->max_conn_per_addr;
+    uint64_t ub = c->upload_buffer, per = c->max_conn_per_addr, hto = c->header_timeout_s, rate = c->min_upload_rate;
     if ((rc = get_uint(o, "limits", "max_header_bytes", 1024, 1u << 20, &hdr)) != DSIG_OK ||
         (rc = get_uint(o, "limits", "request_timeout_s", 1, 3600, &to)) != DSIG_OK ||
         (rc = get_uint(o, "limits", "max_connections", 1, 65536, &conn)) != DSIG_OK ||
@@ -256,10 +257,14 @@ static int parse_limits(struct dsig_serve_config *c, const json_t *root)
         (rc = get_uint(o, "limits", "threads", 1, 64, &thr)) != DSIG_OK ||
         (rc = get_uint(o, "limits", "upload_buffer_bytes", 4096, 16u << 20, &ub)) != DSIG_OK ||
         (rc = get_uint(o, "limits", "max_connections_per_address", 0, 65536, &per)) != DSIG_OK ||
+        (rc = get_uint(o, "limits", "header_timeout_s", 1, 3600, &hto)) != DSIG_OK ||
+        (rc = get_uint(o, "limits", "min_upload_bytes_per_s", 0, UINT64_C(1) << 40, &rate)) != DSIG_OK ||
         (rc = parse_rate(o, "limits", "auth_failures", 0, &c->auth_fail_rate, &c->auth_fail_burst)) != DSIG_OK)
         return rc;
     c->upload_buffer = (size_t)ub;
     c->max_conn_per_addr = (unsigned)per;
+    c->header_timeout_s = (unsigned)hto;
+    c->min_upload_rate = rate;
     c->max_header = (size_t)hdr;
     c->timeout_s = (unsigned)to;
     c->max_conn = (unsigned)conn;
@@ -462,9 +467,12 @@ static int set_defaults(struct dsig_serve_config *c)
     c->audit_digest_threads = -1;
     c->max_header = 8192;
     c->upload_buffer = 1024u * 1024u; /* 1 MiB: measured sweet spot between 512 KiB and 4 MiB */
-    c->max_body = 0;
+    c->max_body = UINT64_C(4) << 30; /* 4 GiB: a release image fits; raise it (or 0 = none) for more */
     c->timeout_s = 30;
+    c->header_timeout_s = 10;
+    c->min_upload_rate = 1024;       /* 30 KiB per 30 s window: only a stalling client falls below */
     c->max_conn = 256;
+    c->max_conn_per_addr = 32;       /* one address cannot take more than an eighth of max_connections */
     c->threads = 4;
     c->auth_fail_rate = 5;   /* failed authentications per second and client address ... */
     c->auth_fail_burst = 50; /* ... after a burst: room for a misconfigured client to see its 401s */
@@ -517,6 +525,14 @@ int dsig_serve_config_parse(dsig_serve_config **out, const char *json, size_t le
         (rc = resolve_path(&c->tls_key, base_dir)) != DSIG_OK ||
         (c->state_registry && c->state_registry[0] && (rc = resolve_path(&c->state_registry, base_dir)) != DSIG_OK))
         goto done;
+    /* A reload parses the same text again (dsig_serve_config_load replaces it by the file's path). */
+    if (!(c->text = dsig_malloc(len + 1)) || (base_dir && !(c->base_dir = dsig_strdup(base_dir)))) {
+        rc = dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+        goto done;
+    }
+    memcpy(c->text, json, len);
+    c->text[len] = '\0';
+    c->text_len = len;
 done:
     json_decref(root);
     if (rc != DSIG_OK) {
@@ -555,7 +571,58 @@ int dsig_serve_config_load(dsig_serve_config **out, const char *path)
     int rc = dsig_serve_config_parse(out, buf, n, slash ? dir : NULL);
     dsig_xfree(dir, 0);
     dsig_xfree(buf, n + 1); /* token hashes are not secrets, but the habit costs nothing */
+    if (rc == DSIG_OK) { /* a reload reads the file again: the text is not kept */
+        dsig_xfree((*out)->text, (*out)->text_len + 1);
+        (*out)->text = NULL;
+        (*out)->text_len = 0;
+        if (!((*out)->path = dsig_strdup(path))) {
+            dsig_serve_config_free(*out);
+            *out = NULL;
+            return dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+        }
+    }
     return rc;
+}
+
+/* A reload: the file again, or the text again. */
+int serve_config_reread(const struct dsig_serve_config *c, struct dsig_serve_config **out)
+{
+    if (c->path)
+        return dsig_serve_config_load(out, c->path);
+    return dsig_serve_config_parse(out, c->text, c->text_len, c->base_dir);
+}
+
+/* 1 if both strings are NULL or equal. */
+static int same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The members a running server cannot change: libmicrohttpd's options, the listener, TLS, the audit
+ * log's thread and descriptor. */
+int serve_config_restart_diff(const struct dsig_serve_config *a, const struct dsig_serve_config *b, char *what,
+                              size_t n)
+{
+    const char *m = !same_str(a->address, b->address)           ? "listen.address"
+                    : a->port != b->port                         ? "listen.port"
+                    : !same_str(a->tls_cert, b->tls_cert)         ? "tls.cert"
+                    : !same_str(a->tls_key, b->tls_key)           ? "tls.key"
+                    : a->tls_min != b->tls_min                    ? "tls.min_version"
+                    : a->threads != b->threads                    ? "limits.threads"
+                    : a->max_conn != b->max_conn                  ? "limits.max_connections"
+                    : a->max_conn_per_addr != b->max_conn_per_addr ? "limits.max_connections_per_address"
+                    : a->max_header != b->max_header              ? "limits.max_header_bytes"
+                    : a->upload_buffer != b->upload_buffer        ? "limits.upload_buffer_bytes"
+                    : a->timeout_s != b->timeout_s                ? "limits.request_timeout_s"
+                    : !same_str(a->audit_path, b->audit_path)     ? "audit.path"
+                    : a->audit_sync != b->audit_sync              ? "audit.sync"
+                    : a->audit_interval_ms != b->audit_interval_ms ? "audit.interval_ms"
+                    : a->audit_digest != b->audit_digest          ? "audit.payload_digest"
+                    : a->audit_digest_threads != b->audit_digest_threads ? "audit.digest_threads"
+                                                                  : NULL;
+    if (m && what && n)
+        snprintf(what, n, "%s", m);
+    return m != NULL;
 }
 
 /* Free a configuration (NULL accepted). */
@@ -573,6 +640,9 @@ void dsig_serve_config_free(dsig_serve_config *c)
         pthread_mutex_destroy(&c->tokens[i].mu);
     dsig_xfree(c->tokens, c->ntokens * sizeof *c->tokens);
     dsig_xfree(c->tenants, 0);
+    dsig_xfree(c->path, 0);
+    dsig_xfree(c->text, c->text ? c->text_len + 1 : 0);
+    dsig_xfree(c->base_dir, 0);
     dsig_xfree(c->address, 0);
     dsig_xfree(c->key_dir, 0);
     dsig_xfree(c->state_registry, 0);

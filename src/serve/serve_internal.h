@@ -7,6 +7,8 @@
 #define DSIG_SERVE_INTERNAL_H
 
 #include <pthread.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -47,6 +49,11 @@ enum serve_digest_kind { SERVE_DIGEST_NONE = 0, SERVE_DIGEST_SHA256 = 1, SERVE_D
 enum serve_audit_sync { SERVE_SYNC_NONE = 0, SERVE_SYNC_INTERVAL = 1, SERVE_SYNC_ALWAYS = 2, SERVE_SYNC_GROUP = 3 };
 
 struct dsig_serve_config {
+    char *path;                /* the file it was loaded from (dsig_serve_config_load), NULL if parsed */
+    char *text;                /* the JSON it was parsed from, when not loaded from a file (a reload
+                                * parses it again) */
+    size_t text_len;
+    char *base_dir;            /* for relative paths in `text` (NULL: the working directory) */
     char *address;             /* numeric IPv4 or IPv6 */
     unsigned port;
     char *key_dir;
@@ -60,7 +67,9 @@ struct dsig_serve_config {
     size_t max_header;
     size_t upload_buffer;      /* connection read buffer: the largest chunk a body streams in */
     uint64_t max_body;         /* 0 = unlimited */
-    unsigned timeout_s;
+    unsigned timeout_s;        /* idle timeout; also the window of min_upload_rate */
+    unsigned header_timeout_s; /* a complete request head within this */
+    uint64_t min_upload_rate;  /* body bytes per second at least, over every timeout_s window; 0 = none */
     unsigned max_conn;
     unsigned max_conn_per_addr; /* connections from one client address; 0 = no limit */
     unsigned threads;
@@ -74,6 +83,13 @@ struct dsig_serve_config {
     char *tls_key;             /* "tls.key": PEM private key of the leaf */
     unsigned tls_min;          /* "tls.min_version": 12 (TLS 1.2, the default) or 13; 0 without "tls" */
 };
+
+/* 1 if `b` differs from `a` in a member that takes a restart to change (the listener, TLS, the thread
+ * pool, libmicrohttpd's limits, the audit log's settings); *what[n] names the first one. */
+int serve_config_restart_diff(const struct dsig_serve_config *a, const struct dsig_serve_config *b, char *what,
+                              size_t n);
+/* Parse the configuration `c` came from again (its file, or its text): a reload. */
+int serve_config_reread(const struct dsig_serve_config *c, struct dsig_serve_config **out);
 
 /* ---- auth.c ----------------------------------------------------------------------------- */
 
@@ -94,17 +110,20 @@ int serve_tenant_allows(const struct serve_tenant *t, const char *kid, unsigned 
 /* Token bucket: 1 if a request may go now (and takes a token), 0 if rate limited; *retry_s receives
  * the whole seconds to wait. */
 int serve_rate_take(struct serve_token *tok, uint64_t now_ns, unsigned *retry_s);
-/* Monotonic clock in nanoseconds. */
-uint64_t serve_now_ns(void);
-
 /* Failed authentications per client address: a token bucket per address hash (a fixed table of
- * buckets under a random key; addresses that share a bucket share its budget). */
+ * buckets under a random key; addresses that share a bucket share its budget). Rate 0: no limit. */
 struct serve_peer_limiter;
 int serve_peer_limiter_new(struct serve_peer_limiter **out, double rate, double burst);
 void serve_peer_limiter_free(struct serve_peer_limiter *l);
+/* Change the rate and burst (a configuration reload). */
+void serve_peer_limiter_set(struct serve_peer_limiter *l, double rate, double burst);
 /* Charge one failed authentication to `peer`: 1 if within its budget (answer 401), 0 if over it
  * (answer 429; *retry_s = whole seconds to wait). A NULL limiter allows everything. */
 int serve_peer_fail_take(struct serve_peer_limiter *l, const char *peer, uint64_t now_ns, unsigned *retry_s);
+/* Which of n buckets the client address `peer` (numeric text) falls in, under a random 32-byte key: an
+ * IPv4 address whole (also IPv4-mapped), an IPv6 address by its /64 prefix (one host usually holds a
+ * whole /64). Shared by the failed-authentication limiter and the per-address connection limit. */
+size_t serve_peer_bucket(const uint8_t key[32], const char *peer, size_t n);
 /* 1 if s is a valid tenant name / key id. */
 int serve_valid_name(const char *s, size_t len);
 
@@ -144,13 +163,126 @@ void serve_key_unref(struct serve_key *k);
 void serve_keyset_ref(struct serve_keyset *ks);
 void serve_keyset_unref(struct serve_keyset *ks);
 
+/* ---- clock.c ------------------------------------------------------------------------------- */
+
+/* Monotonic clock in nanoseconds. */
+uint64_t serve_now_ns(void);
+#define SERVE_STAMP_LEN 25 /* "2026-11-30T04:04:07.432Z" + NUL */
+/* The UTC time now, RFC 3339 with milliseconds. */
+void serve_utc_stamp(char out[SERVE_STAMP_LEN]);
+/* The CLOCK_REALTIME time ms milliseconds from now (for pthread_cond_timedwait). */
+struct timespec serve_abstime_ms(unsigned ms);
+
+/* ---- audit.c: the audit log writer ---------------------------------------------------------- */
+
+/* Records not yet durable are kept in memory up to this many bytes (then further ones are lost, and
+ * counted in the log's next "audit_recovered" event). */
+#define SERVE_AUDIT_MEM_MAX (4u << 20)
+
+struct serve_audit;
+/* Open (create mode 0600, O_APPEND, never through a symbolic link) the audit log and start its thread;
+ * path NULL: a log that accepts everything and writes nothing. DSIG_E_IO if the file cannot be opened. */
+int serve_audit_open(struct serve_audit **out, const char *path, enum serve_audit_sync sync,
+                     unsigned interval_ms);
+/* Append one record: `rec` is one line without its newline (the writer adds it). *seq receives the
+ * record's number for serve_audit_wait, or 0 when the record was not accepted. Returns DSIG_OK when the
+ * record is in the file; DSIG_E_IO when the log is stopped (the record is kept in memory and written by
+ * the recovery: *seq != 0) or the record was lost (no room to keep it: *seq == 0); DSIG_E_ARG for an
+ * empty record or one with a newline. */
+int serve_audit_append(struct serve_audit *a, const char *rec, size_t len, uint64_t *seq);
+/* Wait until record `seq` has what the sync mode promises — on disk ("group", "always": an fdatasync
+ * that started after it was written succeeded and the file is still at its path), in the file
+ * ("interval", "none"). DSIG_OK, or DSIG_E_IO as soon as the log stops before that (a failed write or
+ * sync, the file deleted, renamed or replaced) or for seq 0: then nothing may be released on it. */
+int serve_audit_wait(struct serve_audit *a, uint64_t seq);
+/* 1 if the log is running (or there is none); 0 if it is stopped, with the reason in why[n]. */
+int serve_audit_ready(struct serve_audit *a, char *why, size_t n);
+/* Reopen the log at its path (rotation: rename, then reopen): the old file is synced and closed, and
+ * records not durable in it are written to the new one. If the path still names the open file, only a
+ * recovery is attempted. DSIG_E_IO (the old file stays in use) if the path cannot be opened. */
+int serve_audit_reopen(struct serve_audit *a);
+/* Stop the thread, make what can be durable durable (one last recovery when stopped), close. NULL ok. */
+void serve_audit_close(struct serve_audit *a);
+struct serve_audit_stats {
+    uint64_t records;          /* accepted */
+    uint64_t durable;          /* number of the last durable record */
+    uint64_t syncs, sync_failures, write_failures, recoveries, lost;
+    int ready;                 /* serve_audit_ready */
+};
+void serve_audit_stats(struct serve_audit *a, struct serve_audit_stats *st);
+
+/* ---- audit_record.c: what the server writes in the audit log --------------------------------- */
+
+#define SERVE_REQUEST_ID_LEN 16 /* hexadecimal digits */
+#define SERVE_AUDIT_REC_MAX 768
+/* One request's record. A request has one record, or two when the first one (written before a
+ * signature was released) turned out wrong: the second, with `correction`, says what the client got. */
+struct serve_audit_rec {
+    const char *request_id;    /* also in the response header DSig-Request-Id and the server log */
+    int correction;
+    const char *tenant;        /* "-" if none */
+    const char *kid;           /* "-" if none */
+    const char *op;            /* sign, verify, key, keys, healthz, readyz, metrics, other */
+    const char *method;
+    uint64_t bytes;
+    const uint8_t *digest;     /* 32-byte payload digest, NULL if none */
+    const char *digest_name;   /* its JSON member: "sha256" or "blake3" */
+    unsigned code;             /* HTTP status, 0 = none sent */
+    const char *result;        /* ok, or the error kind */
+    uint64_t duration_ns;      /* from the request's arrival (queueing included) to its end */
+    uint64_t queue_ns;         /* of which waiting before the server read the request */
+    const char *peer;
+};
+/* The record as one JSON object without a newline; its length, or 0 if it does not fit (it always
+ * does: every string in it comes from a fixed set or is validated). */
+size_t serve_audit_record(const struct serve_audit_rec *r, char out[SERVE_AUDIT_REC_MAX]);
+
+/* ---- conns.c: the connection guard --------------------------------------------------------- */
+
+#define SERVE_PEER_MAX 46          /* INET6_ADDRSTRLEN */
+enum serve_cut { SERVE_CUT_NONE = 0, SERVE_CUT_HEADERS, SERVE_CUT_SLOW, SERVE_CUT_PER_ADDRESS };
+struct serve_conn_limits {
+    unsigned header_timeout_s; /* complete request head within this of the accept / previous request */
+    uint64_t min_rate;         /* body bytes per second at least, 0 = no minimum ... */
+    unsigned window_s;         /* ... over every window of this many seconds */
+    unsigned per_address;      /* connections per client address, 0 = no limit */
+};
+struct serve_conns;
+struct serve_conn;
+/* Start the guard: its thread checks the deadlines and then calls tick(arg) (may be NULL) every 200 ms. */
+int serve_conns_new(struct serve_conns **out, const struct serve_conn_limits *l, void (*tick)(void *), void *arg);
+/* Change header_timeout_s, min_rate and window_s (per_address is fixed at start). */
+void serve_conns_set_limits(struct serve_conns *g, const struct serve_conn_limits *l);
+/* Stop the thread and free (after libmicrohttpd stopped). NULL ok. */
+void serve_conns_free(struct serve_conns *g);
+/* A connection was accepted on fd from sa: tracked from now on; cut at once (shutdown) when its
+ * address is over the limit (serve_conn_cut says SERVE_CUT_PER_ADDRESS). NULL on allocation failure
+ * (the socket is shut down then too). */
+struct serve_conn *serve_conn_open(struct serve_conns *g, int fd, const struct sockaddr *sa);
+/* The connection closes (before its descriptor does). NULL ok. */
+void serve_conn_closed(struct serve_conns *g, struct serve_conn *c);
+/* Its client address as numeric text ("-" for NULL). */
+const char *serve_conn_peer(const struct serve_conn *c);
+/* Request phases (NULL ok): head complete (a body follows: the rate applies), body bytes so far, body
+ * complete, request ended (the next head's deadline starts). */
+void serve_conn_headers_done(struct serve_conn *c, int has_body);
+void serve_conn_body(struct serve_conn *c, uint64_t total);
+void serve_conn_body_done(struct serve_conn *c);
+void serve_conn_request_done(struct serve_conn *c);
+/* Why the guard cut the connection (SERVE_CUT_NONE if it did not). */
+enum serve_cut serve_conn_cut(const struct serve_conn *c);
+struct serve_conns_stats {
+    uint64_t open, cut_headers, cut_slow, refused_per_address;
+};
+void serve_conns_stats(struct serve_conns *g, struct serve_conns_stats *st);
+
 /* ---- metrics.c ---------------------------------------------------------------------------- */
 
-enum serve_endpoint { EP_SIGN, EP_VERIFY, EP_KEY, EP_KEYS, EP_HEALTHZ, EP_METRICS, EP_OTHER, EP_COUNT };
+enum serve_endpoint { EP_SIGN, EP_VERIFY, EP_KEY, EP_KEYS, EP_HEALTHZ, EP_READYZ, EP_METRICS, EP_OTHER, EP_COUNT };
 enum serve_error {
     ERR_NONE = 0, ERR_UNAUTHENTICATED, ERR_FORBIDDEN, ERR_NOT_FOUND, ERR_RATE_LIMITED, ERR_BAD_REQUEST,
     ERR_TOO_LARGE, ERR_CLIENT_ABORT, ERR_TIMEOUT, ERR_SIGN, ERR_VERIFY_INVALID, ERR_METHOD, ERR_INTERNAL,
-    ERR_COUNT
+    ERR_TOO_SLOW, ERR_AUDIT, ERR_NOT_IMPLEMENTED, ERR_COUNT
 };
 const char *serve_endpoint_name(enum serve_endpoint e);
 const char *serve_error_name(enum serve_error e);
@@ -158,42 +290,25 @@ const char *serve_error_name(enum serve_error e);
 struct serve_metrics;
 struct serve_metrics *serve_metrics_new(void);
 void serve_metrics_free(struct serve_metrics *m);
-/* Count one finished request. code 0 = no HTTP response (connection closed). */
+/* Count one finished request. code 0 = no HTTP response (connection closed); duration_ns from its
+ * arrival, of which queue_ns before the server read it. */
 void serve_metrics_request(struct serve_metrics *m, enum serve_endpoint e, unsigned code, uint64_t bytes,
-                           uint64_t duration_ns, enum serve_error err);
+                           uint64_t duration_ns, uint64_t queue_ns, enum serve_error err);
 void serve_metrics_inflight(struct serve_metrics *m, int delta);
-/* Prometheus text exposition (version 0.0.4); malloc'd. */
-char *serve_metrics_render(struct serve_metrics *m, size_t nkeys, size_t *len);
-
-/* ---- audit.c ------------------------------------------------------------------------------- */
-
-struct serve_audit;
-struct serve_audit_rec {
-    const char *tenant;        /* "-" if none */
-    const char *kid;           /* "-" if none */
-    const char *op;            /* sign, verify, key, keys, healthz, metrics, other */
-    const char *method;
-    uint64_t bytes;
-    const uint8_t *digest;     /* 32-byte payload digest, NULL if none */
-    const char *digest_name;   /* its JSON member: "sha256" or "blake3" */
-    unsigned code;             /* HTTP status, 0 = none sent */
-    const char *result;        /* ok, invalid, or the error kind */
-    uint64_t duration_ns;
-    const char *peer;
-    int release;               /* a signature is released after this line: "group" waits for its sync */
+/* The per-tenant counters of tenant `name` (created the first time; the same slot across reloads):
+ * its index, or -1 past SERVE_METRICS_TENANTS distinct names (then not counted per tenant). */
+#define SERVE_METRICS_TENANTS 4096
+int serve_metrics_tenant_slot(struct serve_metrics *m, const char *name);
+void serve_metrics_tenant(struct serve_metrics *m, int slot, enum serve_endpoint e, unsigned code);
+/* What the renderer reads from elsewhere. */
+struct serve_metrics_extra {
+    size_t nkeys;
+    int ready;
+    struct serve_audit_stats audit;
+    struct serve_conns_stats conns;
 };
-/* Open (create, O_APPEND) the audit log; path NULL: a no-op log. */
-int serve_audit_open(struct serve_audit **out, const char *path, enum serve_audit_sync sync,
-                     unsigned interval_ms);
-/* Append one line; with SERVE_SYNC_ALWAYS, or SERVE_SYNC_GROUP and r->release, it is on disk (an
- * fdatasync started after the write has completed) when this returns DSIG_OK. SERVE_SYNC_GROUP lines
- * without release are synced by the next batch but not waited for. */
-int serve_audit_write(struct serve_audit *a, const struct serve_audit_rec *r);
-/* Reopen the log at its path (log rotation); the old file stays in use on failure. */
-int serve_audit_reopen(struct serve_audit *a);
-void serve_audit_close(struct serve_audit *a);
-/* Counters: lines written and lines known synced (group mode), fdatasyncs made by the syncer thread. */
-void serve_audit_stats(struct serve_audit *a, uint64_t *written, uint64_t *synced, uint64_t *syncs);
+/* Prometheus text exposition (version 0.0.4); malloc'd. */
+char *serve_metrics_render(struct serve_metrics *m, const struct serve_metrics_extra *x, size_t *len);
 
 /* ---- tls.c --------------------------------------------------------------------------------- */
 

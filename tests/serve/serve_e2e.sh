@@ -6,10 +6,13 @@
 #   in TMPDIR or the working directory, verified with `dsig verify`; JSON output; 100 concurrent
 #   clients; concurrent multi-MiB uploads (audit digests on the digest worker and inline, checked
 #   against b3sum — the default BLAKE3 — or sha256sum); connections cut mid-upload; slow clients; malformed requests; rate limits;
-#   SIGHUP reloads (add, remove, refused reload, a request in flight across a reload); metrics; the
-#   audit log.
+#   SIGHUP reloads (add, remove, refused reload, a request in flight across a reload; the whole
+#   configuration: a removed tenant's token stops working, a new body limit applies, a change that needs
+#   a restart is refused and named); /readyz; the request id in the response header, the audit record
+#   and the JSON server log; metrics; the audit log.
 set -euo pipefail
 V=${DSIG_VECTORS:?DSIG_VECTORS must point at the vectors}
+P=${DSIG_SERVE_PROBE:?DSIG_SERVE_PROBE must point at serve_probe}
 . "$(dirname "$0")/serve_lib.sh"
 serve_lib_init dsig-serve curl jq sha256sum
 
@@ -49,6 +52,7 @@ cat >"$T/serve.json" <<EOF
   "state_registry_dir": "hwm",
   "audit": {"path": "log/audit.log"$([ $DIGEST = sha256 ] && echo ', "payload_digest": "sha256"')},
   "limits": {"max_header_bytes": 8192, "request_timeout_s": 3, "max_connections": 300, "threads": 4,
+             "max_connections_per_address": 0,
              "auth_failures": {"per_second": 0.2, "burst": 60}},
   "tenants": [
     {"name": "signer", "tokens": [{"sha256": "$(h tokS)"}], "keys": ["*"], "operations": ["sign", "verify"]},
@@ -69,18 +73,8 @@ ln -s es.jwk "$T/keys/alias.jwk"
 chmod 644 "$T/log/audit.log"
 
 # Start the server from an empty working directory with its own TMPDIR (both watched for files).
-: >"$T/serve.log"
-(cd "$T/work" && exec env TMPDIR="$T/tmp" "$D" serve --config "$T/serve.json" 2>>"$T/serve.log") &
-SP=$!
-PORT=""
-for _ in $(seq 100); do
-    PORT=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$T/serve.log")
-    [ -n "$PORT" ] && break
-    kill -0 $SP 2>/dev/null || die "server exited"
-    sleep 0.1
-done
-[ -n "$PORT" ] || die "server did not start"
-U=http://127.0.0.1:$PORT
+# (max_connections_per_address 0: the 100 concurrent clients below all come from 127.0.0.1.)
+TMPDIR="$T/tmp" serve_start http "$T/work" || die "server exited"
 grep -q 'alias.jwk.*symbolic link, skipped' "$T/serve.log" || die "no warning for the symlinked key"
 [ "$(stat -c %a "$T/log/audit.log")" = 600 ] || die "existing audit log not tightened to 0600"
 # code TOKEN METHOD PATH [curl args...]: the HTTP status ("000" when no response).
@@ -319,8 +313,7 @@ sleep 0.5
 mv "$T/keys/es.jwk" "$T/es.jwk.removed"
 mv "$T/log/audit.log" "$T/log/audit.log.1"     # log rotation: rename, then SIGHUP reopens
 kill -HUP $SP
-for _ in $(seq 50); do grep -q 'keys reloaded: 5 keys' "$T/serve.log" && break; sleep 0.1; done
-grep -q 'keys reloaded: 5 keys' "$T/serve.log" || die "reload not logged"
+wait_until 5 grep -q 'configuration reloaded: 5 keys' "$T/serve.log" || die "reload not logged"
 expect 200 tokS GET /v1/keys/new
 expect 404 tokS GET /v1/keys/es
 expect 200 tokS POST /v1/keys/new/sign --data-binary @"$T/small"
@@ -332,13 +325,62 @@ head -c 6M /dev/zero | "$D" verify -q -k "$T/es.pub" -s "$T/inflight1.sig" - || 
 [ -s "$T/log/audit.log.1" ] || die "audit log not reopened after rename + SIGHUP"
 echo '{"kty":"OKP"}' >"$T/keys/broken.jwk"
 kill -HUP $SP
-for _ in $(seq 50); do grep -q 'reload failed' "$T/serve.log" && break; sleep 0.1; done
-grep -q 'reload failed, keeping the 5 current keys: key file .*broken.jwk' "$T/serve.log" || die "refused reload"
+wait_until 5 grep -q 'reload refused' "$T/serve.log" || die "refused reload not logged"
+grep -q 'reload refused, keeping the current configuration and its 5 keys: key file .*broken.jwk' "$T/serve.log" ||
+    die "refused reload"
 expect 200 tokS GET /v1/keys/new
 # The state file was carried over (still open and locked by this process), not reopened.
 expect 200 tokS POST /v1/keys/lms/sign --data-binary @"$T/small"
 tr -d '\n' <"$T/out/body" >"$T/lms-after.sig"
 "$D" verify -q -k "$T/lms.pub" -s "$T/lms-after.sig" "$T/small" || die "stateful key after reloads"
+ok
+
+# --- SIGHUP reloads the whole configuration, atomically ---------------------------------------------
+rm "$T/keys/broken.jwk"
+expect 200 tokV GET /v1/keys/ed
+head -c 2000 /dev/zero >"$T/out/2k"
+expect 200 tokS POST /v1/keys/ed/sign --data-binary @"$T/out/2k"
+cp "$T/serve.json" "$T/serve.json.orig"
+reloaded() { [ "$(grep -c 'configuration reloaded' "$T/serve.log")" -gt "$n0" ]; } # since n0 was taken
+# Tenant "verifier" removed (its token revoked), a body limit of 1000 bytes.
+jq 'del(.tenants[1]) | .limits.max_body_bytes = 1000' "$T/serve.json.orig" >"$T/serve.json"
+n0=$(grep -c 'configuration reloaded' "$T/serve.log")
+kill -HUP $SP
+wait_until 5 reloaded || die "config reload not logged"
+grep -q 'configuration reloaded: 5 keys, 4 tenants' "$T/serve.log" || die "config reload message"
+expect 401 tokV GET /v1/keys/ed           # the removed tenant's token no longer works
+expect 413 tokS POST /v1/keys/ed/sign --data-binary @"$T/out/2k"
+expect 200 tokS POST /v1/keys/ed/sign --data-binary @"$T/small"
+# A chunked body growing past the limit: cut; its record counts the bytes its digest covers (600).
+c600=$(printf 'a%.0s' $(seq 600))
+"$P" send "$PORT" "POST /v1/keys/ed/sign HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer tokS\r\nTransfer-Encoding: chunked\r\n\r\n258\r\n$c600\r\n258\r\n$c600\r\n0\r\n\r\n" |
+    grep -q '^- closed' || die "a chunked body over the limit was not cut"
+# A member that needs a restart: refused, named, the configuration in use kept (the token stays revoked).
+jq '.listen.port = 1 | del(.tenants[1]) | .limits.max_body_bytes = 1000' "$T/serve.json.orig" >"$T/serve.json"
+kill -HUP $SP
+wait_until 5 grep -q 'reload refused.*listen.port changed: that takes a restart' "$T/serve.log" ||
+    die "restart-only change not refused"
+expect 401 tokV GET /v1/keys/ed
+expect 413 tokS POST /v1/keys/ed/sign --data-binary @"$T/out/2k"
+echo '{"key_dir": ' >"$T/serve.json" # not JSON
+kill -HUP $SP
+wait_until 5 grep -q 'reload refused.*config: line' "$T/serve.log" || die "broken configuration not refused"
+expect 200 tokS POST /v1/keys/ed/sign --data-binary @"$T/small"
+cp "$T/serve.json.orig" "$T/serve.json" # back to the start (verifier and no body limit)
+n0=$(grep -c 'configuration reloaded' "$T/serve.log")
+kill -HUP $SP
+wait_until 5 reloaded || die "reload back"
+expect 200 tokV GET /v1/keys/ed
+ok
+
+# --- readiness, request ids ---------------------------------------------------------------------------
+expect 200 "" GET /readyz
+[ "$(jq -c . "$T/out/body")" = '{"ready":true}' ] || die "/readyz body: $(cat "$T/out/body")"
+rid=$(curl -s -D - -o /dev/null -X POST -H 'Authorization: Bearer tokS' --data-binary @"$T/small" "$U/v1/keys/ed/sign" |
+      tr -d '\r' | sed -n 's/^DSig-Request-Id: //Ip')
+[[ "$rid" =~ ^[0-9a-f]{16}$ ]] || die "no DSig-Request-Id on a sign response"
+curl -s -D "$T/out/hdr" -o /dev/null "$U/v2/none"
+grep -qi '^DSig-Request-Id: [0-9a-f]\{16\}' "$T/out/hdr" || die "no DSig-Request-Id on a 404"
 ok
 
 # --- a generated token works; failed authentications are limited per client address -------------------
@@ -358,6 +400,8 @@ ok
 # --- metrics and audit --------------------------------------------------------------------------------
 expect 200 "" GET /metrics
 for m in 'dsig_serve_requests_total{endpoint="sign",code="200"}' 'dsig_serve_requests_total{endpoint="sign",code="401"}' \
+         'dsig_serve_tenant_requests_total{tenant="signer",endpoint="sign",code="200"}' 'dsig_serve_ready 1' \
+         'dsig_serve_request_queue_seconds_count{endpoint="sign"}' 'dsig_serve_audit_sync_failures_total 0' \
          'dsig_serve_requests_total{endpoint="sign",code="403"}' 'dsig_serve_payload_bytes_total{endpoint="sign"}' \
          'dsig_serve_request_duration_seconds_bucket{endpoint="sign",le="+Inf"}' 'dsig_serve_keys 5'; do
     grep -qF "$m" "$T/out/body" || die "metrics: no $m"
@@ -371,6 +415,11 @@ wait $SP || die "server exit status $?"
 SP=""
 grep -Eq 'AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error:' "$T/serve.log" && die "sanitizer report"
 cat "$T/log/audit.log.1" "$T/log/audit.log" | jq -c . >/dev/null || die "audit log is not JSON lines"
+jq -c . "$T/serve.log" >/dev/null || die "the server log is not JSON lines"
+[ "$(jq -s --arg id "$rid" '[.[] | select(.request_id == $id and .op == "sign" and .code == 200)] | length' \
+    "$T/log/audit.log")" = 1 ] || die "the request id of the response header is not in the audit record"
+[ "$(cat "$T/log/audit.log.1" "$T/log/audit.log" | jq -s 'map(.request_id) | length == (unique | length)')" = true ] ||
+    die "request ids are not unique"
 [ -s "$T/log/audit.log" ] || die "nothing written to the reopened audit log"
 dig=$(head -c $BIG /dev/zero | pd)
 # count FILTER: audit lines matching (jq -e judges only the last line, hence -s).
@@ -385,6 +434,8 @@ done
 [ "$(count 'map(select(.op == "sign" and .code == 0 and (.result == "client_abort" or .result == "timeout"))) |
     length')" -ge 2 ] || die "audit lines of the cut uploads"
 [ "$(count 'map(select(.code == 401 and .tenant == "-")) | length')" -ge 20 ] || die "audit lines of 401s"
+[ "$(count --arg d "$(printf %s "$c600" | pd)" 'map(select(.result == "too_large" and .code == 0)) | last |
+    .bytes == 600 and .'$DIGEST' == $d')" = true ] || die "a too_large record's byte count and digest disagree"
 [ "$(stat -c %a "$T/log/audit.log")" = 600 ] || die "audit log mode"
 ok
 echo "$PASSED passed, 0 failed"

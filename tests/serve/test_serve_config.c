@@ -48,7 +48,8 @@ static char *good_config(const char *extra)
              "\"digest_threads\":3},"
              "\"limits\":{\"max_header_bytes\":4096,\"request_timeout_s\":5,\"max_connections\":10,"
              "\"max_body_bytes\":1000,\"threads\":2,\"upload_buffer_bytes\":65536,"
-             "\"auth_failures\":{\"per_second\":0.5,\"burst\":7},\"max_connections_per_address\":4},"
+             "\"auth_failures\":{\"per_second\":0.5,\"burst\":7},\"max_connections_per_address\":4,"
+             "\"header_timeout_s\":3,\"min_upload_bytes_per_s\":100},"
              "\"tenants\":[{\"name\":\"ci\",\"tokens\":[{\"sha256\":\"%s\",\"rate\":{\"per_second\":2,\"burst\":3}}],"
              "\"keys\":[\"k1\",\"k2\"],\"operations\":[\"sign\",\"verify\"]},"
              "{\"name\":\"ro\",\"tokens\":[{\"sha256\":\"%s\"}],\"keys\":[\"*\"],\"operations\":[\"verify\"]}]}",
@@ -108,6 +109,8 @@ static void test_config_good(void **state)
     assert_true(c->tokens[0].rate == 2.0 && c->tokens[0].burst == 3.0);
     assert_true(c->auth_fail_rate == 0.5 && c->auth_fail_burst == 7.0);
     assert_int_equal(c->max_conn_per_addr, 4);
+    assert_int_equal(c->header_timeout_s, 3);
+    assert_int_equal(c->min_upload_rate, 100);
     dsig_serve_config_free(c);
     free(t);
 }
@@ -127,10 +130,12 @@ static void test_config_defaults(void **state)
     assert_int_equal(c->audit_digest, SERVE_DIGEST_BLAKE3);
     assert_int_equal(c->audit_digest_threads, -1); /* automatic */
     assert_true(c->auth_fail_rate == 5.0 && c->auth_fail_burst == 50.0);
-    assert_int_equal(c->max_conn_per_addr, 0); /* no limit: a proxy is one address */
+    assert_int_equal(c->max_conn_per_addr, 32); /* an eighth of max_connections (0 behind a proxy) */
     assert_int_equal(c->max_header, 8192);
-    assert_int_equal(c->max_body, 0);
+    assert_int_equal(c->max_body, UINT64_C(4) << 30);
     assert_int_equal(c->timeout_s, 30);
+    assert_int_equal(c->header_timeout_s, 10);
+    assert_int_equal(c->min_upload_rate, 1024);
     assert_int_equal(c->upload_buffer, 1024 * 1024);
     dsig_serve_config_free(c);
 }
@@ -153,6 +158,9 @@ static void test_config_bad(void **state)
         {"{\"key_dir\":\"k\",\"tenants\":[],\"listen\":{\"address\":\"localhost\"}}", "listen.address"},
         {"{\"key_dir\":\"k\",\"tenants\":[],\"listen\":{\"port\":\"80\"}}", "listen.port"},
         {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"threads\":0}}", "limits.threads"},
+        {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"header_timeout_s\":0}}", "limits.header_timeout_s"},
+        {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"min_upload_bytes_per_s\":-1}}",
+         "limits.min_upload_bytes_per_s"},
         {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"max_header_bytes\":10}}", "limits.max_header_bytes"},
         {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"max_body\":10}}", "unknown member \"max_body\""},
         {"{\"key_dir\":\"k\",\"tenants\":[],\"limits\":{\"upload_buffer_bytes\":100}}", "limits.upload_buffer_bytes"},
@@ -294,9 +302,15 @@ static void test_peer_limiter_and_new_token(void **state)
 {
     (void)state;
     struct serve_peer_limiter *l = NULL;
-    assert_int_equal(serve_peer_limiter_new(&l, 0, 10), DSIG_OK);
-    assert_null(l);
+    assert_int_equal(serve_peer_limiter_new(&l, 0, 10), DSIG_OK); /* rate 0: no limit */
     unsigned retry = 0;
+    for (int i = 0; i < 100; i++)
+        assert_true(serve_peer_fail_take(l, "10.0.0.1", 1, &retry));
+    serve_peer_limiter_set(l, 1, 2); /* a reload sets a limit: the bucket starts full at the new burst */
+    assert_true(serve_peer_fail_take(l, "10.0.0.1", 2, &retry));
+    assert_true(serve_peer_fail_take(l, "10.0.0.1", 2, &retry));
+    assert_false(serve_peer_fail_take(l, "10.0.0.1", 2, &retry));
+    serve_peer_limiter_free(l);
     assert_true(serve_peer_fail_take(NULL, "10.0.0.1", 1, &retry));
     assert_int_equal(serve_peer_limiter_new(&l, 0.5, 3), DSIG_OK);
     assert_non_null(l);
@@ -724,16 +738,58 @@ static void test_keyset(void **state)
     rmdir_all(dir);
 }
 
-/* Metrics text: every family present, counts where they belong. */
+/* A reload: the text parsed again gives the same configuration; a change of a restart-only member is
+ * named, a change of what a reload may change is not. */
+static void test_config_reread_and_restart_diff(void **state)
+{
+    (void)state;
+    dsig_serve_config *a = NULL, *b = NULL;
+    char *t = good_config(NULL);
+    assert_int_equal(parse(t, &a), DSIG_OK);
+    assert_int_equal(serve_config_reread(a, &b), DSIG_OK);
+    char what[64] = "";
+    assert_false(serve_config_restart_diff(a, b, what, sizeof what));
+    assert_string_equal(b->key_dir, "/base/keys");
+    assert_int_equal(b->ntenants, 2);
+    b->max_body = 5;                /* reloadable */
+    b->ntokens = 1;
+    b->header_timeout_s = 9;
+    assert_false(serve_config_restart_diff(a, b, what, sizeof what));
+    b->ntokens = 2;
+    b->port = 1234;
+    assert_true(serve_config_restart_diff(a, b, what, sizeof what));
+    assert_string_equal(what, "listen.port");
+    b->port = a->port;
+    b->audit_sync = SERVE_SYNC_NONE;
+    assert_true(serve_config_restart_diff(a, b, what, sizeof what));
+    assert_string_equal(what, "audit.sync");
+    dsig_serve_config_free(a);
+    dsig_serve_config_free(b);
+    free(t);
+}
+
+/* Metrics text: every family present, counts where they belong, queueing in its own histogram and in
+ * the duration, per-tenant counters by name across slots. */
 static void test_metrics(void **state)
 {
     (void)state;
     struct serve_metrics *m = serve_metrics_new();
     assert_non_null(m);
-    serve_metrics_request(m, EP_SIGN, 200, 1000, 2000000, ERR_NONE);
-    serve_metrics_request(m, EP_SIGN, 401, 0, 10000, ERR_UNAUTHENTICATED);
+    serve_metrics_request(m, EP_SIGN, 200, 1000, 2000000, 1500000, ERR_NONE);
+    serve_metrics_request(m, EP_SIGN, 401, 0, 10000, 0, ERR_UNAUTHENTICATED);
+    int a = serve_metrics_tenant_slot(m, "alpha"), b = serve_metrics_tenant_slot(m, "beta");
+    assert_true(a >= 0 && b >= 0 && a != b);
+    assert_int_equal(serve_metrics_tenant_slot(m, "alpha"), a); /* a reload finds the same slot */
+    serve_metrics_tenant(m, a, EP_SIGN, 200);
+    serve_metrics_tenant(m, a, EP_SIGN, 200);
+    serve_metrics_tenant(m, b, EP_VERIFY, 422);
+    serve_metrics_tenant(m, -1, EP_VERIFY, 422); /* no slot: not counted, no crash */
+    struct serve_metrics_extra x = {.nkeys = 3, .ready = 1};
+    x.audit.sync_failures = 7;
+    x.audit.ready = 1;
+    x.conns.cut_headers = 2;
     size_t len = 0;
-    char *t = serve_metrics_render(m, 3, &len);
+    char *t = serve_metrics_render(m, &x, &len);
     assert_non_null(t);
     assert_non_null(strstr(t, "dsig_serve_requests_total{endpoint=\"sign\",code=\"200\"} 1\n"));
     assert_non_null(strstr(t, "dsig_serve_requests_total{endpoint=\"sign\",code=\"401\"} 1\n"));
@@ -741,7 +797,14 @@ static void test_metrics(void **state)
     assert_non_null(strstr(t, "dsig_serve_request_duration_seconds_bucket{endpoint=\"sign\",le=\"0.001\"} 1\n"));
     assert_non_null(strstr(t, "dsig_serve_request_duration_seconds_bucket{endpoint=\"sign\",le=\"0.0025\"} 2\n"));
     assert_non_null(strstr(t, "dsig_serve_request_duration_seconds_count{endpoint=\"sign\"} 2\n"));
+    assert_non_null(strstr(t, "dsig_serve_request_queue_seconds_bucket{endpoint=\"sign\",le=\"0.001\"} 1\n"));
+    assert_non_null(strstr(t, "dsig_serve_request_queue_seconds_bucket{endpoint=\"sign\",le=\"0.0025\"} 2\n"));
+    assert_non_null(strstr(t, "dsig_serve_request_queue_seconds_sum{endpoint=\"sign\"} 0.001500\n"));
+    assert_non_null(strstr(t, "dsig_serve_tenant_requests_total{tenant=\"alpha\",endpoint=\"sign\",code=\"200\"} 2\n"));
+    assert_non_null(strstr(t, "dsig_serve_tenant_requests_total{tenant=\"beta\",endpoint=\"verify\",code=\"422\"} 1\n"));
     assert_non_null(strstr(t, "dsig_serve_errors_total{kind=\"unauthenticated\"} 1\n"));
+    assert_non_null(strstr(t, "dsig_serve_audit_sync_failures_total 7\n"));
+    assert_non_null(strstr(t, "dsig_serve_connections_cut_total{reason=\"header_timeout\"} 2\n"));
     assert_non_null(strstr(t, "dsig_serve_keys 3\n"));
     dsig_xfree(t, 0);
     serve_metrics_free(m);
@@ -755,6 +818,7 @@ int main(void)
         cmocka_unit_test(test_sha256_known_answer),
         cmocka_unit_test(test_config_good),
         cmocka_unit_test(test_config_defaults),
+        cmocka_unit_test(test_config_reread_and_restart_diff),
         cmocka_unit_test(test_config_bad),
         cmocka_unit_test(test_config_tls),
         cmocka_unit_test(test_tls_load),

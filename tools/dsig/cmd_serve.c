@@ -1,13 +1,13 @@
 /*
  * tools/dsig/cmd_serve.c — `dsig serve --config FILE`: run the streaming signing service (docs/serve.md)
- * until SIGINT/SIGTERM; SIGHUP reloads the key directory. Signals are taken synchronously with
- * sigwait in the main thread (blocked before the server threads start, so they inherit the mask).
+ * until SIGINT/SIGTERM; SIGHUP reloads the configuration and its keys. Signals are taken synchronously
+ * with sigwait in the main thread (blocked before the server threads start, so they inherit the mask).
+ * The server's log (JSON lines) goes to standard error.
  */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "dsig/mem.h"
@@ -20,27 +20,27 @@ const char cli_usage_serve[] =
     "       dsig serve --new-token\n"
     "\n"
     "Run the HTTP signing service described by the configuration FILE (docs/serve.md) until SIGINT or\n"
-    "SIGTERM. SIGHUP reloads the key directory (all or nothing; requests in flight keep their key).\n"
+    "SIGTERM. SIGHUP reloads the whole configuration and the key directory (all or nothing: a bad file\n"
+    "keeps the current one; requests in flight keep theirs) and reopens the audit log. The log goes to\n"
+    "standard error, one JSON object per line.\n"
     "Endpoints (docs/openapi.yaml): POST /v1/keys/{kid}/sign, POST /v1/keys/{kid}/verify (signature in\n"
-    "the DSig-Signature header), GET /v1/keys/{kid}, GET /v1/keys, GET /healthz, GET /metrics.\n"
+    "the DSig-Signature header), GET /v1/keys/{kid}, GET /v1/keys, GET /healthz, GET /readyz,\n"
+    "GET /metrics.\n"
     "\n"
     "  -c, --config FILE  the configuration (JSON)\n"
     "      --new-token    print a new random bearer token and the SHA-256 the configuration stores, as\n"
     "                     JSON {\"token\": ..., \"sha256\": ...}; hand the token to the client, put the\n"
     "                     hash in tenants[].tokens[].sha256\n"
-    "  -q, --quiet        no informational messages (errors are still printed)\n"
+    "  -q, --quiet        no informational messages (warnings and errors are still printed)\n"
     "  -h, --help         this help\n";
 
-/* Server messages on stderr, one line each with a UTC timestamp. */
-static void log_line(void *arg, const char *msg)
+/* Server messages (one JSON object each) on stderr, one per line. */
+static void log_line(void *arg, int level, const char *msg)
 {
     (void)arg;
-    char ts[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    fprintf(stderr, "%s dsig serve: %s\n", ts, msg);
+    if (level == DSIG_SERVE_LOG_INFO && cli_quiet)
+        return;
+    fprintf(stderr, "%s\n", msg);
 }
 
 /* `dsig serve` */
@@ -95,31 +95,14 @@ int cmd_serve(int argc, char **argv)
         cli_err_lib(rc, "cannot start the server");
         return CLI_EXIT_ERROR;
     }
-    if (!cli_quiet) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "listening on port %u%s", dsig_server_port(srv),
-                 dsig_server_tls(srv) ? " (https)" : "");
-        log_line(NULL, msg);
-    }
     for (;;) {
         int sig = 0;
         if (sigwait(&set, &sig) != 0)
             continue;
         if (sig != SIGHUP)
             break;
-        size_t n = 0;
-        rc = dsig_server_reload(srv, &n);
-        char msg[600];
-        if (rc == DSIG_OK)
-            snprintf(msg, sizeof msg, "keys reloaded: %zu keys", n);
-        else
-            snprintf(msg, sizeof msg, "reload failed, keeping the %zu current keys: %s", n,
-                     dsig_last_error_detail());
-        if (rc != DSIG_OK || !cli_quiet)
-            log_line(NULL, msg);
+        (void)dsig_server_reload(srv, NULL); /* logs what it did, or why it kept the configuration */
     }
-    if (!cli_quiet)
-        log_line(NULL, "stopping");
     dsig_server_stop(srv);
     return CLI_EXIT_OK;
 }

@@ -1,0 +1,124 @@
+/*
+ * src/serve/front.h — what the HTTP front end of `dsig serve` shares between its files: the server
+ * (server.c: start, reload, stop, the libmicrohttpd callbacks' wiring), the requests (request.c:
+ * routing, authentication, the streaming sign and verify, the audit records), the request-head check
+ * (http_strict.c) and the server log (log.c).
+ */
+#ifndef DSIG_SERVE_FRONT_H
+#define DSIG_SERVE_FRONT_H
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include <microhttpd.h>
+
+#include "serve_internal.h"
+
+/* ---- log.c: the server log ------------------------------------------------------------------- */
+
+struct serve_logger {
+    dsig_serve_log_fn fn;      /* NULL: no log */
+    void *arg;
+};
+/* One message as one JSON object {"time","level","msg"[,"request_id"]} to the log callback. `level` is
+ * DSIG_SERVE_LOG_*; request_id may be NULL. */
+void serve_log(const struct serve_logger *lg, int level, const char *request_id, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* ---- server.c --------------------------------------------------------------------------------- */
+
+/* What a reload replaces as one unit: the configuration and the keys loaded with it. Requests hold a
+ * reference from their request line to their end, so each sees one configuration throughout. */
+struct serve_runtime {
+    atomic_uint refs;
+    struct dsig_serve_config *cfg;
+    struct serve_keyset *ks;
+    int *tenant_slot;          /* metrics slot of each tenant of cfg */
+};
+void serve_runtime_unref(struct serve_runtime *rt);
+
+struct dsig_server {
+    struct MHD_Daemon *mhd;
+    pthread_mutex_t rt_mu;               /* guards rt (the pointer swap) */
+    pthread_mutex_t reload_mu;           /* one reload at a time */
+    struct serve_runtime *rt;
+    struct serve_metrics *metrics;
+    struct serve_audit *audit;
+    struct serve_digest_pool *digests;   /* audit digest workers; NULL: hashed inline */
+    struct serve_peer_limiter *peers;    /* failed authentications per client address */
+    struct serve_conns *conns;           /* deadlines and the per-address limit */
+    struct serve_tls *tls;               /* certificate and key (libmicrohttpd keeps pointers to them until
+                                          * it stops); NULL: plain HTTP */
+    pthread_mutex_t start_mu;            /* guards starting, start_msg */
+    int starting;                        /* MHD_start_daemon is running: collect its messages */
+    char start_msg[512];                 /* libmicrohttpd's messages during the start, to explain a failure */
+    struct serve_logger log;
+    _Atomic int audit_was_ready;         /* the last audit state logged */
+    _Atomic uint64_t next_id;            /* request ids: a counter ... */
+    uint64_t id_key;                     /* ... mixed with a random key */
+    unsigned port;
+};
+
+/* The current runtime, with a reference. */
+struct serve_runtime *serve_current(struct dsig_server *s);
+/* 1 if the service can sign now (keys loaded, the audit log running); else 0 with the reason (why may
+ * be NULL). */
+int serve_ready(struct dsig_server *s, const struct serve_runtime *rt, char *why, size_t n);
+/* Log the audit log's state when it changed since the last call (from requests and the guard's tick). */
+void serve_note_audit(struct dsig_server *s);
+
+/* ---- request.c -------------------------------------------------------------------------------- */
+
+#define SERVE_PATH_MAX 128 /* longer request paths name no endpoint */
+
+/* Per-request state (libmicrohttpd's con_cls), created when the request line is parsed. */
+struct req {
+    struct serve_runtime *rt;            /* the configuration and keys of this request */
+    struct serve_conn *conn;             /* its connection in the guard (NULL if untracked) */
+    char id[SERVE_REQUEST_ID_LEN + 1];
+    enum serve_endpoint ep;
+    int started;                         /* the access handler has seen the request */
+    int deferred;                        /* no body: routed at the next call */
+    int done;                            /* a response was queued */
+    int audited;                         /* the request's record is written */
+    int released;                        /* a signature response was queued (its record said 200) */
+    int json;                            /* sign: flattened JSON output */
+    uint64_t t0;                         /* the request line was read */
+    uint64_t queue_ns;                   /* it had waited this long in the kernel before */
+    const struct serve_tenant *tenant;
+    int tenant_slot;
+    char kid[SERVE_NAME_MAX + 1];
+    struct serve_key *key;               /* reference held for the whole request */
+    dsig_jws_sign_ctx *sctx;
+    dsig_jws_verify_ctx *vctx;
+    struct serve_digest *dg;             /* audit digest of the payload (audit.payload_digest) */
+    uint8_t digest[32];
+    int have_digest;
+    uint64_t bytes;
+    unsigned code;
+    enum serve_error err;
+    char method[8];
+    size_t target_len;                   /* the raw request-target's length */
+    int target_ok;                       /* visible ASCII only */
+    char path[SERVE_PATH_MAX + 1];       /* its path, as sent (never percent-decoded); "" if too long */
+};
+
+/* libmicrohttpd callbacks (cls = the server). */
+void *serve_on_uri(void *cls, const char *uri, struct MHD_Connection *c);
+enum MHD_Result serve_on_access(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                const char *version, const char *upload_data, size_t *upload_data_size,
+                                void **con_cls);
+void serve_on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe);
+
+/* ---- http_strict.c ---------------------------------------------------------------------------- */
+
+/* The request head against RFC 9112, beyond what libmicrohttpd 0.9 checks: every byte of the head
+ * accounted for by the fields it parsed (so no bare LF, NUL, obs-fold or other byte it skipped), field
+ * names tokens, field values without control characters, Content-Length and Transfer-Encoding
+ * unambiguous, one Host. 0 if the request may be served (*has_body: a body follows), else the status
+ * to answer (400 or 501; the connection is closed after it) with the reason in *why. */
+unsigned serve_http_check(struct MHD_Connection *c, const struct req *r, const char *url, const char *method,
+                          const char *version, int *has_body, const char **why);
+
+#endif
