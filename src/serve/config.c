@@ -165,13 +165,13 @@ static int parse_audit(struct dsig_serve_config *c, const json_t *root)
         return rc;
     if (sync) {
         if (strcmp(sync, "group") == 0)
-            c->audit_sync = SERVE_SYNC_GROUP;
+            c->audit_sync = DSIG_APPLOG_GROUP;
         else if (strcmp(sync, "always") == 0)
-            c->audit_sync = SERVE_SYNC_ALWAYS;
+            c->audit_sync = DSIG_APPLOG_ALWAYS;
         else if (strcmp(sync, "interval") == 0)
-            c->audit_sync = SERVE_SYNC_INTERVAL;
+            c->audit_sync = DSIG_APPLOG_INTERVAL;
         else if (strcmp(sync, "none") == 0)
-            c->audit_sync = SERVE_SYNC_NONE;
+            c->audit_sync = DSIG_APPLOG_NONE;
         else
             rc = dsig_fail(DSIG_E_ARG, "config: audit.sync: \"%s\" is not group, always, interval or none", sync);
         dsig_xfree(sync, 0);
@@ -456,7 +456,7 @@ static int set_defaults(struct dsig_serve_config *c)
     c->address = dsig_strdup("127.0.0.1");
     c->port = 8080;
     c->include_kid = 1;
-    c->audit_sync = SERVE_SYNC_GROUP;
+    c->audit_sync = DSIG_APPLOG_GROUP;
     c->audit_interval_ms = 200;
     c->audit_digest = SERVE_DIGEST_BLAKE3; /* the cheapest strong hash here: see docs/serve.md Performance */
     c->audit_digest_threads = -1;

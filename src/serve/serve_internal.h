@@ -13,6 +13,7 @@
 
 #include "dsig/dsig.h"
 #include "dsig/serve.h"
+#include "core/applog.h"
 
 /* Operations a tenant may be granted (bit set). */
 #define SERVE_OP_SIGN 1u
@@ -43,8 +44,6 @@ struct serve_tenant {
 
 enum serve_digest_kind { SERVE_DIGEST_NONE = 0, SERVE_DIGEST_SHA256 = 1, SERVE_DIGEST_BLAKE3 = 2 };
 
-/* GROUP (the default): a line is synced by a shared fdatasync before serve_audit_write returns. */
-enum serve_audit_sync { SERVE_SYNC_NONE = 0, SERVE_SYNC_INTERVAL = 1, SERVE_SYNC_ALWAYS = 2, SERVE_SYNC_GROUP = 3 };
 
 struct dsig_serve_config {
     char *address;             /* numeric IPv4 or IPv6 */
@@ -53,7 +52,7 @@ struct dsig_serve_config {
     char *state_registry;      /* NULL: library default; "" none */
     int include_kid;           /* JWS header "kid" = RFC 7638 thumbprint */
     char *audit_path;          /* NULL: no audit log */
-    enum serve_audit_sync audit_sync;
+    enum dsig_applog_sync audit_sync;
     unsigned audit_interval_ms;
     int audit_digest;          /* payload digest in the audit line: SERVE_DIGEST_* */
     int audit_digest_threads;  /* digest worker threads; 0 = inline on the connection thread; -1 = auto */
@@ -183,10 +182,10 @@ struct serve_audit_rec {
     int release;               /* a signature is released after this line: "group" waits for its sync */
 };
 /* Open (create, O_APPEND) the audit log; path NULL: a no-op log. */
-int serve_audit_open(struct serve_audit **out, const char *path, enum serve_audit_sync sync,
+int serve_audit_open(struct serve_audit **out, const char *path, enum dsig_applog_sync sync,
                      unsigned interval_ms);
-/* Append one line; with SERVE_SYNC_ALWAYS, or SERVE_SYNC_GROUP and r->release, it is on disk (an
- * fdatasync started after the write has completed) when this returns DSIG_OK. SERVE_SYNC_GROUP lines
+/* Append one line; with DSIG_APPLOG_ALWAYS, or DSIG_APPLOG_GROUP and r->release, it is on disk (an
+ * fdatasync started after the write has completed) when this returns DSIG_OK. DSIG_APPLOG_GROUP lines
  * without release are synced by the next batch but not waited for. */
 int serve_audit_write(struct serve_audit *a, const struct serve_audit_rec *r);
 /* Reopen the log at its path (log rotation); the old file stays in use on failure. */

@@ -126,7 +126,7 @@ static void test_group_commit_never_releases_unsynced(void **state)
     tmp_log(dir, path);
     hook_reset();
     struct serve_audit *a = NULL;
-    assert_int_equal(serve_audit_open(&a, path, SERVE_SYNC_GROUP, 200), DSIG_OK);
+    assert_int_equal(serve_audit_open(&a, path, DSIG_APPLOG_GROUP, 200), DSIG_OK);
     pthread_t th[THREADS];
     struct writer w[THREADS];
     for (int i = 0; i < THREADS; i++) {
@@ -158,7 +158,7 @@ static void test_group_commit_no_timer(void **state)
     tmp_log(dir, path);
     hook_reset();
     struct serve_audit *a = NULL;
-    assert_int_equal(serve_audit_open(&a, path, SERVE_SYNC_GROUP, 10000), DSIG_OK);
+    assert_int_equal(serve_audit_open(&a, path, DSIG_APPLOG_GROUP, 10000), DSIG_OK);
     struct serve_audit_rec r = {.op = "sign", .code = 200, .result = "ok", .release = 1};
     uint64_t t0 = serve_now_ns();
     for (int i = 0; i < 5; i++)
@@ -183,7 +183,7 @@ static void test_always_and_none(void **state)
     hook_reset();
     struct serve_audit *a = NULL;
     struct serve_audit_rec r = {.op = "sign", .code = 200, .result = "ok", .release = 1};
-    assert_int_equal(serve_audit_open(&a, path, SERVE_SYNC_ALWAYS, 0), DSIG_OK);
+    assert_int_equal(serve_audit_open(&a, path, DSIG_APPLOG_ALWAYS, 0), DSIG_OK);
     assert_int_equal(serve_audit_write(a, &r), DSIG_OK);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
@@ -194,7 +194,7 @@ static void test_always_and_none(void **state)
     serve_audit_close(a);
 
     hook_reset();
-    assert_int_equal(serve_audit_open(&a, path, SERVE_SYNC_NONE, 0), DSIG_OK);
+    assert_int_equal(serve_audit_open(&a, path, DSIG_APPLOG_NONE, 0), DSIG_OK);
     assert_int_equal(serve_audit_write(a, &r), DSIG_OK);
     pthread_mutex_lock(&hook_mu);
     assert_int_equal(nsyncs, 0);
@@ -217,7 +217,7 @@ static void test_mode_and_symlink(void **state)
     assert_int_equal(fchmod(fd, 0644), 0);
     close(fd);
     struct serve_audit *a = NULL;
-    assert_int_equal(serve_audit_open(&a, path, SERVE_SYNC_GROUP, 0), DSIG_OK);
+    assert_int_equal(serve_audit_open(&a, path, DSIG_APPLOG_GROUP, 0), DSIG_OK);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(st.st_mode & 07777, 0600);
@@ -231,7 +231,7 @@ static void test_mode_and_symlink(void **state)
     snprintf(link, sizeof link, "%s/link.log", dir);
     assert_int_equal(symlink(path, link), 0);
     a = NULL;
-    assert_int_not_equal(serve_audit_open(&a, link, SERVE_SYNC_GROUP, 0), DSIG_OK);
+    assert_int_not_equal(serve_audit_open(&a, link, DSIG_APPLOG_GROUP, 0), DSIG_OK);
     assert_null(a);
     assert_non_null(strstr(dsig_last_error_detail(), "link.log"));
     unlink(link);

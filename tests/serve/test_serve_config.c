@@ -89,7 +89,7 @@ static void test_config_good(void **state)
     assert_int_equal(c->port, 0);
     assert_string_equal(c->key_dir, "/base/keys");
     assert_string_equal(c->audit_path, "/var/log/a.log");
-    assert_int_equal(c->audit_sync, SERVE_SYNC_ALWAYS);
+    assert_int_equal(c->audit_sync, DSIG_APPLOG_ALWAYS);
     assert_int_equal(c->max_header, 4096);
     assert_int_equal(c->timeout_s, 5);
     assert_int_equal(c->max_conn, 10);
@@ -123,7 +123,7 @@ static void test_config_defaults(void **state)
     assert_int_equal(c->port, 8080);
     assert_string_equal(c->key_dir, "/k");
     assert_null(c->audit_path);
-    assert_int_equal(c->audit_sync, SERVE_SYNC_GROUP);
+    assert_int_equal(c->audit_sync, DSIG_APPLOG_GROUP);
     assert_int_equal(c->audit_digest, SERVE_DIGEST_BLAKE3);
     assert_int_equal(c->audit_digest_threads, -1); /* automatic */
     assert_true(c->auth_fail_rate == 5.0 && c->auth_fail_burst == 50.0);
