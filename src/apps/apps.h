@@ -214,6 +214,8 @@ int apps_client_call(apps_client *c, const uint8_t *body, size_t len, apps_reply
 int apps_client_scheme(const apps_client *c);
 uint64_t apps_client_next_seq(const apps_client *c);
 void apps_client_paths(const apps_client *c, uint64_t *fast, uint64_t *slow);
+/* The server's request verifications on each path (all its clients), as of the last apps_client_sync. */
+void apps_client_server_paths(const apps_client *c, uint64_t *fast, uint64_t *slow);
 
 /* Close the connection and free (erasing the one-time keys). NULL accepted. */
 void apps_client_close(apps_client *c);

@@ -26,7 +26,7 @@
 #define APPS_T_REPLY 0x24u   /* s→c: reply message length u32 ‖ reply message ‖ signature */
 #define APPS_T_ERROR 0x25u   /* s→c: code u8 ‖ seq u64 ‖ text (unsigned: nothing was logged) */
 #define APPS_T_SYNC 0x26u    /* c→s: empty */
-#define APPS_T_SYNC_ACK 0x27u/* s→c: empty */
+#define APPS_T_SYNC_ACK 0x27u/* s→c: server's request verifications fast u64 ‖ slow u64 (16 B) */
 
 #define APPS_HELLO_BYTES 12u
 #define APPS_HELLO_ANY_SCHEME 0xFFu /* HELLO scheme byte: "the server's" (announced in WELCOME) */

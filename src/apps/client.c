@@ -34,6 +34,7 @@ struct apps_client {
     uint8_t req_hash[32];
     int timeout_ms;
     uint64_t fast, slow;
+    uint64_t srv_fast, srv_slow;  /* the server's counters at the last sync */
 };
 
 /* The client signer's batch callback (background thread): queued, sent before the next request. */
@@ -184,8 +185,13 @@ int apps_client_sync(apps_client *c)
     uint32_t len;
     if (rc == DSIG_OK)
         rc = read_until(c, APPS_T_SYNC_ACK, &p, &len);
-    if (rc == DSIG_OK)
+    if (rc == DSIG_OK && len != 16)
+        rc = dsig_fail(DSIG_E_FORMAT, "server sent a malformed SYNC_ACK");
+    if (rc == DSIG_OK) {
+        c->srv_fast = dsig_load_be64(p);
+        c->srv_slow = dsig_load_be64(p + 8);
         apps_verifier_flush(c->verifier);
+    }
     return rc;
 }
 
@@ -254,6 +260,12 @@ void apps_client_paths(const apps_client *c, uint64_t *fast, uint64_t *slow)
 {
     *fast = c->fast;
     *slow = c->slow;
+}
+
+void apps_client_server_paths(const apps_client *c, uint64_t *fast, uint64_t *slow)
+{
+    *fast = c->srv_fast;
+    *slow = c->srv_slow;
 }
 
 void apps_client_close(apps_client *c)

@@ -447,8 +447,12 @@ static void *conn_main(void *arg)
             keep = 0;
         } else if (type == APPS_T_SYNC && len == 0) {
             apps_verifier_flush(s->verifier);
+            uint8_t ack[16];
+            dsig_store_be64(ack, atomic_load(&s->st.fast));
+            dsig_store_be64(ack + 8, atomic_load(&s->st.slow));
+            struct iovec iov = {ack, sizeof ack};
             keep = apps_signer_wait_full(s->signer) == DSIG_OK && send_batches(c) == DSIG_OK &&
-                           apps_io_write(c->io.fd, APPS_T_SYNC_ACK, NULL, 0) == DSIG_OK
+                           apps_io_write(c->io.fd, APPS_T_SYNC_ACK, &iov, 1) == DSIG_OK
                        ? 0
                        : -1;
         } else {
