@@ -224,12 +224,18 @@ int appcli_client(const struct appcli_app *a, int argc, char **argv)
         case CLI_OPT_QUIET: cli_quiet = 1; break;
         case CLI_OPT_HELP: fputs(a->usage, stdout); return CLI_EXIT_OK;
         case ARGS_POSITIONAL:
-            if (nwords == MAX_WORDS)
-                return cli_usage_error(a->cmd, "at most %d words in a command", MAX_WORDS);
+            /* The command: it and everything after it are its words, verbatim ("INCRBY n -5"). */
             words[nwords++] = (char *)val;
+            for (; p.idx < argc; p.idx++) {
+                if (nwords == MAX_WORDS)
+                    return cli_usage_error(a->cmd, "at most %d words in a command", MAX_WORDS);
+                words[nwords++] = argv[p.idx];
+            }
             break;
         default: return CLI_EXIT_ERROR;
         }
+        if (nwords)
+            break;
     }
     if (!co.address || !idv || !keypath || !serverkey)
         return cli_usage_error(a->cmd, "--connect, --id, --key and --server-key are needed");

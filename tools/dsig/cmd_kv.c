@@ -15,7 +15,7 @@ const char cli_usage_kv[] =
     "Usage: dsig kv serve --listen ADDR [--listen ADDR]... --redis ADDR --key SERVER.jwk --keys DIR\n"
     "                     --log FILE [--scheme dsig|sig|none] [--sync group|always] [--pool N] [-q]\n"
     "       dsig kv --connect ADDR --id N --key CLIENT.jwk --server-key SERVER.pub.jwk [--scheme S]\n"
-    "               [--receipt FILE] [--timeout MS] [-v] [--] COMMAND [ARG...]    (or '-': one per line)\n"
+    "               [--receipt FILE] [--timeout MS] [-v] COMMAND [ARG...]    (or '-': one per line)\n"
     "\n"
     "An auditable Redis (docs/kv.md). The server signs nothing it did not log: every request must be\n"
     "signed by a registered client with the next sequence number; it is appended to the durable,\n"
@@ -43,7 +43,7 @@ const char cli_usage_kv[] =
     "  -v, --verbose       say which log entry the request became and how the reply verified\n"
     "Commands: GET SET SETNX DEL EXISTS INCR DECR INCRBY DECRBY APPEND STRLEN MGET MSET HSET HGET HDEL\n"
     "HGETALL HLEN LPUSH RPUSH LPOP RPOP LRANGE LLEN SADD SREM SISMEMBER SCARD DBSIZE (deterministic ones\n"
-    "only: a replay must rebuild the same data set). Put '--' before a command whose words start with '-'.\n"
+    "only: a replay must rebuild the same data set). Options go before the command; its words follow it.\n"
     "Exit status: 0 executed (the reply may be a Redis error value), 2 refused or failed.\n";
 
 /* Words -> KV body (the words are the Redis command). */
