@@ -790,9 +790,17 @@ static void print_table(const bench *B, FILE *f)
     }
     for (size_t i = 0; i < B->nrows; i++) {
         const row *r = &B->rows[i];
-        if (r->scheme != S_DSIG || isnan(ratio(B, r, 1)))
+        if (r->scheme != S_DSIG)
             continue;
         const row *e = find(B, r->pin, r->app, r->transport, S_ED25519);
+        if (!e || !find(B, r->pin, r->app, r->transport, S_NONE))
+            continue; /* R needs all three schemes */
+        if (isnan(ratio(B, r, 1))) {
+            fprintf(f, "R %s %s %s: n/a (Ed25519 added %.2f us at p50: nothing to compare with); the paper: %.2f\n",
+                    app_names[r->app], transport_names[r->transport], r->pin ? "pinned" : "unpinned", added(B, e, 1),
+                    PAPER_R);
+            continue;
+        }
         fprintf(f, "R %s %s %s: 1 - added(DSig)/added(Ed25519) = 1 - %.2f/%.2f us = %.2f at p50 (p10 %.2f, p90 %.2f); "
                    "the paper: %.2f\n",
                 app_names[r->app], transport_names[r->transport], r->pin ? "pinned" : "unpinned", added(B, r, 1),
