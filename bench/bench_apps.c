@@ -539,6 +539,7 @@ static int one_request(apps_client *c, const uint8_t *body, size_t len, double *
 
 typedef struct bench {
     const opts *o;
+    double load[2];            /* 1-minute load average at the start and at the end */
     char work[200];            /* short: Unix socket paths live in it (at most 107 bytes) */
     row *rows;
     size_t nrows;
@@ -886,7 +887,8 @@ static void write_svg(const bench *B, FILE *f, int app, const char *date, const 
     snprintf(s0, sizeof s0, "workload: %s",
              app == A_KV ? "16 B keys, 32 B values, 80% GET with 90% hits, 20% SET (the DSig paper's)"
                          : "one symbol, 50% buys, limit prices 1880-1893 ticks, quantities 100-1000 (the DSig paper's)");
-    snprintf(s1, sizeof s1, "%s, %ld CPUs; %s; %lu requests per bar", machine, ncpu, date, count);
+    snprintf(s1, sizeof s1, "%.120s, %ld CPUs, load average %.1f-%.1f; %.40s; %lu requests per bar", machine, ncpu,
+             B->load[0], B->load[1], date, count);
     snprintf(s2, sizeof s2, "client and server in separate processes; every request signed, logged durably "
              "(%.100s) before it runs, reply signed", logplace);
     snprintf(s3, sizeof s3, "%ld CPUs: unpinned, the DSig background threads share the cores with client, server%s",
@@ -971,6 +973,8 @@ int bench_apps_main(int argc, char **argv)
         fprintf(stderr, "dsig bench apps: cannot make a directory in %s: %s\n", logdir, strerror(errno));
         return 2;
     }
+    if (getloadavg(&B.load[0], 1) != 1)
+        B.load[0] = -1;
     size_t maxrows = NPINS * NAPPS * NTRANSPORTS * NSCHEMES;
     B.rows = calloc(maxrows, sizeof *B.rows);
     int rc = B.rows ? 0 : bench_fail(err, sizeof err, "out of memory");
@@ -986,6 +990,8 @@ int bench_apps_main(int argc, char **argv)
             fprintf(stderr, "dsig bench apps: auditing the signed logs (slow path, public keys only)\n");
         rc = audit_logs(&B, err, sizeof err);
     }
+    if (getloadavg(&B.load[1], 1) != 1)
+        B.load[1] = -1;
     for (size_t i = 0; i < B.nrows; i++)
         row_stats(&B.rows[i]);
     char date[64], machine[200], stamp[32];
@@ -997,8 +1003,9 @@ int bench_apps_main(int argc, char **argv)
     cpu_model(machine, sizeof machine);
     const char *logplace = strncmp(B.work, "/dev/shm", 8) == 0 ? "tmpfs" : B.work;
     if (rc == 0) {
-        printf("# dsig bench apps, %s, %s, %ld CPUs; %u requests per row in %u rounds, window 1, after %u warm-up\n",
-               date, machine, ncpu, o.requests, o.runs, o.warmup);
+        printf("# dsig bench apps, %s, %s, %ld CPUs, load average %.1f at the start, %.1f at the end; %u requests "
+               "per row in %u rounds, window 1, after %u warm-up\n",
+               date, machine, ncpu, B.load[0], B.load[1], o.requests, o.runs, o.warmup);
         print_table(&B, stdout);
         for (int pin = 0; pin < NPINS; pin++)
             for (int app = 0; app < NAPPS; app++)
