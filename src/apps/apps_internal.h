@@ -136,8 +136,6 @@ size_t apps_signer_sig_max(const apps_signer *s);
 int apps_sign(apps_signer *s, const uint8_t *msg, size_t len, uint8_t *sig, size_t cap, size_t *sig_len);
 /* DSIG: wait until the pool is full (warm-up). Others: DSIG_OK at once. */
 int apps_signer_wait_full(apps_signer *s);
-/* Keys ready now (DSIG), else 0. */
-uint64_t apps_signer_ready(apps_signer *s);
 void apps_signer_free(apps_signer *s);
 
 typedef struct apps_verifier apps_verifier;
@@ -168,8 +166,9 @@ int apps_batchq_new(apps_batchq **out, unsigned retain, size_t max_msg);
 void apps_batchq_push(apps_batchq *q, const uint8_t *msg, size_t len);
 /* Copy the oldest message numbered > *cursor into buf: 1 (and *cursor advanced), 0 if none. */
 int apps_batchq_next(apps_batchq *q, uint64_t *cursor, uint8_t *buf, size_t cap, size_t *len);
-/* Number of the newest message (0: none yet). */
-uint64_t apps_batchq_head(apps_batchq *q);
+/* Write every message numbered > *cursor to fd as BATCH frames, in order (buf: cap bytes of scratch).
+ * NULL q: nothing. DSIG_OK or the write's error. */
+int apps_batchq_send(apps_batchq *q, uint64_t *cursor, int fd, uint8_t *buf, size_t cap);
 void apps_batchq_free(apps_batchq *q);
 
 /* ---- framed socket I/O (io.c) ---------------------------------------------------------------------- */

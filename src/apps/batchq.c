@@ -77,12 +77,18 @@ int apps_batchq_next(apps_batchq *q, uint64_t *cursor, uint8_t *buf, size_t cap,
     return got;
 }
 
-uint64_t apps_batchq_head(apps_batchq *q)
+int apps_batchq_send(apps_batchq *q, uint64_t *cursor, int fd, uint8_t *buf, size_t cap)
 {
-    pthread_mutex_lock(&q->mu);
-    uint64_t h = q->head;
-    pthread_mutex_unlock(&q->mu);
-    return h;
+    if (!q)
+        return DSIG_OK;
+    size_t len;
+    while (apps_batchq_next(q, cursor, buf, cap, &len)) {
+        struct iovec iov = {buf, len};
+        int rc = apps_io_write(fd, APPS_T_BATCH, &iov, 1);
+        if (rc != DSIG_OK)
+            return rc;
+    }
+    return DSIG_OK;
 }
 
 void apps_batchq_free(apps_batchq *q)

@@ -44,6 +44,21 @@ struct apps_book {
     struct side bid, ask;
 };
 
+/* Make room for one more element of `size` bytes in *arr (capacity *cap, first allocation `first`):
+ * doubling, so appends cost O(1) amortized. 0, or -1 out of memory (nothing changed). */
+static int grow(void **arr, size_t *cap, size_t used, size_t size, size_t first)
+{
+    if (used < *cap)
+        return 0;
+    size_t nc = *cap ? *cap * 2 : first;
+    void *p = realloc(*arr, nc * size);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = nc;
+    return 0;
+}
+
 static uint64_t mix(uint64_t x)
 {
     x ^= x >> 33;
@@ -149,14 +164,8 @@ static int32_t order_alloc(apps_book *b)
     }
     if (b->olive >= APPS_BOOK_MAX_ORDERS)
         return NIL;
-    if (b->olive == b->ocap) {
-        size_t nc = b->ocap ? b->ocap * 2 : 1024;
-        struct order *o = realloc(b->o, nc * sizeof *o);
-        if (!o)
-            return NIL;
-        b->o = o;
-        b->ocap = nc;
-    }
+    if (grow((void **)&b->o, &b->ocap, b->olive, sizeof *b->o, 1024) != 0)
+        return NIL;
     return (int32_t)b->olive; /* pool slots are used in order until the first free */
 }
 
@@ -189,14 +198,8 @@ static struct level *level_get(struct side *s, int buy, uint32_t price)
     size_t i = level_find(s, buy, price, &found);
     if (found)
         return &s->lv[i];
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 64;
-        struct level *lv = realloc(s->lv, nc * sizeof *lv);
-        if (!lv)
-            return NULL;
-        s->lv = lv;
-        s->cap = nc;
-    }
+    if (grow((void **)&s->lv, &s->cap, s->n, sizeof *s->lv, 64) != 0)
+        return NULL;
     memmove(&s->lv[i + 1], &s->lv[i], (s->n - i) * sizeof *s->lv);
     s->n++;
     s->lv[i] = (struct level){.price = price, .head = NIL, .tail = NIL};

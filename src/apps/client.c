@@ -46,16 +46,7 @@ static void client_batch(void *arg, const uint8_t *msg, size_t len)
 /* Send the batch messages the server has not had yet. */
 static int send_batches(apps_client *c)
 {
-    if (!c->bq)
-        return DSIG_OK;
-    size_t len;
-    while (apps_batchq_next(c->bq, &c->bcursor, c->bmsg, c->batch_max, &len)) {
-        struct iovec iov = {c->bmsg, len};
-        int rc = apps_io_write(c->io.fd, APPS_T_BATCH, &iov, 1);
-        if (rc != DSIG_OK)
-            return rc;
-    }
-    return DSIG_OK;
+    return apps_batchq_send(c->bq, &c->bcursor, c->io.fd, c->bmsg, c->batch_max);
 }
 
 /* An ERROR frame from the server as a status code, its text in the detail. */

@@ -145,17 +145,7 @@ static int send_error(struct conn *c, unsigned code, uint64_t seq, const char *f
 /* Send the server's batch messages this connection has not had yet (before a reply they may cover). */
 static int send_batches(struct conn *c)
 {
-    apps_server *s = c->s;
-    if (!s->bq)
-        return DSIG_OK;
-    size_t len;
-    while (apps_batchq_next(s->bq, &c->bcursor, c->bmsg, s->batch_max, &len)) {
-        struct iovec iov = {c->bmsg, len};
-        int rc = apps_io_write(c->io.fd, APPS_T_BATCH, &iov, 1);
-        if (rc != DSIG_OK)
-            return rc;
-    }
-    return DSIG_OK;
+    return apps_batchq_send(c->s->bq, &c->bcursor, c->io.fd, c->bmsg, c->s->batch_max);
 }
 
 /* ---- the backend: execution and rebuild ---------------------------------------------------------- */

@@ -18,7 +18,6 @@
 #include "core/internal.h"
 #include "hash/blake3.h"
 
-#define KEY_FILE_MAX (64u * 1024u)
 #define DEFAULT_POOL 512u
 
 /* ---- hashing ---------------------------------------------------------------------------------- */
@@ -34,33 +33,33 @@ void apps_hash(uint8_t out[32], const struct iovec *iov, int n)
 
 /* ---- keys ------------------------------------------------------------------------------------- */
 
-int apps_key_load(const char *path, int need_private, dsig_key **out)
+/* apps_key_load with open(2) flags (O_NOFOLLOW for the files of a keys directory). */
+static int key_load(const char *path, int need_private, int flags, dsig_key **out)
 {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | flags);
     if (fd < 0)
-        return dsig_fail(DSIG_E_IO, "key \"%s\": %s", path, strerror(errno));
-    char *text = NULL;
-    size_t len = 0;
-    int rc = dsig_read_whole_fd(fd, path, KEY_FILE_MAX, &text, &len);
+        return dsig_fail(DSIG_E_IO, "key file \"%s\": %s", path, strerror(errno));
+    dsig_key *k = NULL;
+    int rc = dsig_jwk_read_fd(fd, path, &k);
     close(fd);
     if (rc != DSIG_OK)
         return rc;
-    dsig_key *k = NULL;
-    rc = dsig_jwk_import(&k, text, len);
-    dsig_xfree(text, len + 1); /* may hold a private member */
-    if (rc != DSIG_OK)
-        return dsig_fail(rc, "key \"%s\": not a usable JWK (%s)", path, dsig_strerror(rc));
     if (need_private && !dsig_key_has_private(k)) {
         dsig_key_free(k);
-        return dsig_fail(DSIG_E_NO_PRIVATE, "key \"%s\": a private key is needed (this one is public)", path);
+        return dsig_fail(DSIG_E_NO_PRIVATE, "key file \"%s\": a private key is needed (this one is public)", path);
     }
     if (!need_private && dsig_key_has_private(k)) {
         dsig_key_free(k);
-        return dsig_fail(DSIG_E_KEY, "key \"%s\": holds a private key where a public one belongs", path);
+        return dsig_fail(DSIG_E_KEY, "key file \"%s\": holds a private key where a public one belongs", path);
     }
     *out = k;
     return DSIG_OK;
+}
+
+int apps_key_load(const char *path, int need_private, dsig_key **out)
+{
+    return key_load(path, need_private, 0, out);
 }
 
 struct apps_keyset {
@@ -115,7 +114,7 @@ int apps_keyset_load(const char *dir, apps_keyset **out)
             break;
         }
         dsig_key *k;
-        if ((rc = apps_key_load(path, 0, &k)) != DSIG_OK)
+        if ((rc = key_load(path, 0, O_NOFOLLOW, &k)) != DSIG_OK) /* no symbolic links in the registry */
             break;
         if (apps_keyset_find(ks, id)) { /* "client-7.jwk" only once per directory, but be exact */
             dsig_key_free(k);
@@ -298,15 +297,6 @@ int apps_sign(apps_signer *s, const uint8_t *msg, size_t len, uint8_t *sig, size
 int apps_signer_wait_full(apps_signer *s)
 {
     return s->scheme == APPS_SCHEME_DSIG ? dsig_hybrid_signer_wait_ready(s->hs, s->pool) : DSIG_OK;
-}
-
-uint64_t apps_signer_ready(apps_signer *s)
-{
-    if (s->scheme != APPS_SCHEME_DSIG)
-        return 0;
-    dsig_hybrid_signer_stats st;
-    dsig_hybrid_signer_stats_get(s->hs, &st);
-    return st.ready;
 }
 
 void apps_signer_free(apps_signer *s)

@@ -124,14 +124,20 @@ apps_server_stats fx_stats(struct fx *f)
     return st;
 }
 
-int raw_open(struct fx *f, struct raw *r, uint64_t id)
+int raw_connect(struct fx *f, apps_io *io)
 {
-    memset(r, 0, sizeof *r);
     dsig_net_addr a;
     int fd;
     assert_int_equal(dsig_net_addr_parse(f->addr, &a), DSIG_OK);
     assert_int_equal(dsig_net_socket_connect(&a, 5000, &fd), DSIG_OK);
-    assert_int_equal(apps_io_init(&r->io, fd), DSIG_OK);
+    assert_int_equal(apps_io_init(io, fd), DSIG_OK);
+    return fd;
+}
+
+int raw_open(struct fx *f, struct raw *r, uint64_t id)
+{
+    memset(r, 0, sizeof *r);
+    raw_connect(f, &r->io);
     if (id >= 1 && id <= 2)
         assert_int_equal(apps_signer_new(&r->signer, f->scheme, f->ck[id], id, 128, NULL, NULL), DSIG_OK);
     uint8_t hello[APPS_HELLO_BYTES] = {APPS_PROTO_VERSION, APPS_APP_BOOK, (uint8_t)f->scheme, 0};

@@ -41,6 +41,8 @@ struct raw {
     uint64_t next_seq;
     apps_signer *signer;
 };
+/* A bare connection to the server (no HELLO) in *io; returns its descriptor. */
+int raw_connect(struct fx *f, apps_io *io);
 /* Connect and send HELLO for `id`; DSIG_OK once WELCOME came, else the server's error (as the library
  * maps it) — the connection stays open for inspection. */
 int raw_open(struct fx *f, struct raw *r, uint64_t id);

@@ -159,12 +159,8 @@ static void test_bad_input(void **state)
     assert_int_equal(raw_open(&f, &r, 3), DSIG_E_UNKNOWN_SIGNER); /* unregistered */
     raw_close(&r);
     {
-        dsig_net_addr a;
-        int fd;
-        assert_int_equal(dsig_net_addr_parse(f.addr, &a), DSIG_OK);
-        assert_int_equal(dsig_net_socket_connect(&a, 5000, &fd), DSIG_OK);
         apps_io io;
-        assert_int_equal(apps_io_init(&io, fd), DSIG_OK);
+        int fd = raw_connect(&f, &io);
         assert_int_equal(write(fd, "GET / HTTP/1.0\r\n\r\n", 18), 18);
         const uint8_t *p;
         uint32_t l;
@@ -178,12 +174,8 @@ static void test_bad_input(void **state)
     }
     /* a frame before HELLO, and an over-long announced frame: closed */
     {
-        dsig_net_addr a;
-        int fd;
-        assert_int_equal(dsig_net_addr_parse(f.addr, &a), DSIG_OK);
-        assert_int_equal(dsig_net_socket_connect(&a, 5000, &fd), DSIG_OK);
         apps_io io;
-        assert_int_equal(apps_io_init(&io, fd), DSIG_OK);
+        int fd = raw_connect(&f, &io);
         assert_int_equal(apps_io_write(fd, APPS_T_SYNC, NULL, 0), DSIG_OK);
         const uint8_t *p;
         uint32_t l;
