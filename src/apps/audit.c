@@ -225,14 +225,20 @@ int apps_audit_verify(const char *log_path, const apps_keyset *keys, apps_audit_
                          (unsigned long long)r.index, (unsigned long long)at, (unsigned long long)r.client,
                          (unsigned long long)r.seq, (unsigned long long)last_seq[ci],
                          (unsigned long long)last_entry[ci]);
-            else
+            else {
+                char gap[64];
+                if (r.seq - last_seq[ci] == 2)
+                    snprintf(gap, sizeof gap, "request %llu is", (unsigned long long)(last_seq[ci] + 1));
+                else
+                    snprintf(gap, sizeof gap, "requests %llu..%llu are", (unsigned long long)(last_seq[ci] + 1),
+                             (unsigned long long)(r.seq - 1));
                 rc = bad(res, r.index, at,
-                         "entry %llu at byte %llu: client %llu request%s %llu..%llu missing before it (it is request "
-                         "%llu; the previous one, %llu, is entry %llu)",
-                         (unsigned long long)r.index, (unsigned long long)at, (unsigned long long)r.client,
-                         r.seq - last_seq[ci] > 2 ? "s" : "", (unsigned long long)(last_seq[ci] + 1),
-                         (unsigned long long)(r.seq - 1), (unsigned long long)r.seq, (unsigned long long)last_seq[ci],
+                         "entry %llu at byte %llu: client %llu's %s missing before it (it is request %llu; the "
+                         "previous one, %llu, is entry %llu)",
+                         (unsigned long long)r.index, (unsigned long long)at, (unsigned long long)r.client, gap,
+                         (unsigned long long)r.seq, (unsigned long long)last_seq[ci],
                          (unsigned long long)last_entry[ci]);
+            }
             break;
         }
         int vrc = apps_verify_offline(r.scheme, apps_keyset_find(keys, r.client), r.req, r.req_len, r.sig, r.sig_len);
