@@ -79,7 +79,7 @@ struct apps_server {
     uint64_t next_index;
     uint8_t chain[32];
     uint64_t *last_seq;          /* per keyset position */
-    int failed;                  /* the log failed: nothing more is accepted */
+    atomic_int failed;           /* the log failed: nothing more is accepted (read without a lock) */
     uint8_t *recbuf;
 
     /* execution turn */
@@ -195,7 +195,7 @@ static int execute_in_turn(struct conn *c, uint64_t index, const uint8_t *body, 
 {
     apps_server *s = c->s;
     pthread_mutex_lock(&s->ex_mu);
-    while (s->executed + 1 != index && !atomic_load(&s->stopping) && !s->failed)
+    while (s->executed + 1 != index && !atomic_load(&s->stopping) && !atomic_load(&s->failed))
         pthread_cond_wait(&s->ex_cv, &s->ex_mu);
     int rc = DSIG_OK;
     if (s->executed + 1 != index) {
@@ -231,7 +231,7 @@ static int execute_in_turn(struct conn *c, uint64_t index, const uint8_t *body, 
 static void fail_log(apps_server *s)
 {
     pthread_mutex_lock(&s->ex_mu);
-    s->failed = 1;
+    atomic_store(&s->failed, 1);
     pthread_cond_broadcast(&s->ex_cv);
     pthread_mutex_unlock(&s->ex_mu);
 }
@@ -277,7 +277,7 @@ static int on_request(struct conn *c, const uint8_t *p, size_t len)
 
     /* 1. sequence number and log order */
     pthread_mutex_lock(&s->seq_mu);
-    if (s->failed) {
+    if (atomic_load(&s->failed)) {
         pthread_mutex_unlock(&s->seq_mu);
         return send_error(c, APPS_ERR_SERVER, rq.seq, "the log failed: nothing more is accepted") ? -1 : 0;
     }
@@ -303,7 +303,6 @@ static int on_request(struct conn *c, const uint8_t *p, size_t len)
         rc = dsig_applog_append(s->log, &iov, 1, &ticket);
     }
     if (rc != DSIG_OK) {
-        s->failed = 1;
         pthread_mutex_unlock(&s->seq_mu);
         fail_log(s);
         note(s, "request log: %s; refusing everything from now on", dsig_last_error_detail());
@@ -316,9 +315,6 @@ static int on_request(struct conn *c, const uint8_t *p, size_t len)
 
     /* 2. durable before anything is executed */
     if ((rc = dsig_applog_wait(s->log, ticket)) != DSIG_OK) {
-        pthread_mutex_lock(&s->seq_mu);
-        s->failed = 1;
-        pthread_mutex_unlock(&s->seq_mu);
         fail_log(s);
         note(s, "request log: %s; refusing everything from now on", dsig_last_error_detail());
         return send_error(c, APPS_ERR_SERVER, rq.seq, "the log failed: %s (not executed)", dsig_last_error_detail())
