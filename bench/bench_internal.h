@@ -86,6 +86,8 @@ void bench_print_sig_help(FILE *f);
 /* Deterministic payload: little-endian splitmix64 outputs from state `seed` (a shorter payload is a
  * prefix of a longer one with the same seed). Not cryptographic; only reproducible. */
 void bench_payload_fill(uint8_t *buf, size_t n, uint64_t seed);
+/* The next splitmix64 output of *state (reproducible workloads; not cryptographic). */
+uint64_t bench_rand_u64(uint64_t *state);
 bench_stat bench_stat_of(double *v, size_t n);           /* sorts v */
 double bench_percentile(const double *sorted, size_t n, double q); /* nearest rank */
 double bench_now_ms(void);                                /* CLOCK_MONOTONIC */
@@ -170,6 +172,25 @@ typedef struct bench_svg_meta {
 void bench_svg_write(FILE *f, const bench_row *rows, size_t n, uint64_t bytes, const bench_svg_meta *m);
 /* The x-axis tick step for values up to max: 1, 2 or 5 times a power of ten, at most 8 steps. */
 double bench_svg_tick_step(double max);
+/* A CSV field (RFC 4180 quoting when needed); XML-escaped text. */
+void bench_csv_str(FILE *f, const char *s);
+void bench_xml_str(FILE *f, const char *s);
+
+/* One bar of a latency chart: the median as a bar, p10..p90 as a whisker, in µs. Bars of one `group`
+ * are drawn together under the group's title; `series` picks the colour and the legend entry. */
+typedef struct bench_lat_bar {
+    const char *group;
+    const char *label;
+    int series;
+    double p10, p50, p90;
+    unsigned long n;             /* samples behind it (printed) */
+} bench_lat_bar;
+/* A horizontal latency chart readable without the table: title, subtitle lines (machine, date, counts,
+ * method), x axis in µs with ticks and grid, value labels, a legend of `nseries` names, and one note per
+ * group (NULL: none) printed under its title. */
+void bench_svg_latency(FILE *f, const char *title, const char *const *subtitle, size_t nsub,
+                       const bench_lat_bar *bars, size_t n, const char *const *series, size_t nseries,
+                       const char *const *group_notes);
 
 /* ---- runners ---- */
 int bench_stream_run(const bench_stream_opts *o);

@@ -1,6 +1,7 @@
 /*
  * bench/bench_report.c — the streaming report in its four forms: the table (the reference report's
- * look), CSV, JSON lines and an SVG chart (hand-written SVG: no new dependency).
+ * look), CSV, JSON lines and an SVG chart (hand-written SVG: no new dependency); the CSV and XML field
+ * writers and the latency chart the other harnesses share.
  */
 #include <math.h>
 #include <string.h>
@@ -93,7 +94,7 @@ void bench_table_row(FILE *f, const bench_row *r)
 }
 
 /* A CSV field, quoted (RFC 4180) only when it holds a separator, quote or newline. */
-static void csv_str(FILE *f, const char *s)
+void bench_csv_str(FILE *f, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {
         fputs(s, f);
@@ -137,9 +138,9 @@ void bench_csv_header(FILE *f)
 /* One CSV row: full precision (3 decimals), plain numbers. */
 void bench_csv_row(FILE *f, const bench_row *r)
 {
-    csv_str(f, r->kty);
+    bench_csv_str(f, r->kty);
     fputc(',', f);
-    csv_str(f, r->alg);
+    bench_csv_str(f, r->alg);
     fprintf(f, ",%u,%llu,%llu", r->key_bits, (unsigned long long)(r->bytes / 1024),
             (unsigned long long)r->bytes);
     csv_stat(f, &r->sign_ms);
@@ -149,7 +150,7 @@ void bench_csv_row(FILE *f, const bench_row *r)
     csv_stat(f, &r->mem_s_kib);
     csv_stat(f, &r->mem_v_kib);
     fprintf(f, ",%.3f,%.3f,", r->mibps_s, r->mibps_v);
-    csv_str(f, r->baseline);
+    bench_csv_str(f, r->baseline);
     csv_opt(f, r->base_ms, 3);
     csv_opt(f, r->eff_s, 4);
     csv_opt(f, r->eff_v, 4);
@@ -204,7 +205,7 @@ void bench_json_row(FILE *f, const bench_row *r)
 }
 
 /* Text escaped for XML. */
-static void xml_str(FILE *f, const char *s)
+void bench_xml_str(FILE *f, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
@@ -293,7 +294,7 @@ void bench_svg_write(FILE *f, const bench_row *rows, size_t n, uint64_t bytes, c
         if (r->bytes != bytes)
             continue;
         fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, y + bar + 4);
-        xml_str(f, r->label);
+        bench_xml_str(f, r->label);
         fputs("</text>\n", f);
         const double v[2] = {r->mibps_s, r->mibps_v};
         const double lo[2] = {mibps(bytes, r->sign_ms.max), mibps(bytes, r->ver_ms.max)};
@@ -311,6 +312,97 @@ void bench_svg_write(FILE *f, const bench_row *rows, size_t n, uint64_t bytes, c
                     yc - 3, x1, yc + 3, (x1 > left + w ? x1 : left + w) + 4, y + k * bar + bar - 2, v[k]);
         }
         y += group;
+    }
+    fputs("</svg>\n", f);
+}
+
+/* A "nice" tick step (1, 2 or 5 × 10^k) giving about 5..10 ticks up to max. */
+static double nice_step(double max)
+{
+    double raw = max / 6.0, p = pow(10.0, floor(log10(raw > 0 ? raw : 1)));
+    double m = raw / p;
+    return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+void bench_svg_latency(FILE *f, const char *title, const char *const *subtitle, size_t nsub,
+                       const bench_lat_bar *bars, size_t n, const char *const *series, size_t nseries,
+                       const char *const *group_notes)
+{
+    static const char *const colour[] = {"#9c9c9c", "#f28e2b", "#4e79a7", "#59a14f", "#e15759"};
+    const int left = 200, plot = 560, right = 170, bar = 14, gap = 4;
+    double max = 1;
+    size_t ngroups = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (bars[i].p90 > max)
+            max = bars[i].p90;
+        if (i == 0 || strcmp(bars[i].group, bars[i - 1].group) != 0)
+            ngroups++;
+    }
+    double step = nice_step(max), axis = ceil(max / step) * step;
+    int head = 30 + 15 * (int)nsub + 24;
+    int height = head + (int)ngroups * 48 + (int)n * (bar + gap) + 50;
+    int width = left + plot + right;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+               "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+            width, height, width, height);
+    fputs("<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">", f);
+    bench_xml_str(f, title);
+    fputs("</text>\n", f);
+    for (size_t i = 0; i < nsub; i++) {
+        fprintf(f, "<text x=\"10\" y=\"%d\" fill=\"#333\">", 36 + 15 * (int)i);
+        bench_xml_str(f, subtitle[i]);
+        fputs("</text>\n", f);
+    }
+    int ly = 30 + 15 * (int)nsub + 6;
+    for (size_t i = 0; i < nseries; i++) {
+        int x = left + (int)i * 150;
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">",
+                x, ly, colour[i % 5], x + 14, ly + 9);
+        bench_xml_str(f, series[i]);
+        fputs("</text>\n", f);
+    }
+    int y0 = head + 6, plot_bottom = height - 40;
+    /* grid and axis */
+    for (double t = 0; t <= axis + step / 2; t += step) {
+        double x = left + t / axis * plot;
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e4e4e4\"/>"
+                   "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n",
+                x, y0, x, plot_bottom, x, plot_bottom + 14, t);
+    }
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", left, plot_bottom,
+            left + plot, plot_bottom);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">latency per request, µs (bar: median; whisker: "
+               "p10 to p90)</text>\n", left + plot / 2, plot_bottom + 30);
+    int y = y0;
+    size_t g = 0;
+    for (size_t i = 0; i < n; i++) {
+        const bench_lat_bar *b = &bars[i];
+        if (i == 0 || strcmp(b->group, bars[i - 1].group) != 0) {
+            y += 14;
+            fprintf(f, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">", y);
+            bench_xml_str(f, b->group);
+            fputs("</text>\n", f);
+            if (group_notes && group_notes[g]) {
+                fprintf(f, "<text x=\"20\" y=\"%d\" fill=\"#333\">", y + 15);
+                bench_xml_str(f, group_notes[g]);
+                fputs("</text>\n", f);
+            }
+            g++;
+            y += 34;
+        }
+        double w = b->p50 / axis * plot, x10 = left + b->p10 / axis * plot, x90 = left + b->p90 / axis * plot;
+        int cy = y + bar / 2;
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, y + bar - 3);
+        bench_xml_str(f, b->label);
+        fprintf(f, "</text>\n<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n", left, y, w, bar,
+                colour[b->series % 5]);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\"/>"
+                   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\"/>"
+                   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\"/>\n",
+                x10, cy, x90, cy, x10, cy - 4, x10, cy + 4, x90, cy - 4, x90, cy + 4);
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\">%.1f µs (%.1f–%.1f), n=%lu</text>\n", (x90 > left + w ? x90 : left + w) + 6,
+                y + bar - 3, b->p50, b->p10, b->p90, b->n);
+        y += bar + gap;
     }
     fputs("</svg>\n", f);
 }

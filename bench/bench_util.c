@@ -25,6 +25,11 @@ static uint64_t splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+uint64_t bench_rand_u64(uint64_t *state)
+{
+    return splitmix64(state);
+}
+
 /* Fill buf with the payload for `seed`: output words written little-endian, so the bytes do not
  * depend on the host and a short payload is a prefix of a long one. */
 void bench_payload_fill(uint8_t *buf, size_t n, uint64_t seed)

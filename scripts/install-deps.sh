@@ -6,6 +6,7 @@ PKGS=(build-essential cmake pkg-config libssl-dev openssl libsodium-dev libjanss
       libcmocka-dev liblzma-dev iproute2 valgrind libmicrohttpd-dev curl jq
       b3sum                   # the BLAKE3 team's tool: serve audit digests cross-checked (tests/serve)
       wrk                     # bench/serve_bench.sh request rates
+      redis-server libhiredis-dev # the auditable key-value store (src/apps) on a real Redis; redis-cli comes along
       libengine-gost-openssl  # the OpenSSL GOST engine: tests/gost interop only (skipped without it)
       clang libclang-rt-14-dev) # libFuzzer harnesses: clang 14 with the fuzzer and sanitizer runtimes
 missing=()

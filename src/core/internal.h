@@ -87,6 +87,10 @@ int dsig_write_all(int fd, const void *buf, size_t len, size_t *done);
  * (*out, free with dsig_xfree(*out, *len + 1)). `what` names it in the error detail ("what: not a
  * regular file", "what: larger than N bytes", "what: cannot read the whole file"). fd is not closed. */
 int dsig_read_whole_fd(int fd, const char *what, size_t max, char **out, size_t *len);
+/* Read the JWK file open on `fd` (a regular file of at most DSIG_JWK_MAX_BYTES) and import it; the text
+ * is wiped (it may hold a private key). Errors name `path` ("key file \"PATH\": ..."). fd is not closed.
+ * src/jose/jwk.c. */
+int dsig_jwk_read_fd(int fd, const char *path, dsig_key **key);
 
 /* ---- base64url (RFC 4648 §5, no padding, canonical) ------------------------------------------ */
 

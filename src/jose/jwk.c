@@ -381,3 +381,22 @@ int dsig_jwk_thumbprint(const dsig_key *key, char out[DSIG_THUMBPRINT_LEN])
     dsig_b64url_encode(out, md, sizeof md);
     return DSIG_OK;
 }
+
+int dsig_jwk_read_fd(int fd, const char *path, dsig_key **key)
+{
+    char what[64 + 4096];
+    snprintf(what, sizeof what, "key file \"%s\"", path);
+    char *buf = NULL;
+    size_t n = 0;
+    int rc = dsig_read_whole_fd(fd, what, DSIG_JWK_MAX_BYTES, &buf, &n);
+    if (rc != DSIG_OK)
+        return rc;
+    if ((rc = dsig_jwk_import(key, buf, n)) != DSIG_OK) {
+        /* keep the import's detail: dsig_fail rewrites the thread's detail buffer */
+        char detail[512];
+        snprintf(detail, sizeof detail, "%s", dsig_last_error_detail());
+        rc = dsig_fail(rc, "key file \"%s\": %s", path, detail);
+    }
+    dsig_xfree(buf, n + 1); /* private JWK text */
+    return rc;
+}

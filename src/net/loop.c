@@ -412,15 +412,6 @@ static void connect_failed(dsig_net_loop *L, struct conn *c, uint64_t now)
     schedule_retry(L, c, now);
 }
 
-/* TCP_NODELAY: frames are small and latency matters more than packet count. */
-static void set_nodelay(int fd, int family)
-{
-    if (family == AF_INET || family == AF_INET6) {
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    }
-}
-
 /* Start a non-blocking connect. (loop thread) */
 static void start_connect(dsig_net_loop *L, struct conn *c, uint64_t now)
 {
@@ -429,7 +420,7 @@ static void start_connect(dsig_net_loop *L, struct conn *c, uint64_t now)
         connect_failed(L, c, now);
         return;
     }
-    set_nodelay(fd, c->addr.family);
+    dsig_net_socket_nodelay(fd, c->addr.family);
     int r;
     do
         r = connect(fd, (const struct sockaddr *)&c->addr.ss, c->addr.len);
@@ -476,7 +467,7 @@ static void do_accept(dsig_net_loop *L, struct conn *lc, uint64_t now)
         peer.len = sl;
         if (peer.family == AF_UNIX)
             peer = lc->addr; /* an unnamed client: name it by the listener's path */
-        set_nodelay(fd, peer.family);
+        dsig_net_socket_nodelay(fd, peer.family);
         struct conn *c;
         pthread_mutex_lock(&L->mu);
         int rc = conn_new_locked(L, K_IN, &peer, &c);
@@ -854,36 +845,14 @@ int dsig_net_listen(dsig_net_loop *L, const dsig_net_addr *addr, uint64_t *id)
 {
     if (!L || !addr || !id)
         return dsig_fail(DSIG_E_ARG, "net: NULL argument to listen");
-    int fd = socket(addr->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return dsig_fail(DSIG_E_IO, "net: socket: %s", strerror(errno));
-    int one = 1;
-    dsig_net_addr bound = *addr;
-    if (addr->family == AF_UNIX) {
-        const char *path = ((const struct sockaddr_un *)&addr->ss)->sun_path;
-        struct stat sb;
-        if (lstat(path, &sb) == 0 && S_ISSOCK(sb.st_mode))
-            unlink(path); /* a stale socket of an earlier run */
-    } else {
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (addr->family == AF_INET6)
-            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-    }
-    if (bind(fd, (const struct sockaddr *)&addr->ss, addr->len) < 0 || listen(fd, 128) < 0) {
-        int e = errno;
-        close(fd);
-        char t[DSIG_NET_ADDR_TEXT_MAX] = "?";
-        dsig_net_addr_format(addr, t, sizeof t);
-        return dsig_fail(DSIG_E_IO, "net: cannot listen on %s: %s", t, strerror(e));
-    }
-    if (addr->family != AF_UNIX) {
-        socklen_t sl = sizeof bound.ss;
-        getsockname(fd, (struct sockaddr *)&bound.ss, &sl);
-        bound.len = sl;
-    }
+    int fd;
+    dsig_net_addr bound;
+    int rc = dsig_net_socket_listen(addr, 1, &fd, &bound);
+    if (rc != DSIG_OK)
+        return rc;
     struct conn *c;
     pthread_mutex_lock(&L->mu);
-    int rc = conn_new_locked(L, K_LISTENER, &bound, &c);
+    rc = conn_new_locked(L, K_LISTENER, &bound, &c);
     if (rc == DSIG_OK) {
         c->fd = fd;
         c->state = S_LISTEN;

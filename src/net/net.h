@@ -102,6 +102,18 @@ int dsig_net_addr_parse(const char *text, dsig_net_addr *out);
 /* The text form (same syntax as parse) into buf; DSIG_E_BUFFER if it does not fit. */
 int dsig_net_addr_format(const dsig_net_addr *a, char *buf, size_t cap);
 
+/* ---- sockets (sock.c): shared by the loop and blocking users of the transport ------------------ */
+
+/* TCP_NODELAY on a TCP socket (nothing for Unix sockets). */
+void dsig_net_socket_nodelay(int fd, int family);
+/* A listening socket on addr (SOCK_CLOEXEC, non-blocking if asked): a stale Unix socket file at the path
+ * is replaced (only a socket), TCP gets SO_REUSEADDR (and IPV6_V6ONLY). *bound (may be NULL) receives
+ * the bound address (the port picked for port 0). DSIG_OK or DSIG_E_IO naming the address. */
+int dsig_net_socket_listen(const dsig_net_addr *addr, int nonblock, int *fd, dsig_net_addr *bound);
+/* A blocking connection to addr within timeout_ms (TCP_NODELAY for TCP). DSIG_OK or DSIG_E_IO naming
+ * the address and the reason. */
+int dsig_net_socket_connect(const dsig_net_addr *addr, int timeout_ms, int *fd);
+
 /* ---- configuration ----------------------------------------------------------------------------- */
 
 typedef struct dsig_net_config {

@@ -79,22 +79,6 @@ static int fail_with_detail(int code, const char *what, const char *path)
     return dsig_fail(code, "%s \"%s\": %s", what, path, detail);
 }
 
-/* Read a JWK file (bounded by DSIG_JWK_MAX_BYTES) and import it. */
-static int load_jwk(const char *path, int fd, dsig_key **key)
-{
-    char what[64 + 4096];
-    snprintf(what, sizeof what, "key file \"%s\"", path);
-    char *buf = NULL;
-    size_t n = 0;
-    int rc = dsig_read_whole_fd(fd, what, DSIG_JWK_MAX_BYTES, &buf, &n);
-    if (rc != DSIG_OK)
-        return rc;
-    if ((rc = dsig_jwk_import(key, buf, n)) != DSIG_OK)
-        rc = fail_with_detail(rc, "key file", path);
-    dsig_xfree(buf, n + 1); /* private JWK text */
-    return rc;
-}
-
 /* Build one served key from file `name` of the key directory. */
 static int load_one(const struct dsig_serve_config *cfg, const struct serve_keyset *prev, const char *name,
                     size_t stem, int is_state, serve_warn_fn warn, void *warn_arg, struct serve_key **out)
@@ -155,7 +139,7 @@ static int load_one(const struct dsig_serve_config *cfg, const struct serve_keys
             rc = dsig_fail(DSIG_E_IO, "key file \"%s\": replaced while being loaded (retry the reload)", path);
             close(fd);
         } else {
-            rc = load_jwk(path, fd, &k->key);
+            rc = dsig_jwk_read_fd(fd, path, &k->key);
             close(fd);
         }
     }

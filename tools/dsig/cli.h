@@ -2,8 +2,9 @@
  * tools/dsig/cli.h — what the files of the `dsig` tool share: commands, argument parsing, error
  * reporting, inputs, outputs, key files and the progress bar.
  *
- * The tool uses only the public API (the headers in include/dsig/): no cryptography and no switch on algorithm
- * names here; everything about an algorithm comes from the registry.
+ * The tool uses only the public API (the headers in include/dsig/) — and, for `dsig kv|book|audit`, the
+ * applications library (src/apps/apps.h, appcli.h): no cryptography and no switch on algorithm names
+ * here; everything about an algorithm comes from the registry.
  */
 #ifndef DSIG_TOOL_CLI_H
 #define DSIG_TOOL_CLI_H

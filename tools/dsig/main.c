@@ -20,6 +20,12 @@ int cmd_node(int argc, char **argv); /* cmd_node.c */
 extern const char cli_usage_node[];
 int cmd_serve(int argc, char **argv); /* cmd_serve.c */
 extern const char cli_usage_serve[];
+int cmd_kv(int argc, char **argv); /* cmd_kv.c */
+extern const char cli_usage_kv[];
+int cmd_book(int argc, char **argv); /* cmd_book.c */
+extern const char cli_usage_book[];
+int cmd_audit(int argc, char **argv); /* cmd_audit.c */
+extern const char cli_usage_audit[];
 
 static const char usage_help[] = "Usage: dsig help [COMMAND]\n\nShow the usage of dsig or of one command.\n";
 static const char usage_version[] = "Usage: dsig version\n\nShow the versions of the tool and of libdsig.\n";
@@ -37,6 +43,9 @@ static const struct cli_command commands[] = {
     {"ping", "ping-pong latency: none / Ed25519 / DSig", cli_usage_ping, cmd_ping},
     {"node", "run a DSig node (background plane) until SIGINT/SIGTERM", cli_usage_node, cmd_node},
     {"serve", "run the HTTP signing service (docs/serve.md)", cli_usage_serve, cmd_serve},
+    {"kv", "auditable Redis: server and signing client (docs/kv.md)", cli_usage_kv, cmd_kv},
+    {"book", "auditable order book: server and client (docs/orderbook.md)", cli_usage_book, cmd_book},
+    {"audit", "verify a request log, replay it, check a receipt", cli_usage_audit, cmd_audit},
     {"version", "show versions", usage_version, cmd_version},
     {"help", "show help for a command", usage_help, cmd_help},
 };
