@@ -47,6 +47,14 @@ static inline void dsig_store_be64(uint8_t *p, uint64_t v)
     memcpy(p, &v, 8);
 }
 
+/* Big-endian 16-bit load. */
+static inline uint32_t dsig_load_be16(const uint8_t *p)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return DSIG_BE16(v);
+}
+
 /* Big-endian 32-bit load. */
 static inline uint32_t dsig_load_be32(const uint8_t *p)
 {
