@@ -233,6 +233,8 @@ typedef struct dsig_bft_stats {
     uint64_t malformed;          /* refused: bad layout, bounds, unknown sender, digest mismatch */
     uint64_t forged;             /* refused: a signature that does not verify */
     uint64_t replayed;           /* refused: duplicate, or for an instance / view / request already past */
+    uint64_t future;             /* not processed: for a view or sequence number this replica has not
+                                    reached (the sender retransmits; f+1 such members make it fetch) */
     uint64_t equivocations;      /* conflicting signed statements proven (EVIDENCE events) */
     uint64_t delivered;          /* broadcast: values delivered */
     uint64_t decided;            /* replica: sequence numbers executed */

@@ -421,10 +421,17 @@ static void on_final(bft_cbc *b, bft_rd *r)
     s = slot_of(b, oi, k, 1);
     if (!s)
         return;
-    if (s->have_send && memcmp(s->d, d, BFT_DIGEST) != 0)
+    if (s->have_send && memcmp(s->d, d, BFT_DIGEST) != 0) {
         check_conflict(b, o, s, d, ssig, slen);
-    else if (!s->have_send && bft_vote_set(&s->send, o, ssig, slen) == DSIG_OK)
-        s->have_send = 1; /* not verified: the certificate stands for it; never echoed on */
+    } else if (!s->have_send) {
+        /* kept (for proofs) only once verified: an honest origin's FINAL always carries its SEND */
+        if (bft_verify(c, o, BT_CBC_SEND, o, k, 0, d, ssig, slen) != DSIG_OK) {
+            c->st->forged++;
+            return;
+        }
+        if (bft_vote_set(&s->send, o, ssig, slen) == DSIG_OK)
+            s->have_send = 1; /* never echoed on: the instance is decided */
+    }
     if (keep_value(s, v, vlen) != DSIG_OK)
         return;
     memcpy(s->d, d, BFT_DIGEST);

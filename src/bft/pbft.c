@@ -707,6 +707,7 @@ static void saw_view(bft_replica *r, int idx, uint64_t v)
 static int in_view(bft_replica *r, int idx, uint64_t v, uint64_t s)
 {
     if (v > r->view) {
+        r->st->future++;
         saw_view(r, idx, v);
         return 0;
     }
@@ -715,6 +716,7 @@ static int in_view(bft_replica *r, int idx, uint64_t v, uint64_t s)
         return 0;
     }
     if (s - r->h > r->window) {
+        r->st->future++;
         if (s > r->fetch_until)
             r->fetch_until = s - r->window;
         return 0;

@@ -157,11 +157,11 @@ static void print_counters(FILE *f, const char *lead, dsig_bft *b)
     dsig_bft_stats_get(b, &s);
     fprintf(f,
             "%s frames_in=%" PRIu64 " frames_out=%" PRIu64 " send_failed=%" PRIu64 " malformed=%" PRIu64
-            " forged=%" PRIu64 " replayed=%" PRIu64 " equivocations=%" PRIu64 " delivered=%" PRIu64
+            " forged=%" PRIu64 " replayed=%" PRIu64 " future=%" PRIu64 " equivocations=%" PRIu64 " delivered=%" PRIu64
             " decided=%" PRIu64 " replies=%" PRIu64 " view_changes=%" PRIu64 " views_entered=%" PRIu64
             " checkpoints=%" PRIu64 " fetches=%" PRIu64 " fetched=%" PRIu64 " retransmits=%" PRIu64
             " log_records=%" PRIu64 " log_syncs=%" PRIu64 " signatures=%" PRIu64 " verifications=%" PRIu64 "\n",
-            lead, s.frames_in, s.frames_out, s.send_failed, s.malformed, s.forged, s.replayed, s.equivocations,
+            lead, s.frames_in, s.frames_out, s.send_failed, s.malformed, s.forged, s.replayed, s.future, s.equivocations,
             s.delivered, s.decided, s.replies, s.view_changes, s.views_entered, s.checkpoints, s.fetches,
             s.fetched, s.retransmits, s.log_records, s.log_syncs, s.signatures, s.verifications);
     fflush(f);
