@@ -153,6 +153,21 @@ void bench_csv_row(FILE *f, const bench_row *r);
 void bench_json_row(FILE *f, const bench_row *r);
 /* Grouped bar chart of sign/verify MiB/s of the rows whose bytes == `bytes`. */
 void bench_svg_write(FILE *f, const bench_row *rows, size_t n, uint64_t bytes);
+/* A CSV field (RFC 4180 quoting when needed); text escaped for XML. */
+void bench_csv_str(FILE *f, const char *s);
+void bench_xml_str(FILE *f, const char *s);
+/* One bar of a latency chart: a group (e.g. "cbc, procs"), a series (e.g. "dsig"), percentiles. */
+typedef struct bench_lat_bar {
+    const char *group, *series;
+    double p10, p50, p90;
+} bench_lat_bar;
+/* Horizontal latency bars (median, its value printed) with p10..p90 whiskers, one bar per series in each
+ * group, a legend, an x axis with ticks in `unit` (logarithmic when log_axis: 1-2-5 per decade), the
+ * title and nsub subtitle lines (machine, date, counts): readable without the table. */
+void bench_svg_latency(FILE *f, const char *title, const char *const *subtitle, size_t nsub, const char *unit,
+                       const char *const *series, size_t ns, const bench_lat_bar *bars, size_t n, int log_axis);
+/* "<cpu model>, <n> vCPU, Linux <release>" of this machine. */
+void bench_machine(char *buf, size_t cap);
 
 /* ---- runners ---- */
 int bench_stream_run(const bench_stream_opts *o);

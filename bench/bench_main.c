@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_bft.h"
 #include "bench_dsig.h"
 #include "bench_internal.h"
 #include "bench_keccak.h"
@@ -17,6 +18,7 @@ static void usage(FILE *f)
           "       dsig bench sig [options]      keygen/sign/verify of short messages\n"
           "       dsig bench dsig [options]     DSig hybrid signatures vs Ed25519 (issue 4)\n"
           "       dsig bench keccak [options]   Keccak-f[1600] and SHAKE256: ours vs OpenSSL EVP\n"
+          "       dsig bench bft [options]      BFT broadcast and replication: none / Ed25519 / DSig\n"
           "       dsig bench SUBCOMMAND --help  options of a subcommand\n",
           f);
 }
@@ -110,6 +112,8 @@ int dsig_bench_main(int argc, char **argv)
         return bench_dsig_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "keccak") == 0)
         return keccak_main(argc - 1, argv + 1);
-    fprintf(stderr, "dsig bench: unknown subcommand \"%s\"; valid: stream, sig, dsig, keccak\n", argv[1]);
+    if (strcmp(argv[1], "bft") == 0)
+        return bench_bft_main(argc - 1, argv + 1);
+    fprintf(stderr, "dsig bench: unknown subcommand \"%s\"; valid: stream, sig, dsig, keccak, bft\n", argv[1]);
     return 2;
 }

@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -337,4 +338,27 @@ int bench_parse_list(const bench_list_spec *ls, const char *s, void *out, size_t
         return ls->example ? bench_fail(err, len, "%s: empty list; valid: %s", ls->opt, ls->example)
                            : bench_fail(err, len, "%s: empty list", ls->opt);
     return 0;
+}
+
+/* CPU model (from /proc/cpuinfo), online CPUs and kernel release, for report headers. */
+void bench_machine(char *buf, size_t cap)
+{
+    char model[128] = "unknown CPU", line[256];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) == 0) {
+            char *c = strchr(line, ':');
+            if (c) {
+                c += 1 + (c[1] == ' ');
+                c[strcspn(c, "\n")] = '\0';
+                snprintf(model, sizeof model, "%s", c);
+            }
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    struct utsname u;
+    snprintf(buf, cap, "%s, %ld vCPU, Linux %s", model, sysconf(_SC_NPROCESSORS_ONLN),
+             uname(&u) == 0 ? u.release : "?");
 }

@@ -11,8 +11,9 @@
  * holds both of o's signed statements: the proof (checked only when the digests differ).
  *
  * Loss: every member re-sends its SEND / ECHO / READY of an instance to members that have not
- * acknowledged delivery (ACK, unsigned), until all did or, after 20 retransmission periods, n-f did (a
- * crashed member does not block the window forever).
+ * acknowledged delivery (ACK, unsigned; the period doubles up to 64x), until all did — or, when the
+ * origin's window of BFT_WINDOW instances is needed, n-f did (a crashed member does not block an origin
+ * for good).
  */
 #include <string.h>
 
@@ -20,7 +21,6 @@
 #include "core/internal.h"
 
 #define MAX_CANDS (2u * DSIG_BFT_MAX_MEMBERS + 1u)
-#define RETIRE_PERIODS 20u
 
 typedef struct rbc_cand {
     uint8_t d[BFT_DIGEST];
@@ -43,7 +43,7 @@ typedef struct rbc_slot {
     size_t n_cand;
     int delivered, proven;
     uint8_t d_deliv[BFT_DIGEST];
-    uint64_t t, t_deliv;
+    uint64_t t;
     unsigned tries;      /* retransmissions so far: the period doubles (up to 64x) */
 } rbc_slot;
 
@@ -133,9 +133,11 @@ static rbc_slot *slot_of(bft_rbc *b, int oi, uint64_t k, int create)
     return s;
 }
 
-/* Retire delivered instances at the bottom of a window: acknowledged by every other member, or by n-f
- * members after RETIRE_PERIODS retransmission periods (or at once with `force`). */
-static void advance(bft_rbc *b, int oi, uint64_t now, int force)
+/* Retire delivered instances at the bottom of a window once every other member acknowledged them; with
+ * `force` (the window is needed for a new instance), also one that n-f members acknowledged: a crashed
+ * member must not stop an origin for good, while a slow one keeps getting retransmissions as long as
+ * the window has room. */
+static void advance(bft_rbc *b, int oi, int force)
 {
     rbc_origin *o = &b->o[oi];
     for (;;) {
@@ -144,12 +146,23 @@ static void advance(bft_rbc *b, int oi, uint64_t now, int force)
             return;
         uint64_t acked = s->ack_mask & others_mask(&b->c);
         int enough = (size_t)__builtin_popcountll(acked) + 1 >= b->c.n - b->c.f;
-        if (acked != others_mask(&b->c) &&
-            !(enough && (force || now - s->t_deliv >= (uint64_t)RETIRE_PERIODS * b->retransmit_ms)))
+        if (acked != others_mask(&b->c) && !(force && enough))
             return;
         force = 0;
         slot_clear(s);
         o->floor++;
+    }
+}
+
+/* Room in origin oi's window for instance k: retire (forced) from the bottom while possible. */
+static void make_room(bft_rbc *b, int oi, uint64_t k)
+{
+    rbc_origin *o = &b->o[oi];
+    while (k >= o->floor + BFT_WINDOW) {
+        uint64_t before = o->floor;
+        advance(b, oi, 1);
+        if (o->floor == before)
+            return;
     }
 }
 
@@ -242,7 +255,6 @@ static void deliver(bft_rbc *b, int oi, rbc_slot *s, const uint8_t d[32])
     bft_put_cert(&cert, q, nq);
     s->delivered = 1;
     memcpy(s->d_deliv, d, BFT_DIGEST);
-    s->t_deliv = c->env->now_ms(c->env->ctx);
     c->st->delivered++;
     dsig_bft_event ev = {.kind = DSIG_BFT_EV_DELIVER, .origin = c->members[oi], .instance = s->k,
                          .value = cd->value, .value_len = cd->vlen, .proof = cert.p, .proof_len = cert.len};
@@ -282,9 +294,7 @@ int bft_rbc_broadcast(bft_rbc *b, const uint8_t *value, size_t len, uint64_t *in
     if (!value || len == 0 || len > DSIG_BFT_MAX_VALUE)
         return dsig_fail(DSIG_E_ARG, "bft broadcast: value of %zu bytes, 1..%u allowed", len, DSIG_BFT_MAX_VALUE);
     uint64_t k = b->next_k, now = c->env->now_ms(c->env->ctx);
-    rbc_origin *o = &b->o[c->self_idx];
-    if (k - o->floor >= BFT_WINDOW)
-        advance(b, c->self_idx, now, 1);
+    make_room(b, c->self_idx, k);
     rbc_slot *s = slot_of(b, c->self_idx, k, 1);
     if (!s)
         return dsig_fail(DSIG_E_WOULD_BLOCK, "bft broadcast: %u instances not yet acknowledged", BFT_WINDOW);
@@ -352,6 +362,8 @@ static void on_send(bft_rbc *b, bft_rd *r)
         c->st->malformed++;
         return;
     }
+    if (oi != c->self_idx)
+        make_room(b, oi, k);
     rbc_slot *s = oi == c->self_idx ? NULL : slot_of(b, oi, k, 1);
     if (!s || s->delivered) {
         c->st->replayed++;
@@ -384,6 +396,8 @@ static void on_vote(bft_rbc *b, int type, bft_rd *r)
         c->st->malformed++;
         return;
     }
+    if (vi != c->self_idx)
+        make_room(b, oi, k);
     rbc_slot *s = vi == c->self_idx ? NULL : slot_of(b, oi, k, 1);
     uint64_t mask = !s ? 0 : type == BT_RBC_ECHO ? s->echo_mask : s->ready_mask;
     if (!s || (mask >> vi & 1)) {
@@ -417,7 +431,7 @@ static void on_vote(bft_rbc *b, int type, bft_rd *r)
     }
     thresholds(b, oi, s, d);
     if (s->delivered)
-        advance(b, oi, c->env->now_ms(c->env->ctx), 0);
+        advance(b, oi, 0);
 }
 
 static void on_ack(bft_rbc *b, uint64_t from, bft_rd *r)
@@ -435,7 +449,7 @@ static void on_ack(bft_rbc *b, uint64_t from, bft_rd *r)
         return;
     }
     s->ack_mask |= UINT64_C(1) << fi;
-    advance(b, oi, c->env->now_ms(c->env->ctx), 0);
+    advance(b, oi, 0);
 }
 
 int bft_rbc_receive(bft_rbc *b, uint64_t from, const uint8_t *bytes, size_t len)
@@ -493,6 +507,6 @@ void bft_rbc_tick(bft_rbc *b)
             if (s->ready_mask >> me & 1)
                 send_vote(b, BT_RBC_READY, c->members[oi], s, s->ready_d[me], &s->ready[me], skip, 0);
         }
-        advance(b, (int)oi, now, 0);
+        advance(b, (int)oi, 0);
     }
 }
