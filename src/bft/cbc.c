@@ -399,6 +399,8 @@ static void on_final(bft_cbc *b, bft_rd *r)
     cbc_origin *org = &b->o[oi];
     if (oi == c->self_idx || k < org->floor) {
         c->st->replayed++;
+        if (oi != c->self_idx && k >= 1)
+            send_ack(b, o, k); /* delivered and retired here: the origin lacks the ACK */
         return;
     }
     uint8_t d[BFT_DIGEST];

@@ -350,7 +350,20 @@ static int take_send(bft_rbc *b, int oi, rbc_slot *s, const uint8_t d[32], const
     return 1;
 }
 
-static void on_send(bft_rbc *b, bft_rd *r)
+/* An instance this member delivered (or retired, which implies it) is re-sent to it: the sender lacks
+ * its ACK, which was lost — acknowledge again so that the sender stops and can retire. */
+static void re_ack(bft_rbc *b, int oi, uint64_t k, const rbc_slot *s, uint64_t to)
+{
+    bft_core *c = &b->c;
+    if (!(s && s->delivered) && !(k >= 1 && k < b->o[oi].floor))
+        return;
+    bft_begin(c, BT_RBC_ACK);
+    bb_u64(&c->out, c->members[oi]);
+    bb_u64(&c->out, k);
+    bft_send(c, to);
+}
+
+static void on_send(bft_rbc *b, uint64_t from, bft_rd *r)
 {
     bft_core *c = &b->c;
     uint64_t o = rd_u64(r), k = rd_u64(r);
@@ -367,6 +380,8 @@ static void on_send(bft_rbc *b, bft_rd *r)
     rbc_slot *s = oi == c->self_idx ? NULL : slot_of(b, oi, k, 1);
     if (!s || s->delivered) {
         c->st->replayed++;
+        if (oi != c->self_idx)
+            re_ack(b, oi, k, s, from);
         return;
     }
     uint8_t d[BFT_DIGEST];
@@ -382,7 +397,7 @@ static void on_send(bft_rbc *b, bft_rd *r)
 }
 
 /* ECHO and READY: o, k, value, [SEND signature,] vote. */
-static void on_vote(bft_rbc *b, int type, bft_rd *r)
+static void on_vote(bft_rbc *b, uint64_t from, int type, bft_rd *r)
 {
     bft_core *c = &b->c;
     uint64_t o = rd_u64(r), k = rd_u64(r);
@@ -402,6 +417,8 @@ static void on_vote(bft_rbc *b, int type, bft_rd *r)
     uint64_t mask = !s ? 0 : type == BT_RBC_ECHO ? s->echo_mask : s->ready_mask;
     if (!s || (mask >> vi & 1)) {
         c->st->replayed++;
+        if (vi != c->self_idx)
+            re_ack(b, oi, k, s, from);
         return;
     }
     uint8_t d[BFT_DIGEST];
@@ -465,9 +482,9 @@ int bft_rbc_receive(bft_rbc *b, uint64_t from, const uint8_t *bytes, size_t len)
         return DSIG_OK;
     }
     switch (type) {
-    case BT_RBC_SEND: on_send(b, &r); break;
+    case BT_RBC_SEND: on_send(b, from, &r); break;
     case BT_RBC_ECHO:
-    case BT_RBC_READY: on_vote(b, type, &r); break;
+    case BT_RBC_READY: on_vote(b, from, type, &r); break;
     case BT_RBC_ACK: on_ack(b, from, &r); break;
     default: c->st->malformed++; break;
     }
