@@ -191,6 +191,17 @@ typedef struct bench_lat_bar {
 void bench_svg_latency(FILE *f, const char *title, const char *const *subtitle, size_t nsub,
                        const bench_lat_bar *bars, size_t n, const char *const *series, size_t nseries,
                        const char *const *group_notes);
+/* One bar of a series latency chart: a group (e.g. "cbc, procs"), a series (e.g. "dsig"), percentiles. */
+typedef struct bench_series_bar {
+    const char *group, *series;
+    double p10, p50, p90;
+} bench_series_bar;
+/* Horizontal latency bars (median, its value printed) with p10..p90 whiskers, one bar per series in each
+ * group, a legend, an x axis with ticks in `unit` (logarithmic when log_axis: 1-2-5 per decade), the
+ * title and nsub subtitle lines (machine, date, counts): readable without the table. */
+void bench_svg_latency_series(FILE *f, const char *title, const char *const *subtitle, size_t nsub,
+                              const char *unit, const char *const *series, size_t ns, const bench_series_bar *bars,
+                              size_t n, int log_axis);
 
 /* ---- runners ---- */
 int bench_stream_run(const bench_stream_opts *o);

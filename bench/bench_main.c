@@ -7,6 +7,7 @@
 
 #include "bench.h"
 #include "bench_apps.h"
+#include "bench_bft.h"
 #include "bench_dsig.h"
 #include "bench_internal.h"
 #include "bench_keccak.h"
@@ -19,6 +20,7 @@ static void usage(FILE *f)
           "       dsig bench dsig [options]     DSig hybrid signatures vs Ed25519 (issue 4)\n"
           "       dsig bench keccak [options]   Keccak-f[1600] and SHAKE256: ours vs OpenSSL EVP\n"
           "       dsig bench apps [options]     auditable Redis and order book: none / Ed25519 / DSig\n"
+          "       dsig bench bft [options]      BFT broadcast and replication: none / Ed25519 / DSig\n"
           "       dsig bench SUBCOMMAND --help  options of a subcommand\n",
           f);
 }
@@ -114,6 +116,8 @@ int dsig_bench_main(int argc, char **argv)
         return keccak_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "apps") == 0)
         return bench_apps_main(argc - 1, argv + 1);
-    fprintf(stderr, "dsig bench: unknown subcommand \"%s\"; valid: stream, sig, dsig, keccak, apps\n", argv[1]);
+    if (strcmp(argv[1], "bft") == 0)
+        return bench_bft_main(argc - 1, argv + 1);
+    fprintf(stderr, "dsig bench: unknown subcommand \"%s\"; valid: stream, sig, dsig, keccak, apps, bft\n", argv[1]);
     return 2;
 }

@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -370,3 +371,4 @@ int bench_parse_list(const bench_list_spec *ls, const char *s, void *out, size_t
                            : bench_fail(err, len, "%s: empty list", ls->opt);
     return 0;
 }
+

@@ -9,7 +9,7 @@
 #include "dsig/node.h"
 #include "fault_util.h"
 
-#define FN_MAX 4
+#define FN_MAX 8
 #define FN_GROUP "g"
 
 typedef struct fn_cluster {

@@ -373,6 +373,9 @@ typedef struct fu_dir {
 typedef struct fu_pair {
     int cfd, ufd;                /* client side (accepted), upstream side (connected); -1 = free */
     fu_dir d[2];                 /* 0: client→upstream, 1: upstream→client */
+    /* lossy mode: bytes of an incomplete frame, and one APP frame held back (reordering), per direction */
+    uint8_t *buf[2], *held[2];
+    size_t len[2], cap[2], held_len[2];
 } fu_pair;
 
 struct fu_proxy {
@@ -387,10 +390,12 @@ struct fu_proxy {
     int stop;
     int paused;                  /* FU_FROM_* bits: sides not read from */
     int cut_armed;
+    unsigned drop_pm, reorder_pm;/* lossy mode: per mille of APP frames dropped / held back */
+    uint64_t rng;
     unsigned cut_skip;           /* qualifying frames still to pass before the cut */
     uint32_t cut_min;
     uint32_t cut_pos;            /* payload bytes forwarded before the cut (FU_CUT_HALF: len / 2) */
-    _Atomic uint64_t cuts, accepted, frames_up;
+    _Atomic uint64_t cuts, accepted, frames_up, dropped, reordered;
 };
 
 /* Close both ends of a pair. */
@@ -400,6 +405,10 @@ static void pair_close(fu_pair *pr)
         close(pr->cfd);
     if (pr->ufd >= 0)
         close(pr->ufd);
+    for (int d = 0; d < 2; d++) {
+        free(pr->buf[d]);
+        free(pr->held[d]);
+    }
     memset(pr, 0, sizeof *pr);
     pr->cfd = pr->ufd = -1;
 }
@@ -461,6 +470,61 @@ static size_t proxy_scan(fu_proxy *p, fu_pair *pr, int dir, const uint8_t *buf, 
     return n;
 }
 
+/* Lossy mode: whole frames out of the bytes of one direction; APP frames (type 0x13, the node's
+ * application messages) dropped or held back until the next frame has passed (reordered). Node frames
+ * (HELLO, AUTH, BATCH, ACK, heartbeats) always pass: the transport itself stays sound. 0 / -1. */
+static int proxy_lossy(fu_proxy *p, fu_pair *pr, int dir, const uint8_t *in, size_t n, int to)
+{
+    if (pr->len[dir] + n > pr->cap[dir]) {
+        size_t cap = (pr->len[dir] + n) * 2;
+        uint8_t *b = realloc(pr->buf[dir], cap);
+        if (!b)
+            return -1;
+        pr->buf[dir] = b;
+        pr->cap[dir] = cap;
+    }
+    memcpy(pr->buf[dir] + pr->len[dir], in, n);
+    pr->len[dir] += n;
+    size_t off = 0;
+    while (pr->len[dir] - off >= 12) {
+        const uint8_t *h = pr->buf[dir] + off;
+        size_t flen = 12 + ((size_t)h[8] << 24 | (size_t)h[9] << 16 | (size_t)h[10] << 8 | h[11]);
+        if (pr->len[dir] - off < flen)
+            break;
+        pthread_mutex_lock(&p->mu);
+        uint64_t x = p->rng += 0x9E3779B97F4A7C15ull;
+        unsigned drop = p->drop_pm, reorder = p->reorder_pm;
+        pthread_mutex_unlock(&p->mu);
+        x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
+        unsigned roll = (unsigned)((x >> 20) % 1000);
+        int app = h[5] == 0x13;
+        if (app && roll < drop) {
+            atomic_fetch_add(&p->dropped, 1);
+        } else if (app && roll < drop + reorder && !pr->held[dir]) {
+            pr->held[dir] = malloc(flen);
+            if (!pr->held[dir])
+                return -1;
+            memcpy(pr->held[dir], h, flen);
+            pr->held_len[dir] = flen;
+            atomic_fetch_add(&p->reordered, 1);
+        } else {
+            if (fu_write_all(to, h, flen) != 0)
+                return -1;
+            if (pr->held[dir]) { /* the held frame goes after this one */
+                int rc = fu_write_all(to, pr->held[dir], pr->held_len[dir]);
+                free(pr->held[dir]);
+                pr->held[dir] = NULL;
+                if (rc != 0)
+                    return -1;
+            }
+        }
+        off += flen;
+    }
+    memmove(pr->buf[dir], pr->buf[dir] + off, pr->len[dir] - off);
+    pr->len[dir] -= off;
+    return 0;
+}
+
 /* Move bytes from one end to the other; 0 ok, -1 when the pair must be closed. */
 static int proxy_forward(fu_proxy *p, fu_pair *pr, int dir)
 {
@@ -471,6 +535,11 @@ static int proxy_forward(fu_proxy *p, fu_pair *pr, int dir)
         return 0;
     if (r <= 0)
         return -1;
+    pthread_mutex_lock(&p->mu);
+    int lossy = p->drop_pm || p->reorder_pm;
+    pthread_mutex_unlock(&p->mu);
+    if (lossy)
+        return proxy_lossy(p, pr, dir, buf, (size_t)r, to);
     int cut;
     size_t fwd = proxy_scan(p, pr, dir, buf, (size_t)r, &cut);
     /* The ends are blocking sockets: nodes always read, so a write completes. */
@@ -507,9 +576,19 @@ static void *proxy_main(void *arg)
             pf[n].fd = (paused & FU_FROM_UPSTREAM) ? -1 : p->pairs[i].ufd, pf[n].events = POLLIN;
             idx[n++] = 2 * i + 1;
         }
-        int r = poll(pf, (nfds_t)n, 200);
-        if (r <= 0)
+        int r = poll(pf, (nfds_t)n, 50);
+        if (r <= 0) {
+            /* quiet: a frame held back for reordering must not wait for traffic that never comes */
+            for (int i = 0; i < FU_PROXY_PAIRS; i++)
+                for (int d = 0; d < 2; d++)
+                    if (p->pairs[i].cfd >= 0 && p->pairs[i].held[d]) {
+                        fu_pair *pr = &p->pairs[i];
+                        (void)fu_write_all(d == 0 ? pr->ufd : pr->cfd, pr->held[d], pr->held_len[d]);
+                        free(pr->held[d]);
+                        pr->held[d] = NULL;
+                    }
             continue;
+        }
         for (int k = 0; k < n; k++) {
             if (!pf[k].revents)
                 continue;
@@ -620,6 +699,18 @@ void fu_proxy_pause(fu_proxy *p, int side, int paused)
     proxy_wake(p);
 }
 
+void fu_proxy_lossy(fu_proxy *p, unsigned drop_permille, unsigned reorder_permille, uint64_t seed)
+{
+    pthread_mutex_lock(&p->mu);
+    p->drop_pm = drop_permille;
+    p->reorder_pm = reorder_permille;
+    p->rng = seed;
+    pthread_mutex_unlock(&p->mu);
+    proxy_wake(p);
+}
+
+uint64_t fu_proxy_dropped(fu_proxy *p) { return atomic_load(&p->dropped); }
+uint64_t fu_proxy_reordered(fu_proxy *p) { return atomic_load(&p->reordered); }
 uint64_t fu_proxy_cuts(fu_proxy *p) { return atomic_load(&p->cuts); }
 uint64_t fu_proxy_accepted(fu_proxy *p) { return atomic_load(&p->accepted); }
 uint64_t fu_proxy_frames_up(fu_proxy *p) { return atomic_load(&p->frames_up); }

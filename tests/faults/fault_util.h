@@ -89,6 +89,12 @@ void fu_proxy_cut_midframe(fu_proxy *p, unsigned frames, uint32_t min_payload, u
 #define FU_FROM_CLIENT 1
 #define FU_FROM_UPSTREAM 2
 void fu_proxy_pause(fu_proxy *p, int side, int paused);
+/* Lossy mode: of the node's APP frames (type 0x13, both directions) drop `drop_permille` per mille and
+ * hold back `reorder_permille` per mille until the next frame has passed (reordering); every other
+ * frame passes. Deterministic for a seed; 0, 0 turns it off. */
+void fu_proxy_lossy(fu_proxy *p, unsigned drop_permille, unsigned reorder_permille, uint64_t seed);
+uint64_t fu_proxy_dropped(fu_proxy *p);         /* APP frames dropped */
+uint64_t fu_proxy_reordered(fu_proxy *p);       /* APP frames held back */
 /* Counters. */
 uint64_t fu_proxy_cuts(fu_proxy *p);            /* cuts performed */
 uint64_t fu_proxy_accepted(fu_proxy *p);        /* connections accepted */

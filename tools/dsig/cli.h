@@ -108,6 +108,8 @@ const dsig_alg *cli_alg_lookup(const char *cmd, const char *name);
 int cli_parse_format(const char *cmd, const char *s, dsig_format *out);
 /* Parse an unsigned decimal number for an option; reports and returns -1 if invalid. */
 int cli_parse_uint(const char *cmd, const char *opt, const char *s, unsigned *out);
+/* Parse a comma-separated list of node ids (1..2^63-1, at most cap): their number, or -1. */
+int cli_parse_ids(const char *s, uint64_t *ids, int cap);
 /* Parse hex into a newly allocated buffer; reports and returns -1 if invalid. */
 int cli_parse_hex(const char *cmd, const char *opt, const char *s, uint8_t **out, size_t *len);
 

@@ -98,25 +98,9 @@ static void on_app(void *arg, uint64_t peer, const uint8_t *b, size_t len)
     pthread_mutex_unlock(&a->mu);
 }
 
-/* Parse "2,3" into ids (at most cap). Number of ids, or -1. */
-static int parse_ids(const char *s, unsigned *ids, int cap)
-{
-    int n = 0;
-    while (*s) {
-        char *end;
-        errno = 0;
-        unsigned long v = strtoul(s, &end, 10);
-        if (end == s || errno || v == 0 || v > 0xFFFFFFFFul || n == cap || (*end && *end != ','))
-            return -1;
-        ids[n++] = (unsigned)v;
-        s = *end ? end + 1 : end;
-    }
-    return n ? n : -1;
-}
-
 /* --sign-to: sign message number `ctr` once and send it to every connected target. */
 static void sign_and_send(dsig_node *n, const char *group, const char *tag, unsigned long long ctr,
-                          const unsigned *to, int nto, uint8_t *buf, unsigned long long *skipped)
+                          const uint64_t *to, int nto, uint8_t *buf, unsigned long long *skipped)
 {
     int any = 0;
     for (int i = 0; i < nto; i++)
@@ -186,7 +170,8 @@ int cmd_node(int argc, char **argv)
     struct cli_parser p;
     args_init(&p, "node", opts, argc, argv);
     const char *config = NULL, *keypath = NULL, *listen = NULL, *group = NULL, *val;
-    unsigned id = 0, interval = 5, rate = 100, to[DSIG_NODE_MAX_NODES];
+    unsigned id = 0, interval = 5, rate = 100;
+    uint64_t to[DSIG_NODE_MAX_NODES];
     int have_id = 0, r, nto = 0, verify = 0;
     while ((r = args_next(&p, &val)) != ARGS_END) {
         switch (r) {
@@ -203,7 +188,7 @@ int cmd_node(int argc, char **argv)
                 return CLI_EXIT_ERROR;
             break;
         case O_SIGN_TO:
-            if ((nto = parse_ids(val, to, (int)DSIG_NODE_MAX_NODES)) < 0)
+            if ((nto = cli_parse_ids(val, to, (int)DSIG_NODE_MAX_NODES)) < 0)
                 return cli_usage_error("node", "--sign-to: \"%s\" is not a list of node ids", val);
             break;
         case O_RATE:

@@ -18,6 +18,8 @@ int cmd_ping(int argc, char **argv); /* cmd_ping.c */
 extern const char cli_usage_ping[];
 int cmd_node(int argc, char **argv); /* cmd_node.c */
 extern const char cli_usage_node[];
+int cmd_bft(int argc, char **argv); /* cmd_bft.c */
+extern const char cli_usage_bft[];
 int cmd_serve(int argc, char **argv); /* cmd_serve.c */
 extern const char cli_usage_serve[];
 int cmd_kv(int argc, char **argv); /* cmd_kv.c */
@@ -42,6 +44,7 @@ static const struct cli_command commands[] = {
     {"bench", "run the benchmarks", usage_bench, cmd_bench},
     {"ping", "ping-pong latency: none / Ed25519 / DSig", cli_usage_ping, cmd_ping},
     {"node", "run a DSig node (background plane) until SIGINT/SIGTERM", cli_usage_node, cmd_node},
+    {"bft", "a BFT replica, client or broadcast member on a DSig node", cli_usage_bft, cmd_bft},
     {"serve", "run the HTTP signing service (docs/serve.md)", cli_usage_serve, cmd_serve},
     {"kv", "auditable Redis: server and signing client (docs/kv.md)", cli_usage_kv, cmd_kv},
     {"book", "auditable order book: server and client (docs/orderbook.md)", cli_usage_book, cmd_book},

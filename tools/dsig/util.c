@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "dsig/node.h"
 
 int cli_quiet = 0;
 
@@ -223,4 +224,20 @@ void cli_free_secret(void *p, size_t n)
 int cli_needs_newline(const char *text, size_t len)
 {
     return len == 0 || text[len - 1] != '\n';
+}
+
+/* "2,3" -> node ids (1..2^63-1, at most cap). Number of ids, or -1. */
+int cli_parse_ids(const char *s, uint64_t *ids, int cap)
+{
+    int n = 0;
+    while (*s) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (end == s || errno || v == 0 || v > DSIG_NODE_MAX_ID || n == cap || (*end && *end != ','))
+            return -1;
+        ids[n++] = (uint64_t)v;
+        s = *end ? end + 1 : end;
+    }
+    return n ? n : -1;
 }
