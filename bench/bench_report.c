@@ -267,7 +267,7 @@ void bench_svg_write(FILE *f, const bench_row *rows, size_t n, uint64_t bytes, c
                "throughput, %llu KiB payload (MiB/s, higher is better)</text>\n",
             10, (unsigned long long)(bytes / 1024));
     fputs("<text x=\"10\" y=\"38\">", f);
-    xml_str(f, m && m->machine ? m->machine : "machine unknown");
+    bench_xml_str(f, m && m->machine ? m->machine : "machine unknown");
     fprintf(f, "; %s; %u warm-up, %u measured iterations per bar (median; whisker: slowest to fastest)"
                "</text>\n", m && m->date ? m->date : "date unknown", m ? m->warmup : 0, m ? m->measure : 0);
     fprintf(f, "<rect x=\"%d\" y=\"50\" width=\"10\" height=\"10\" fill=\"#4e79a7\"/>"

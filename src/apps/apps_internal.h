@@ -152,9 +152,10 @@ int apps_verify(apps_verifier *v, uint64_t id, const dsig_key *pub, const uint8_
                 const uint8_t *sig, size_t sig_len, int *fast);
 void apps_verifier_free(apps_verifier *v);
 
-/* Offline slow-path verification with only the public key (auditor, receipts). NONE: DSIG_E_UNSUPPORTED. */
-int apps_verify_offline(int scheme, const dsig_key *pub, const uint8_t *msg, size_t len, const uint8_t *sig,
-                        size_t sig_len);
+/* Offline slow-path verification with only the public key and the signer's id (auditor: the client's
+ * id; receipts: the server, id 0), which DSig signatures are bound to. NONE: DSIG_E_UNSUPPORTED. */
+int apps_verify_offline(int scheme, const dsig_key *pub, uint64_t id, const uint8_t *msg, size_t len,
+                        const uint8_t *sig, size_t sig_len);
 
 /* ---- batch queue (batchq.c): batch messages waiting to go to a peer ------------------------------ */
 

@@ -241,7 +241,7 @@ int apps_audit_verify(const char *log_path, const apps_keyset *keys, apps_audit_
             }
             break;
         }
-        int vrc = apps_verify_offline(r.scheme, apps_keyset_find(keys, r.client), r.req, r.req_len, r.sig, r.sig_len);
+        int vrc = apps_verify_offline(r.scheme, apps_keyset_find(keys, r.client), r.client, r.req, r.req_len, r.sig, r.sig_len);
         if (vrc != DSIG_OK) {
             rc = bad(res, r.index, at, "entry %llu at byte %llu (client %llu request %llu): signature does not verify "
                      "(%s)", (unsigned long long)r.index, (unsigned long long)at, (unsigned long long)r.client,
@@ -288,7 +288,7 @@ int apps_receipt_check(const uint8_t *receipt, size_t len, const dsig_key *serve
         return rc;
     if (memcmp(tag, rep.tag, sizeof tag) != 0)
         return dsig_fail(DSIG_E_VERIFY, "receipt: made for another server key");
-    if ((rc = apps_verify_offline(rep.scheme, server_pub, msg, ml, sig, sl)) != DSIG_OK)
+    if ((rc = apps_verify_offline(rep.scheme, server_pub, 0, msg, ml, sig, sl)) != DSIG_OK)
         return rc == DSIG_E_UNSUPPORTED ? rc : dsig_fail(DSIG_E_VERIFY, "receipt: the server's signature does not verify");
     if (info) {
         info->app = rep.app;

@@ -216,9 +216,10 @@ struct apps_signer {
 };
 
 /* The hybrid signer's batch callback (background thread). */
-static void signer_batch(void *arg, uint64_t signer_id, const uint8_t *msg, size_t len)
+static void signer_batch(void *arg, uint64_t signer_id, unsigned group, const uint8_t *msg, size_t len)
 {
     (void)signer_id;
+    (void)group;
     apps_signer *s = arg;
     if (s->on_batch)
         s->on_batch(s->arg, msg, len);
@@ -252,11 +253,8 @@ int apps_signer_new(apps_signer **out, int scheme, const dsig_key *key, uint64_t
         so.signer_id = id;
         so.on_batch = signer_batch;
         so.on_batch_arg = s;
-        /* A verifier must never see one batch seq twice from one id: a client that reconnects under
-         * the same id starts past every seq it used before (wall clock in µs, as the node does). */
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        so.first_seq = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+        /* first_seq stays 0: the wall clock, so a client that reconnects under the same id starts past
+         * every batch seq it used before (a verifier never accepts one twice from one id). */
         rc = dsig_hybrid_signer_new(&s->hs, key, NULL, &so);
     } else if (scheme != APPS_SCHEME_NONE) {
         rc = dsig_fail(DSIG_E_ARG, "signer: unknown scheme %d", scheme);
@@ -408,8 +406,8 @@ void apps_verifier_free(apps_verifier *v)
     dsig_xfree(v, 0);
 }
 
-int apps_verify_offline(int scheme, const dsig_key *pub, const uint8_t *msg, size_t len, const uint8_t *sig,
-                        size_t sig_len)
+int apps_verify_offline(int scheme, const dsig_key *pub, uint64_t id, const uint8_t *msg, size_t len,
+                        const uint8_t *sig, size_t sig_len)
 {
     switch (scheme) {
     case APPS_SCHEME_SIG: {
@@ -419,7 +417,7 @@ int apps_verify_offline(int scheme, const dsig_key *pub, const uint8_t *msg, siz
         return dsig_verify(alg, pub, msg, len, sig, sig_len);
     }
     case APPS_SCHEME_DSIG:
-        return dsig_hybrid_verify_slow(NULL, pub, msg, len, sig, sig_len);
+        return dsig_hybrid_verify_slow(NULL, pub, id, msg, len, sig, sig_len);
     default:
         return dsig_fail(DSIG_E_UNSUPPORTED, "scheme none: unsigned, nothing to verify");
     }

@@ -32,7 +32,7 @@
 typedef struct cluster {
     char *dir, *config;
     int np;
-    fu_ed25519 k[MAXN + 1];
+    fu_dsig_key k[MAXN + 1];
     char *keyfile[MAXN + 1];
     char addr[MAXN + 1][160], listen[MAXN + 1][160];
     fu_proxy *px[MAXN + 1];
@@ -57,7 +57,7 @@ static void cl_init(cluster *c, int np, int proxied)
     assert_non_null(j);
     size_t off = (size_t)snprintf(j, 16384, "{\"nodes\":[");
     for (int i = 1; i <= np; i++) {
-        fu_ed25519_new(&c->k[i]);
+        fu_dsig_key_new(&c->k[i]);
         char name[32];
         snprintf(name, sizeof name, "k%d.jwk", i);
         c->keyfile[i] = fu_write_file(c->dir, name, c->k[i].jwk_priv);
@@ -93,7 +93,7 @@ static void cl_free(cluster *c)
     cl_stop_all(c);
     for (int i = 1; i <= c->np; i++) {
         fu_proxy_stop(c->px[i]);
-        fu_ed25519_free(&c->k[i]);
+        fu_dsig_key_free(&c->k[i]);
         free(c->keyfile[i]);
         free(c->out[i]);
         char tmp[220];
@@ -284,7 +284,7 @@ static int verify_slow(void *arg, uint64_t signer, const uint8_t *stmt, size_t l
     const cluster *c = arg;
     if (signer < 1 || signer > (uint64_t)c->np)
         return DSIG_E_VERIFY;
-    return dsig_hybrid_verify_slow(NULL, c->k[signer].pub, stmt, len, sig, sl);
+    return dsig_hybrid_verify_slow(NULL, c->k[signer].pub, signer, stmt, len, sig, sl);
 }
 
 /* Every "evidence" line of member i: a valid proof against `culprit`. Returns how many. */

@@ -195,10 +195,10 @@ static void replication(int scheme)
     memset(apps, 0, sizeof apps);
     start_nodes(&c, apps, 5);
     uint64_t replicas[4] = {1, 2, 3, 4}, client = 5;
-    fu_ed25519 keys[6];
+    fu_dsig_key keys[6];
     dsig_bft_peer_key pk[6];
     for (unsigned id = 1; id <= 5; id++)
-        fu_ed25519_new(&keys[id]);
+        fu_dsig_key_new(&keys[id]);
     for (unsigned id = 1; id <= 5; id++) {
         size_t np = 0;
         for (unsigned j = 1; j <= 5; j++)
@@ -254,7 +254,7 @@ static void replication(int scheme)
     assert_int_equal(dsig_bft_replica_state(apps[5].b, NULL, NULL, NULL), DSIG_E_STATE);
     detach_all(&c, apps, 5);
     for (unsigned id = 1; id <= 5; id++)
-        fu_ed25519_free(&keys[id]);
+        fu_dsig_key_free(&keys[id]);
     fn_cluster_free(&c);
 }
 

@@ -5,8 +5,8 @@
  * keys: the per-key code is the same for 128), then the registry algorithm "DSig" (a one-key batch
  * per signature) through dsig_hb_alg_sign_digest.
  *
- * Run under valgrind memcheck (tests/ct/CMakeLists.txt). The master seed and the Ed25519 secret seed
- * are marked secret. What DSig publishes is declassified by this test when it is published: the batch
+ * Run under valgrind memcheck (tests/ct/CMakeLists.txt). The master seed and the root signing key
+ * (scalar and nonce prefix, derived from the DSig key) are marked secret. What DSig publishes is declassified by this test when it is published: the batch
  * (leaves, tree, root signature: the batch message) after key generation, each signature once made.
  * pk_seed and nonce, derived from the secret per-key seed, stay marked until then: the code must not
  * branch on them either. Any report fails the test.
@@ -29,27 +29,37 @@
 
 static uint8_t sig[70000];
 
-/* A fresh Ed25519 key pair and master seed, the secrets marked. */
-static int secrets(uint8_t master[DSIG_HB_SEED_BYTES], uint8_t sk[DSIG_HB_ED25519_SK], uint8_t pk[DSIG_HB_ED25519_PK])
+/* A fresh DSig key, its root signing key (derived for batch roots alone) and a master seed; the
+ * secrets marked. `pub` gets the public DSig key, `who` the runtime batch identity (signer 1). */
+static int secrets(uint8_t master[DSIG_HB_SEED_BYTES], dsig_ed25519_dkey *root, dsig_hb_who *who, dsig_key **pub)
 {
-    uint8_t seed[32];
-    if (dsig_random_bytes(master, DSIG_HB_SEED_BYTES) || dsig_random_bytes(seed, sizeof seed))
+    const dsig_alg *alg = dsig_alg_by_name("DSig");
+    dsig_key *key = NULL;
+    if (!alg || dsig_random_bytes(master, DSIG_HB_SEED_BYTES) || dsig_key_generate(&key, alg, NULL) ||
+        dsig_hb_key_root_secret(key, root) || (pub && dsig_key_public(pub, key))) {
+        dsig_key_free(key);
         return 1;
-    crypto_sign_seed_keypair(pk, sk, seed);
-    dsig_memzero(seed, sizeof seed);
+    }
+    dsig_key_free(key);
+    who->domain = DSIG_HB_DOMAIN_RUNTIME;
+    who->signer_id = 1;
+    memcpy(who->root_pk, root->pk, sizeof who->root_pk);
     DSIG_CT_SECRET(master, DSIG_HB_SEED_BYTES);
-    DSIG_CT_SECRET(sk, 32); /* the RFC 8032 seed; sk + 32 is the public key */
+    DSIG_CT_SECRET(root->s, sizeof root->s);
+    DSIG_CT_SECRET(root->prefix, sizeof root->prefix);
     return 0;
 }
 
 /* One parameter set: key generation, publication of the batch, a signature of each of two keys. */
 static int check_params(const dsig_hb_params *p, int self_check)
 {
-    uint8_t master[DSIG_HB_SEED_BYTES], sk[DSIG_HB_ED25519_SK], pk[DSIG_HB_ED25519_PK];
-    if (secrets(master, sk, pk))
+    uint8_t master[DSIG_HB_SEED_BYTES];
+    dsig_ed25519_dkey root;
+    dsig_hb_who who;
+    if (secrets(master, &root, &who, NULL))
         return 1;
     dsig_hb_batch b;
-    int rc = dsig_hb_keygen_batch(p, master, 9, sk, pk, &b);
+    int rc = dsig_hb_keygen_batch(p, master, 9, &root, &who, &b);
     DSIG_CT_DECLASSIFY(&rc, sizeof rc);
     if (rc)
         return fprintf(stderr, "%s: keygen: %s\n", p->name, dsig_last_error_detail()), 1;
@@ -70,44 +80,45 @@ static int check_params(const dsig_hb_params *p, int self_check)
         if (self_check)
             ct_probe(sig + HB_OFF_VALUES, p->name);
         DSIG_CT_DECLASSIFY(sig, sl); /* released */
-        rc = dsig_hb_verify_slow(p, sig, sl, (const uint8_t *)msg, sizeof msg - 1, pk);
+        rc = dsig_hb_verify_slow(p, sig, sl, (const uint8_t *)msg, sizeof msg - 1, &who);
         if (rc == DSIG_OK)
             rc = dsig_hb_verify_fast(p, &b, sig, sl, (const uint8_t *)msg, sizeof msg - 1);
     }
     if (rc)
         fprintf(stderr, "%s: sign / verify: %s\n", p->name, dsig_last_error_detail());
     dsig_hb_batch_free(&b);
-    sodium_memzero(sk, sizeof sk);
+    sodium_memzero(&root, sizeof root);
     return rc != DSIG_OK;
 }
 
 /* The registry algorithm "DSig": a digest signed with a one-key batch made under the master seed. */
 static int check_registry(int self_check)
 {
-    uint8_t master[DSIG_HB_SEED_BYTES], sk[DSIG_HB_ED25519_SK], pk[DSIG_HB_ED25519_PK], digest[32];
-    if (secrets(master, sk, pk))
+    uint8_t master[DSIG_HB_SEED_BYTES], digest[32];
+    dsig_ed25519_dkey root;
+    dsig_hb_who who;
+    dsig_key *pub = NULL;
+    if (secrets(master, &root, &who, &pub))
         return 1;
     static const char msg[] = "ctgrind: the registry DSig";
     dsig_blake3(msg, sizeof msg - 1, digest, sizeof digest);
     const dsig_alg *alg = dsig_alg_by_name("DSig");
     size_t sl = 0;
-    int rc = alg ? dsig_hb_alg_sign_digest(master, sk, pk, digest, sig, sizeof sig, &sl) : DSIG_E_UNSUPPORTED;
+    int rc = alg ? dsig_hb_alg_sign_digest(master, &root, digest, sig, sizeof sig, &sl) : DSIG_E_UNSUPPORTED;
     DSIG_CT_DECLASSIFY(&rc, sizeof rc);
     DSIG_CT_DECLASSIFY(&sl, sizeof sl);
-    if (rc)
-        return fprintf(stderr, "DSig: %s\n", dsig_last_error_detail()), 1;
+    if (rc) {
+        fprintf(stderr, "DSig: %s\n", dsig_last_error_detail());
+        dsig_key_free(pub);
+        sodium_memzero(&root, sizeof root);
+        return 1;
+    }
     if (self_check)
         ct_probe(sig + HB_OFF_VALUES, "registry DSig");
     DSIG_CT_DECLASSIFY(sig, sl);
-    char x[64], jwk[160];
-    dsig_b64url_encode(x, pk, sizeof pk);
-    int n = snprintf(jwk, sizeof jwk, "{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"x\":\"%s\"}", x);
-    dsig_key *pub;
-    if (dsig_jwk_import(&pub, jwk, (size_t)n) != DSIG_OK)
-        return 1;
     rc = dsig_verify(alg, pub, msg, sizeof msg - 1, sig, sl);
     dsig_key_free(pub);
-    sodium_memzero(sk, sizeof sk);
+    sodium_memzero(&root, sizeof root);
     if (rc)
         fprintf(stderr, "DSig: the registry signature does not verify: %s\n", dsig_last_error_detail());
     return rc != DSIG_OK;
