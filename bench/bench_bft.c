@@ -613,10 +613,12 @@ static int reserve_ports(unsigned *port, int n)
 /* Keys and the in-memory membership: nodes 1..np on loopback TCP, all in group "bft". */
 static dsig_node_config *make_config(proc_keys *k, int np, char *why, size_t wl)
 {
-    const dsig_alg *ed = dsig_alg_by_name("Ed25519");
+    /* The node key is a DSig key (the node plane signs batch roots and authenticates under keys
+     * derived from it); the BFT key signs the protocol's messages under the Ed25519 scheme. */
+    const dsig_alg *ed = dsig_alg_by_name("Ed25519"), *dsig = dsig_alg_by_name("DSig");
     unsigned port[MAXP];
-    if (!ed || reserve_ports(port, np) != 0) {
-        snprintf(why, wl, "no Ed25519 or no loopback ports");
+    if (!ed || !dsig || reserve_ports(port, np) != 0) {
+        snprintf(why, wl, "no Ed25519, no DSig or no loopback ports");
         return NULL;
     }
     size_t cap = 1024 + (size_t)np * 512, len = 0;
@@ -627,7 +629,7 @@ static dsig_node_config *make_config(proc_keys *k, int np, char *why, size_t wl)
     for (int i = 0; i < np; i++) {
         char *jwk = NULL;
         size_t jl = 0;
-        if (dsig_key_generate(&k[i].node, ed, NULL) || dsig_key_generate(&k[i].bft, ed, NULL) ||
+        if (dsig_key_generate(&k[i].node, dsig, NULL) || dsig_key_generate(&k[i].bft, ed, NULL) ||
             dsig_key_public(&k[i].bft_pub, k[i].bft) || dsig_jwk_export(k[i].node, 0, &jwk, &jl)) {
             snprintf(why, wl, "keys: %s", dsig_last_error_detail());
             free(text);
