@@ -17,7 +17,7 @@ netns_up
 
 host_of() { case $1 in 1) echo 1;; 2) echo 2;; 5) echo 1;; *) echo 3;; esac; }
 for i in 1 2 3 4 5; do
-  "$DSIG_TOOL" keygen -a Ed25519 -o "$work/k$i.jwk" --pub "$work/p$i.jwk" -q || fail "keygen $i"
+  "$DSIG_TOOL" keygen -a DSig -o "$work/k$i.jwk" --pub "$work/p$i.jwk" -q || fail "keygen $i"
 done
 {
   echo '{"nodes":['
