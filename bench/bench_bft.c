@@ -235,7 +235,7 @@ static int recv_msg(int fd, void *p, size_t n)
 /* ---- one BFT process ------------------------------------------------------------------------ */
 
 typedef struct proc_keys {
-    dsig_key *node;                  /* Ed25519, the DSig node's identity */
+    dsig_key *node;                  /* a DSig key (dsig keygen -a DSig): the DSig node's identity */
     dsig_key *bft;                   /* Ed25519, the ed25519 scheme's signing key (one key, one purpose) */
     dsig_key *bft_pub;
 } proc_keys;
@@ -612,10 +612,10 @@ static int reserve_ports(unsigned *port, int n)
 /* Keys and the in-memory membership: nodes 1..np on loopback TCP, all in group "bft". */
 static dsig_node_config *make_config(proc_keys *k, int np, char *why, size_t wl)
 {
-    const dsig_alg *ed = dsig_alg_by_name("Ed25519");
+    const dsig_alg *ed = dsig_alg_by_name("Ed25519"), *ds = dsig_alg_by_name("DSig");
     unsigned port[MAXP];
-    if (!ed || reserve_ports(port, np) != 0) {
-        snprintf(why, wl, "no Ed25519 or no loopback ports");
+    if (!ed || !ds || reserve_ports(port, np) != 0) {
+        snprintf(why, wl, "no Ed25519, no DSig or no loopback ports");
         return NULL;
     }
     size_t cap = 1024 + (size_t)np * 512, len = 0;
@@ -626,7 +626,7 @@ static dsig_node_config *make_config(proc_keys *k, int np, char *why, size_t wl)
     for (int i = 0; i < np; i++) {
         char *jwk = NULL;
         size_t jl = 0;
-        if (dsig_key_generate(&k[i].node, ed, NULL) || dsig_key_generate(&k[i].bft, ed, NULL) ||
+        if (dsig_key_generate(&k[i].node, ds, NULL) || dsig_key_generate(&k[i].bft, ed, NULL) ||
             dsig_key_public(&k[i].bft_pub, k[i].bft) || dsig_jwk_export(k[i].node, 0, &jwk, &jl)) {
             snprintf(why, wl, "keys: %s", dsig_last_error_detail());
             free(text);
