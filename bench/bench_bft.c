@@ -938,8 +938,10 @@ static int block(coord *C, int proto, int scheme, uint64_t session, cell *out)
             if (!out->a || (tmp.nb && !out->b))
                 rc = -1;
             else {
-                memcpy(out->a + out->na, tmp.a, tmp.na * sizeof *tmp.a);
-                memcpy(out->b + out->nb, tmp.b, tmp.nb * sizeof *tmp.b);
+                if (tmp.na) /* memcpy from NULL is undefined even for 0 bytes: a metric without samples */
+                    memcpy(out->a + out->na, tmp.a, tmp.na * sizeof *tmp.a);
+                if (tmp.nb)
+                    memcpy(out->b + out->nb, tmp.b, tmp.nb * sizeof *tmp.b);
                 out->na += tmp.na;
                 out->nb += tmp.nb;
                 out->cpu_ns += tmp.cpu_ns;
