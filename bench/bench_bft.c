@@ -103,7 +103,7 @@ static const bench_list_spec layout_list = {"--layout", 128, "unknown layout", "
 
 static void usage(FILE *f)
 {
-    fputs("usage: dsig bench bft [options]\n"
+    fputs("Usage: dsig bench bft [options]\n"
           "  BFT broadcast and replication latency (docs/bft.md): none / libsodium Ed25519 / DSig through\n"
           "  the same protocol code, n = 3f+1 DSig nodes on loopback TCP.\n"
           "  --protocols LIST  cbc (signed echo), rbc (Bracha), pbft (replication) (default all)\n"
@@ -116,7 +116,7 @@ static void usage(FILE *f)
           "  --runs N          repeat the sweep, schemes interleaved; samples pooled (default 1)\n"
           "  --f N             tolerated faults: n = 3f+1 (default 1; 2 gives 7 processes)\n"
           "  --size N          message bytes, 1..1024 (default 8)\n"
-          "  --out DIR         CSV and SVG here (default .)\n"
+          "  --out DIR         write the CSV and the SVG there (without it no file is written)\n"
           "  --quick           64 samples, batch 32, warm-up 16 (a smoke test)\n"
           "  -q, --quiet       no progress on stderr\n",
           f);
@@ -127,7 +127,6 @@ static int parse(int argc, char **argv, bft_opts *o, char *err, size_t errlen)
     memset(o, 0, sizeof *o);
     o->count = 1024, o->batch = 128, o->warmup = 64, o->runs = 1, o->f = 1, o->size = 8;
     o->schemes = (1u << N_SCHEMES) - 1, o->protos = (1u << N_PROTOS) - 1, o->layouts = (1u << N_LAYOUTS) - 1;
-    o->out_dir = ".";
     int set_count = 0, set_batch = 0, set_warm = 0;
     size_t nn;
     for (int i = 1; i < argc; i++) {
@@ -236,7 +235,7 @@ static int recv_msg(int fd, void *p, size_t n)
 /* ---- one BFT process ------------------------------------------------------------------------ */
 
 typedef struct proc_keys {
-    dsig_key *node;                  /* Ed25519, the DSig node's identity */
+    dsig_key *node;                  /* a DSig key (dsig keygen -a DSig): the DSig node's identity */
     dsig_key *bft;                   /* Ed25519, the ed25519 scheme's signing key (one key, one purpose) */
     dsig_key *bft_pub;
 } proc_keys;
@@ -941,8 +940,10 @@ static int block(coord *C, int proto, int scheme, uint64_t session, cell *out)
             if (!out->a || (tmp.nb && !out->b))
                 rc = -1;
             else {
-                memcpy(out->a + out->na, tmp.a, tmp.na * sizeof *tmp.a);
-                memcpy(out->b + out->nb, tmp.b, tmp.nb * sizeof *tmp.b);
+                if (tmp.na) /* memcpy from NULL is undefined even for 0 bytes: a metric without samples */
+                    memcpy(out->a + out->na, tmp.a, tmp.na * sizeof *tmp.a);
+                if (tmp.nb)
+                    memcpy(out->b + out->nb, tmp.b, tmp.nb * sizeof *tmp.b);
                 out->na += tmp.na;
                 out->nb += tmp.nb;
                 out->cpu_ns += tmp.cpu_ns;
@@ -999,6 +1000,10 @@ static void write_files(const bft_opts *o, const row *rows, size_t nr, const cha
 {
     char ts[32], path[1024];
     bench_timestamp(ts, sizeof ts);
+    if (!o->out_dir) {
+        printf("# CSV, SVG: not written (give --out DIR)\n");
+        return;
+    }
     if (bench_mkdir_p(o->out_dir) != 0) {
         fprintf(stderr, "dsig bench bft: cannot create %s\n", o->out_dir);
         return;

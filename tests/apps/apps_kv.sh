@@ -126,6 +126,8 @@ ok
 # the log: audited with the public keys only, replayed into an empty redis-server: the same data set
 "$D" audit verify "$T/kv.log" --keys "$T/keys" >"$T/audit" || die "audit verify: $(cat "$T/audit")"
 grep -q ': OK: .* entries from 2 clients verified' "$T/audit" || die "audit output: $(cat "$T/audit")"
+out=$("$D" audit verify -q "$T/kv.log" --keys "$T/keys" 2>&1) || die "audit verify -q: $out"
+[ -z "$out" ] || die "audit verify -q printed: $out"     # as dsig verify -q: the exit status says it
 start_redis b
 "$D" -q audit replay "$T/kv.log" --keys "$T/keys" --redis "unix:$T/b.sock" >/dev/null || die "replay"
 da=$(redis-cli -s "$T/a.sock" DEBUG DIGEST)
@@ -149,6 +151,8 @@ PY
 out=$("$D" audit verify "$T/bad.log" --keys "$T/keys" 2>&1)
 [ $? -eq 1 ] || die "a tampered log must exit 1"
 echo "$out" | grep -q 'FAILED after 9 good entries: entry 10 at byte .*signature does not verify' || die "verdict: $out"
+out=$("$D" -q audit verify "$T/bad.log" --keys "$T/keys" 2>&1)
+[ $? -eq 1 ] && echo "$out" | grep -q 'FAILED after 9' || die "-q must not hide a failed audit: $out"
 ok
 
 # the server restarted: Redis rebuilt from the log

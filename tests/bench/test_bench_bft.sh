@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `dsig bench bft` through the tool (smoke test, no timing checks): a tiny run of every protocol,
 # scheme and layout prints a row each with p10 <= p50 <= p90, the ratio lines, and writes the CSV
-# (one line per row, documented columns) and the SVG (axis, units, legend); bad options exit 2.
+# (one line per row, documented columns) and the SVG (axis, units, legend) with --out and no file
+# without it; bad options exit 2.
 set -u
 tool=${DSIG_TOOL:?DSIG_TOOL not set}
 tmp=$(mktemp -d)
@@ -30,10 +31,14 @@ head -1 "$csv" | grep -q '^layout,protocol,metric,scheme,n_processes,msg_bytes,s
 [ "$(($(wc -l < "$csv") - 1))" -eq 24 ] || fail "CSV rows"
 grep -q '<svg' "$svg" && grep -q 'microseconds' "$svg" && grep -q 'p10 .. p90' "$svg" && grep -q '>dsig<' "$svg" ||
   fail "SVG lacks axis unit, legend or whisker note"
-# one protocol, one layout, only DSig: 4 rows... pbft gives two metrics
-"$tool" bench bft --quick --count 4 --batch 4 --warmup 1 --protocols pbft --schemes dsig --layout procs --out "$tmp" -q \
-  >"$tmp/out2" 2>&1 || fail "pbft/dsig/procs run"
+# one protocol, one layout, only DSig: pbft gives two metrics. No --out: no file anywhere (run in an
+# empty directory to see it), and the output says so.
+mkdir "$tmp/cwd"
+(cd "$tmp/cwd" && "$tool" bench bft --quick --count 4 --batch 4 --warmup 1 --protocols pbft --schemes dsig \
+  --layout procs -q) >"$tmp/out2" 2>&1 || fail "pbft/dsig/procs run"
 [ "$(grep -cE '^procs ' "$tmp/out2")" -eq 2 ] || fail "pbft rows: $(cat "$tmp/out2")"
+[ -z "$(ls -A "$tmp/cwd")" ] || fail "without --out, files written into the current directory: $(ls -A "$tmp/cwd")"
+grep -q 'not written (give --out DIR)' "$tmp/out2" || fail "without --out, no 'not written' line"
 
 for bad in "--count 0" "--schemes rsa" "--layout cloud" "--f 9" "--size 0" "--nope"; do
   # shellcheck disable=SC2086

@@ -415,7 +415,7 @@ static void finish_replication(cluster *c, const int *honest, int n, unsigned re
 {
     int st = wait_exit(c, 5, slow() ? 250000 : 100000);
     if (st != 0)
-        fail_msg("the client exited %d (1: a wrong result, 3: not every request answered)", st);
+        fail_msg("the client exited %d (1: a wrong result, 2: an error, such as not every request answered by --deadline)", st);
     assert_int_equal(count_lines(c, 5, "reply "), requests); /* exit 0: each one the right result */
     usleep(300000);
     cl_stop_all(c);

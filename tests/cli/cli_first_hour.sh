@@ -211,8 +211,34 @@ run 0 sh -c "'$D' sign -k es.jwk --format raw m > raw.sig"   # redirected: fine
 CASE="messages"
 reject "needs a key of type EC P-256, got one of type RSA" "$D" sign -k pkcs1.pem -a ES256 m
 for c in list keygen pubkey sign verify key bench "bench stream" "bench sig" "bench dsig" "bench keccak" \
-         ping node serve version help; do
+         "bench apps" "bench bft" ping node bft serve kv "kv serve" book "book serve" audit version help; do
     # shellcheck disable=SC2086
-    "$D" $c --help 2>&1 | head -1 | grep -q '^Usage: dsig' || die "'dsig $c --help' does not start with 'Usage: dsig'"
+    "$D" $c --help >"$OUT" 2>"$ERR" || die "'dsig $c --help' exits non-zero"
+    head -1 "$OUT" | grep -q '^Usage: dsig' || die "'dsig $c --help' does not start with 'Usage: dsig' on stdout"
+    PASSED=$((PASSED + 1))
 done
+# Every command: an unknown option is a usage error (exit 2) that names it; a missing required
+# argument too; a run-time failure names the file.
+for c in list keygen pubkey sign verify "key info" "bench stream" "bench sig" "bench dsig" "bench apps" \
+         "bench bft" ping node "bft client" serve kv "kv serve" book "book serve" "audit verify"; do
+    # shellcheck disable=SC2086
+    run 2 "$D" $c --no-such-option
+    grep -q -- "--no-such-option" "$ERR" || die "'dsig $c --no-such-option' does not name the option: $(cat "$ERR")"
+done
+reject "a role is needed" "$D" bft
+reject "unknown role 'nope'" "$D" bft nope --config c.json
+reject "--config, --id and --key are required" "$D" bft client
+reject "--connect, --id, --key and --server-key are needed" "$D" kv GET k
+reject "--listen, --key, --keys and --log are needed" "$D" book serve --listen unix:b.sock
+reject "--redis ADDR" "$D" kv serve --listen unix:k.sock --key es.jwk --keys . --log kv.log
+reject "expected verify LOG" "$D" audit
+reject "unknown subcommand 'nope'" "$D" audit nope x.log
+reject "verify needs --keys DIR" "$D" audit verify x.log
+reject "receipt takes --server-key only" "$D" audit receipt r.bin
+run 2 "$D" audit verify nowhere.log --keys .
+grep -q "nowhere.log" "$ERR" || die "audit verify of a missing log does not name it: $(cat "$ERR")"
+run 2 "$D" audit receipt nowhere.bin --server-key es.pub
+grep -q "nowhere.bin" "$ERR" || die "audit receipt of a missing file does not name it: $(cat "$ERR")"
+run 2 "$D" bft client --config nowhere.json --id 1 --key es.jwk --replicas 1,2,3,4
+grep -q "nowhere.json" "$ERR" || die "bft with a missing configuration does not name it: $(cat "$ERR")"
 finish

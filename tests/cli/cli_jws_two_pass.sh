@@ -138,11 +138,23 @@ for c in list keygen pubkey sign verify key; do
     check "$c: synopsis options = usage line options" test "$(synopsis "$c")" = "$(usage_line)"
 done
 # Each benchmark's row of the `dsig bench` table names every option of its usage text.
-for b in stream sig dsig keccak; do
+for b in stream sig dsig keccak apps bft; do
     row=$(section bench | grep "^| \`$b\` |") || die "docs/cli.md: no row for dsig bench $b"
     run 0 "$D" bench "$b" --help
     for o in $(opts <"$OUT"); do
         check "bench $b $o is in its docs/cli.md row" grep -qE -- "\`$o[\` ]" <<<"$row"
+    done
+done
+# The application commands have a section here and their options on their own page (or in the section).
+for c in "kv:kv, dsig book:kv.md" "kv serve:kv, dsig book:kv.md" "book:kv, dsig book:orderbook.md kv.md" \
+         "book serve:kv, dsig book:orderbook.md kv.md" "audit:audit:kv.md" "bft:bft:bft.md"; do
+    IFS=: read -r cmd sec pages <<<"$c"
+    check "docs/cli.md has a section for dsig $cmd" test -n "$(section "$sec")"
+    # shellcheck disable=SC2086
+    run 0 "$D" $cmd --help
+    docs=$(section "$sec"; for pg in $pages; do cat "$DSIG_SOURCE_DIR/docs/$pg"; done)
+    for o in $(opts <"$OUT"); do
+        check "dsig $cmd $o is documented (docs/cli.md or docs/$pages)" grep -qE -- "$o([^a-z-]|$)" <<<"$docs"
     done
 done
 

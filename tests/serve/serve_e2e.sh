@@ -28,8 +28,9 @@ mkdir -p "$T/keys" "$T/work" "$T/tmp" "$T/log" "$T/out"
 "$D" keygen -q -a ML-DSA-65 -o "$T/keys/ml.jwk"
 jq -c '.private_jwk + {alg: "Ed25519"}' "$V/jws/rfc8037/rfc8037_appendixA.json" >"$T/keys/rfc8037.jwk"
 # A stateful key (HSS-LMS, 32 signatures) served from its state file; private high-water registry.
+# Its public key beside it as KID.pub, the layout docs/serve.md gives (the loader ignores *.pub).
 export DSIG_STATE_REGISTRY=$T/hwm
-"$D" keygen -q -a HSS-LMS --param LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4 -o "$T/keys/lms.state" --pub "$T/lms.pub"
+"$D" keygen -q -a HSS-LMS --param LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4 -o "$T/keys/lms.state" --pub "$T/keys/lms.pub"
 for k in es ed ml rfc8037; do "$D" pubkey -q -k "$T/keys/$k.jwk" -o "$T/$k.pub"; done
 h() { printf %s "$1" | sha256sum | cut -d' ' -f1; }
 # The audit payload digest: the default (BLAKE3), checked with the BLAKE3 team's b3sum; SHA-256 where
@@ -145,7 +146,7 @@ for i in $(seq 12); do
 done
 for p in "${pids[@]}"; do wait "$p" || die "a stateful signing client failed"; done
 for i in $(seq 12); do
-    "$D" verify -q -k "$T/lms.pub" -s "$T/out/ls$i" "$T/out/lp$i" || die "stateful signature $i"
+    "$D" verify -q -k "$T/keys/lms.pub" -s "$T/out/ls$i" "$T/out/lp$i" || die "stateful signature $i"
     # HSS signature = u32 Nspk || LMS signature (u32 q || ...): q is bytes 4..7.
     sig=$(cut -d. -f3 "$T/out/ls$i" | tr '_-' '/+')
     while [ $((${#sig} % 4)) -ne 0 ]; do sig="$sig="; done
@@ -332,7 +333,7 @@ expect 200 tokS GET /v1/keys/new
 # The state file was carried over (still open and locked by this process), not reopened.
 expect 200 tokS POST /v1/keys/lms/sign --data-binary @"$T/small"
 tr -d '\n' <"$T/out/body" >"$T/lms-after.sig"
-"$D" verify -q -k "$T/lms.pub" -s "$T/lms-after.sig" "$T/small" || die "stateful key after reloads"
+"$D" verify -q -k "$T/keys/lms.pub" -s "$T/lms-after.sig" "$T/small" || die "stateful key after reloads"
 ok
 
 # --- SIGHUP reloads the whole configuration, atomically ---------------------------------------------

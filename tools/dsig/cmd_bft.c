@@ -46,13 +46,16 @@ const char cli_usage_bft[] =
     "  --retransmit MS    re-send unacknowledged messages after this (default 50)\n"
     "  --checkpoint N     replica: sequence numbers per checkpoint, 2..64 (default 16)\n"
     "  --requests N       client: requests to make, PUT and GET in turn (default 100); exits 0 when\n"
-    "                     every result arrived and was right, 1 if one was wrong, 3 on --deadline\n"
+    "                     every result arrived and was right, 1 if one was wrong, 2 on --deadline\n"
     "  --broadcast N      member: values to broadcast (default 0), one every --every MS (default 20)\n"
     "  --until N          member: exit once N values are delivered (default: run until a signal)\n"
-    "  --deadline S       give up after S seconds (exit 3; default 120 for a client, none otherwise)\n"
+    "  --deadline S       give up after S seconds (exit 2; default 120 for a client, none otherwise)\n"
     "  --pool N           DSig keys kept ready by the node (default 1024)\n"
     "  --listen ADDR      listen here instead of the configured address\n"
-    "  -q, --quiet        no notes on stderr\n";
+    "  -q, --quiet        no notes on stderr\n"
+    "\n"
+    "Exit status: 0 done (a client: every result right), 1 a client got a wrong result, 2 error (bad\n"
+    "options, a node that does not start, --deadline passed, a client stopped by a signal).\n";
 
 struct bft_run {
     pthread_mutex_t mu;
@@ -420,13 +423,18 @@ int cmd_bft(int argc, char **argv)
                 break;
             }
             uint64_t want = (uint64_t)i + 1;
-            if (wait_until(&run, deadline_ns, replies_reached, &want) != 0)
-                code = 3;
+            if (wait_until(&run, deadline_ns, replies_reached, &want) != 0) {
+                cli_err("bft: client %u: --deadline of %u s passed with %u of %u requests answered", id, deadline,
+                        i, requests);
+                code = CLI_EXIT_ERROR;
+            }
         }
         if (code == CLI_EXIT_OK && run.bad_results)
             code = CLI_EXIT_INVALID;
-        if (code == CLI_EXIT_OK && stop_flag)
-            code = 3;
+        if (code == CLI_EXIT_OK && stop_flag) {
+            cli_err("bft: client %u: stopped by a signal before every request was answered", id);
+            code = CLI_EXIT_ERROR;
+        }
     } else {
         uint64_t next = mono_ns(), u = until;
         for (unsigned k = 0; k < bcast && !stop_flag;) {
@@ -445,8 +453,17 @@ int cmd_bft(int argc, char **argv)
             clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
         }
         if (code == CLI_EXIT_OK &&
-            wait_until(&run, deadline_ns, until ? delivered_reached : never, &u) != 0)
-            code = 3;
+            wait_until(&run, deadline_ns, until ? delivered_reached : never, &u) != 0) {
+            pthread_mutex_lock(&run.mu);
+            unsigned long long got = (unsigned long long)run.delivered;
+            pthread_mutex_unlock(&run.mu);
+            if (until)
+                cli_err("bft: member %u: --deadline of %u s passed with %llu of %u values delivered", id, deadline,
+                        got, until);
+            else
+                cli_err("bft: member %u: --deadline of %u s passed", id, deadline);
+            code = CLI_EXIT_ERROR;
+        }
         if (until && code == CLI_EXIT_OK)
             usleep(300000); /* a moment for the acknowledgements and the others' last frames */
     }

@@ -72,7 +72,8 @@ static void usage(FILE *f)
           "  -h, --help      this help ('dsig COMMAND --help' for a command's options)\n"
           "  -V, --version   same as 'dsig version'\n"
           "\n"
-          "Exit status: 0 success, 1 signature does not verify (verify only), 2 any error.\n",
+          "Exit status: 0 success, 1 what was checked does not verify (verify; audit: a log or a receipt;\n"
+          "bft: a client's wrong result), 2 any error.\n",
           f);
 }
 
