@@ -329,7 +329,9 @@ void bench_svg_latency(FILE *f, const char *title, const char *const *subtitle, 
                        const char *const *group_notes)
 {
     static const char *const colour[] = {"#9c9c9c", "#f28e2b", "#4e79a7", "#59a14f", "#e15759"};
-    const int left = 200, plot = 560, right = 170, bar = 14, gap = 4;
+    /* right: room for the longest label ("1234.5 µs (1000.0–1500.0), n=10000", ≈ 220 px at font
+     * size 11) beside a whisker that ends at the axis' end */
+    const int left = 200, plot = 560, right = 250, bar = 14, gap = 4;
     double max = 1;
     size_t ngroups = 0;
     for (size_t i = 0; i < n; i++) {

@@ -218,7 +218,7 @@ typedef int (*dsig_bft_verify_fn)(void *arg, uint64_t signer, const uint8_t *stm
 /*
  * Check an equivocation proof (DSIG_BFT_EV_EVIDENCE): two statements of the same kind, signer,
  * session and instance fields with different digests, each with a signature that `verify` accepts
- * (for DSig: dsig_hybrid_verify_slow with the culprit's Ed25519 public key — anyone can check it).
+ * (for DSig: dsig_hybrid_verify_slow with the culprit's DSig public key and node id — anyone can check it).
  * *culprit (may be NULL) gets the signer. DSIG_OK, DSIG_E_FORMAT (not such a pair), DSIG_E_VERIFY.
  */
 DSIG_EXPORT int dsig_bft_proof_check(const uint8_t *proof, size_t len, dsig_bft_verify_fn verify, void *arg,

@@ -2,8 +2,9 @@
  * tests/bft/test_bft_sim.c — the property test of docs/bft.md: the protocol cores (src/bft) in one
  * process over a simulated network that delivers messages in random order, loses and duplicates them,
  * with one Byzantine process (two for n = 7 in some runs) that equivocates (SEND of two values, the
- * leader's PRE-PREPARE of two requests), goes silent, and injects garbage, replays, mutations and votes
- * moved to other instances. Many seeds within a time budget (DSIG_BFT_SIM_SECONDS, default 20).
+ * leader's PRE-PREPARE of two requests), runs as two honest twins that broadcast different values to
+ * the two halves of the members and gather a quorum for each, goes silent, and injects garbage,
+ * replays, mutations and votes moved to other instances. Many seeds within a time budget (DSIG_BFT_SIM_SECONDS, default 20).
  *
  * Checked on every run: no two honest processes deliver different values for one broadcast instance,
  * or execute different histories; no process delivers an instance twice; every equivocation proof
@@ -36,7 +37,11 @@
 #define MAX_SEQ 4096
 #define CAPTURE 32
 
-enum { BYZ_EQUIVOCATE = 1, BYZ_SILENT = 2 };
+/* BYZ_TWIN (broadcast protocols): the process runs two honest cores under its one key, each talking
+ * to one half of the others (even / odd index), and broadcasts different values from them: each core
+ * gathers echoes and readies for its own value, so a quorum rule too weak to intersect in an honest
+ * member lets the two halves deliver different values. */
+enum { BYZ_EQUIVOCATE = 1, BYZ_SILENT = 2, BYZ_TWIN = 3 };
 
 typedef struct sim sim;
 
@@ -53,6 +58,9 @@ typedef struct sproc {
     bft_env env;
     dsig_bft_stats st;
     void *core;
+    void *twin;                 /* BYZ_TWIN: the core of the odd half */
+    bft_env twin_env;
+    dsig_bft_stats twin_st;
     uint8_t key[32];
     dsig_key *ed, *ed_pub;
     deliv dl[MAXP * K_BCAST * 2];
@@ -155,6 +163,11 @@ static void env_send(void *ctx, uint64_t to, const uint8_t *f, size_t len)
         return;
     if (P->byz == BYZ_SILENT)
         return;
+    if (P->byz == BYZ_TWIN) {
+        sproc *T = by_id(S, to);
+        if (T && T->idx % 2) /* the twin core talks to the odd half */
+            return;
+    }
     if (P->byz == BYZ_EQUIVOCATE) {
         sproc *T = by_id(S, to);
         if (T && T->idx % 2) {
@@ -169,6 +182,21 @@ static void env_send(void *ctx, uint64_t to, const uint8_t *f, size_t len)
         }
     }
     push(S, P->id, to, f, len);
+}
+
+static void twin_send(void *ctx, uint64_t to, const uint8_t *f, size_t len)
+{
+    sproc *P = ctx;
+    sproc *T = by_id(P->S, to);
+    if (!P->crashed && T && T->idx % 2)
+        push(P->S, P->id, to, f, len);
+}
+
+/* The twin core's events: a Byzantine process's own deliveries and proofs are not checked. */
+static void twin_event(void *ctx, const dsig_bft_event *ev)
+{
+    (void)ctx;
+    (void)ev;
 }
 
 static int env_sign(void *ctx, const uint8_t *stmt, size_t len, uint8_t *sig, size_t cap, size_t *sl)
@@ -289,6 +317,14 @@ static void proc_core_new(sim *S, sproc *P)
             rc = bft_replica_new((bft_replica **)&P->core, &P->env, &P->st, &cfg);
         }
     }
+    if (rc == DSIG_OK && P->byz == BYZ_TWIN) {
+        P->twin_env = P->env;
+        P->twin_env.send = twin_send;
+        P->twin_env.event = twin_event;
+        rc = S->protocol == DSIG_BFT_CBC
+                 ? bft_cbc_new((bft_cbc **)&P->twin, &P->twin_env, &P->twin_st, S->seed, P->id, S->members, S->n, 50)
+                 : bft_rbc_new((bft_rbc **)&P->twin, &P->twin_env, &P->twin_st, S->seed, P->id, S->members, S->n, 50);
+    }
     if (rc != DSIG_OK)
         fail_msg("seed %llu: core of %llu: %s", (unsigned long long)S->seed, (unsigned long long)P->id,
                  dsig_last_error_detail());
@@ -297,15 +333,15 @@ static void proc_core_new(sim *S, sproc *P)
 static void proc_core_free(sim *S, sproc *P)
 {
     switch (S->protocol) {
-    case DSIG_BFT_CBC: bft_cbc_free(P->core); break;
-    case DSIG_BFT_RBC: bft_rbc_free(P->core); break;
+    case DSIG_BFT_CBC: bft_cbc_free(P->core), bft_cbc_free(P->twin); break;
+    case DSIG_BFT_RBC: bft_rbc_free(P->core), bft_rbc_free(P->twin); break;
     default:
         if (P->is_client)
             bft_client_free(P->core);
         else
             bft_replica_free(P->core);
     }
-    P->core = NULL;
+    P->core = P->twin = NULL;
 }
 
 static void deliver(sim *S, const msg *m)
@@ -319,9 +355,11 @@ static void deliver(sim *S, const msg *m)
         bb_put(c, m->p, m->len);
     }
     int rc;
+    const sproc *F = by_id(S, m->from);
+    void *core = P->twin && F && F->idx % 2 ? P->twin : P->core; /* each half talks to its own core */
     switch (S->protocol) {
-    case DSIG_BFT_CBC: rc = bft_cbc_receive(P->core, m->from, m->p, m->len); break;
-    case DSIG_BFT_RBC: rc = bft_rbc_receive(P->core, m->from, m->p, m->len); break;
+    case DSIG_BFT_CBC: rc = bft_cbc_receive(core, m->from, m->p, m->len); break;
+    case DSIG_BFT_RBC: rc = bft_rbc_receive(core, m->from, m->p, m->len); break;
     default:
         rc = P->is_client ? bft_client_receive(P->core, m->from, m->p, m->len)
                           : bft_replica_receive(P->core, m->from, m->p, m->len);
@@ -336,8 +374,8 @@ static void tick_all(sim *S)
         if (P->crashed)
             continue;
         switch (S->protocol) {
-        case DSIG_BFT_CBC: bft_cbc_tick(P->core); break;
-        case DSIG_BFT_RBC: bft_rbc_tick(P->core); break;
+        case DSIG_BFT_CBC: bft_cbc_tick(P->core); if (P->twin) bft_cbc_tick(P->twin); break;
+        case DSIG_BFT_RBC: bft_rbc_tick(P->core); if (P->twin) bft_rbc_tick(P->twin); break;
         default:
             if (P->is_client)
                 bft_client_tick(P->core);
@@ -413,7 +451,8 @@ static void sim_setup(sim *S, int protocol, size_t n, uint64_t seed)
     S->loss = (unsigned)(byz_rand(&S->rng) % 200);
     S->dup = (unsigned)(byz_rand(&S->rng) % 50);
     S->ed25519 = byz_rand(&S->rng) % 8 == 0;
-    S->byz_mode = byz_rand(&S->rng) % 4 == 0 ? BYZ_SILENT : BYZ_EQUIVOCATE;
+    unsigned mode = (unsigned)(byz_rand(&S->rng) % 4);
+    S->byz_mode = mode == 0 ? BYZ_SILENT : mode == 1 && protocol != DSIG_BFT_REPLICA ? BYZ_TWIN : BYZ_EQUIVOCATE;
     S->client_ready = 1;
     for (size_t i = 0; i < S->np; i++) {
         sproc *P = &S->p[i];
@@ -605,6 +644,12 @@ static int run(int protocol, size_t n, uint64_t seed)
                 int rc = protocol == DSIG_BFT_CBC ? bft_cbc_broadcast(S.p[i].core, v, 8, NULL)
                                                   : bft_rbc_broadcast(S.p[i].core, v, 8, NULL);
                 assert_int_equal(rc, DSIG_OK);
+                if (S.p[i].twin) { /* the same instance, another value, to the other half */
+                    v[0] ^= 0x80;
+                    rc = protocol == DSIG_BFT_CBC ? bft_cbc_broadcast(S.p[i].twin, v, 8, NULL)
+                                                  : bft_rbc_broadcast(S.p[i].twin, v, 8, NULL);
+                    assert_int_equal(rc, DSIG_OK);
+                }
             }
     }
     /* phase 1: adversarial schedule */

@@ -298,12 +298,31 @@ static void test_cbc_echo_and_final_mutations(void **state)
     /* the real echoes: quorum, FINAL */
     procs[1].sent = 0;
     assert_int_equal(bft_cbc_receive(o, 3, echo3.p, echo3.len), DSIG_OK);
+    assert_int_equal(procs[1].sent, 0); /* 2 echoes (its own and 3's) of the ceil((n+f+1)/2) = 3: no FINAL */
     assert_int_equal(bft_cbc_receive(o, 4, echo4.p, echo4.len), DSIG_OK);
     assert_true(procs[1].sent >= 3);
     bft_buf fin;
     bb_init(&fin);
     bb_put(&fin, procs[1].last.p, procs[1].last.len);
     mutate_all(fin.p, fin.len, 1, 2, mk_cbc2, rx_cbc, fr_cbc, 1);
+    /* the certificate is the FINAL's tail: count u8, then (signer u64, length u16, 32-byte MAC) per echo.
+     * One echo fewer than the quorum, each of them valid: refused by a member; the whole one delivered. */
+    const size_t vote = 8 + 2 + 32, cert_at = fin.len - 1 - 3 * vote;
+    assert_int_equal(fin.p[cert_at], 3);
+    bft_buf short_fin;
+    bb_init(&short_fin);
+    bb_put(&short_fin, fin.p, fin.len - vote);
+    short_fin.p[cert_at] = 2;
+    bft_cbc *m2 = mk_cbc2();
+    memset(&procs[2].st, 0, sizeof procs[2].st);
+    procs[2].events = 0;
+    assert_int_equal(bft_cbc_receive(m2, 1, short_fin.p, short_fin.len), DSIG_OK);
+    assert_int_equal(procs[2].events, 0);
+    assert_true(refusals(&procs[2].st) > 0);
+    assert_int_equal(bft_cbc_receive(m2, 1, fin.p, fin.len), DSIG_OK);
+    assert_int_equal(procs[2].events, 1);
+    bft_cbc_free(m2);
+    bb_free(&short_fin);
     bb_free(&send), bb_free(&echo3), bb_free(&echo4), bb_free(&moved), bb_free(&fin);
     bft_cbc_free(o), bft_cbc_free(m3), bft_cbc_free(m4);
 }
