@@ -198,7 +198,7 @@ static void check_signed(int i, const char *jws, const uint8_t *body, size_t n)
     size_t jl = strcspn(jws, "\r\n");
     dsig_jws_verify_ctx *c;
     dsig_jws_verify_opts o = {.format = DSIG_FMT_AUTO};
-    int rc = dsig_jws_verify_init(&c, jws, jl, S.pub[i], &o);
+    int rc = dsig_jws_verify_init(&c, S.pub[i], jws, jl, &o);
     FUZZ_CHECK(rc == DSIG_OK, "the server's JWS does not parse: %.200s (%s)", jws, dsig_last_error_detail());
     FUZZ_CHECK(dsig_jws_verify_update(c, body, n) == DSIG_OK, "update");
     rc = dsig_jws_verify_final(c);
