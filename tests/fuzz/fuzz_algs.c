@@ -59,7 +59,10 @@ static void make_key(size_t i)
             }
         FUZZ_CHECK(dsig_key_generate(&A->key, a, &kp) == DSIG_OK, "key %s: %s", dsig_alg_name(a),
                    dsig_last_error_detail());
-        dsig_key_set_alg(A->key, NULL);
+        /* unbound, so that later algorithms of the key type can share it — except for an algorithm
+         * that takes only keys made for it (DSig: one key, one purpose) */
+        if (!(dsig_alg_flags(a) & DSIG_ALG_BOUND_KEY))
+            dsig_key_set_alg(A->key, NULL);
     }
     if (dsig_alg_flags(a) & DSIG_ALG_SYMMETRIC)
         A->pub = A->key;
