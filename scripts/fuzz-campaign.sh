@@ -13,14 +13,15 @@
 #
 # Environment: FUZZ_TARGET_RUNS (10000000), FUZZ_SESSION_SECONDS (1800), FUZZ_JOBS (1),
 # FUZZ_MAX_SECONDS (0 = no cap: otherwise a harness stops, marked "capped", after this much fuzzing;
-# a harness's own cap, "# campaign-max-seconds: N" in tests/fuzz/opts/NAME, comes first).
+# a harness's own cap, "# campaign-max-seconds: N" in tests/fuzz/opts/NAME, applies too: the smaller
+# of the two wins). A short campaign: FUZZ_SESSION_SECONDS=90 FUZZ_MAX_SECONDS=90 (one session each).
 # A harness whose state file says "paused" stops after its current session; the next run resumes it.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 fz=$src/tests/fuzz
 cmd=${1:-}
 build=${2:-}
-[ -n "$cmd" ] && [ -n "$build" ] || { sed -n '2,19p' "$0" >&2; exit 2; }
+[ -n "$cmd" ] && [ -n "$build" ] || { sed -n '2,20p' "$0" >&2; exit 2; }
 shift 2
 build=$(cd "$build" && pwd) || exit 2
 camp=$build/campaign
@@ -67,7 +68,8 @@ run_one() {
     runs=$(total "$h" 2) secs=$(total "$h" 3) prev=$(last_cov "$h")
     local hcap
     hcap=$(sed -n 's/^# campaign-max-seconds: *\([0-9]*\).*/\1/p' "$fz/opts/$h" 2>/dev/null)
-    hcap=${hcap:-$cap}
+    hcap=${hcap:-0}
+    if [ "$cap" -gt 0 ] && { [ "$hcap" -eq 0 ] || [ "$cap" -lt "$hcap" ]; }; then hcap=$cap; fi
     if [ "$hcap" -gt 0 ] && [ "$secs" -ge "$hcap" ]; then echo capped > "$dir/state"; return 0; fi
     echo running > "$dir/state"
     local log=$dir/session-$(date +%Y%m%d-%H%M%S).log t0 rc
@@ -120,13 +122,14 @@ main() {
     bash "$0" report "$build" "${harnesses[@]}"
     ;;
   report)
-    printf '| harness | executions | fuzzing time | edges (cov) | features (ft) | corpus | state |\n|---|---:|---:|---:|---:|---:|---|\n'
+    printf '| harness | executions | fuzzing time | executions/s | edges (cov) | features (ft) | corpus | state |\n|---|---:|---:|---:|---:|---:|---:|---|\n'
     for h in "${harnesses[@]}"; do
       t=$camp/$h/sessions.tsv
-      [ -f "$t" ] || { printf '| fuzz_%s | 0 | – | – | – | – | not started |\n' "$h"; continue; }
+      [ -f "$t" ] || { printf '| fuzz_%s | 0 | – | – | – | – | – | not started |\n' "$h"; continue; }
       awk -F'\t' -v h="$h" -v st="$(cat "$camp/$h/state" 2>/dev/null || echo -)" \
         'NR > 1 { e += $2; s += $3; c = $4; f = $5; n = $6 }
-         END { printf "| fuzz_%s | %d | %.1f h | %d | %d | %d | %s |\n", h, e, s / 3600, c, f, n, st }' "$t"
+         END { printf "| fuzz_%s | %d | %s | %d | %d | %d | %d | %s |\n", h, e,
+                      (s >= 3600 ? sprintf("%.1f h", s / 3600) : sprintf("%d s", s)), (s ? e / s : 0), c, f, n, st }' "$t"
     done
     ;;
   merge)
@@ -151,7 +154,7 @@ main() {
     for h in "${harnesses[@]}"; do mkdir -p "$camp/$h"; seeds "$h"; done
     ;;
   *)
-    sed -n '2,19p' "$0" >&2
+    sed -n '2,20p' "$0" >&2
     exit 2
     ;;
   esac

@@ -174,6 +174,10 @@ int apps_audit_verify(const char *log_path, const apps_keyset *keys, apps_audit_
                 else
                     rc = bad(res, expected, at, "entry %llu is missing: the record at byte %llu is entry %llu",
                              (unsigned long long)expected, (unsigned long long)at, (unsigned long long)r.index);
+            } else if (r.index == 0) {
+                /* no entry is numbered 0: name the entry whose place it takes (bad_entry 0 means none) */
+                rc = bad(res, expected, at, "entry %llu at byte %llu: the record there says it is entry 0 (entries are "
+                         "numbered from 1)", (unsigned long long)expected, (unsigned long long)at);
             } else {
                 rc = bad(res, r.index, at,
                          "entry %llu appears again (or out of order) at byte %llu, where entry %llu belongs",

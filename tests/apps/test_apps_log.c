@@ -5,7 +5,7 @@
  * reported at exactly the right entry and byte offset with the right verdict — a request byte changed
  * (signature), a record removed (missing), two records swapped (out of order), a record repeated, a
  * client without a key, an unsigned field changed (chain), a per-client sequence gap, an unsigned entry,
- * a truncated tail. Receipts: valid, altered, and under another server key.
+ * a truncated tail, a record numbered 0. Receipts: valid, altered, and under another server key.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -291,6 +291,15 @@ static void test_audit_tampering(void **state)
     int dup[NREC + 2] = {0, 1, 2, 2, 3, -1};
     write_order(&L, dup, 0);
     expect(&L, DSIG_E_VERIFY, 3, offset_of(&L, 3), "appears again");
+
+    /* entry 4's record says it is entry 0: no entry has that number (bad_entry 0 would mean "none") */
+    natural(idx, NREC);
+    uint8_t index_save[8];
+    memcpy(index_save, L.rec[3] + 12, 8);
+    memset(L.rec[3] + 12, 0, 8);
+    write_order(&L, idx, 0);
+    expect(&L, DSIG_E_VERIFY, 4, offset_of(&L, 3), "says it is entry 0");
+    memcpy(L.rec[3] + 12, index_save, 8);
 
     /* the last record cut short */
     natural(idx, NREC);

@@ -34,8 +34,10 @@ static void make_key(size_t i)
     fuzz_alg *A = &algs[i];
     const dsig_alg *a = dsig_alg_at(i);
     uint8_t seed[32];
+    char text[64];
     memset(seed, 0, sizeof seed);
-    snprintf((char *)seed, sizeof seed, "dsig fuzz alg %zu/%u", i, renewals[i]);
+    int tl = snprintf(text, sizeof text, "dsig fuzz alg %zu/%u", i, renewals[i]);
+    memcpy(seed, text, tl > 0 && (size_t)tl < sizeof seed ? (size_t)tl : sizeof seed - 1);
     dsig_keygen_params kp = {.seed = seed, .seed_len = sizeof seed};
     A->alg = a;
     if (dsig_alg_flags(a) & DSIG_ALG_STATEFUL) {
@@ -57,7 +59,10 @@ static void make_key(size_t i)
             }
         FUZZ_CHECK(dsig_key_generate(&A->key, a, &kp) == DSIG_OK, "key %s: %s", dsig_alg_name(a),
                    dsig_last_error_detail());
-        dsig_key_set_alg(A->key, NULL);
+        /* unbound, so that later algorithms of the key type can share it — except for an algorithm
+         * that takes only keys made for it (DSig: one key, one purpose) */
+        if (!(dsig_alg_flags(a) & DSIG_ALG_BOUND_KEY))
+            dsig_key_set_alg(A->key, NULL);
     }
     if (dsig_alg_flags(a) & DSIG_ALG_SYMMETRIC)
         A->pub = A->key;

@@ -3,7 +3,8 @@
  * every parameter set the scheme allows — presets and custom sets built from the input by
  * dsig_hb_params_init — with fuzzed messages and edited signatures. The fast path checks a signature
  * against a batch it already verified (cached Merkle nodes and root signature); the slow path recomputes
- * the root from the proof and checks the Ed25519 root signature. The input is
+ * the root from the proof and checks the Ed25519 root signature (under the root key derived from a
+ * DSig key, runtime domain, signer 1). The input is
  *
  *   byte 0   one-time scheme (bit 0: 0 W-OTS+, 1 HORS); bit 7: pass bytes 1-4 to dsig_hb_params_init
  *            unreduced (mostly refused: the validation is fuzzed too)
@@ -39,7 +40,10 @@ static struct fp_batch {
     dsig_hb_batch cached; /* the verified batch message, as a verifier caches it */
 } cache[FP_CACHE];
 static size_t n_cache;
-static uint8_t sk[DSIG_HB_ED25519_SK], pk[DSIG_HB_ED25519_PK];
+/* The root key derived from a DSig key of a fixed seed, and whose batches these are (runtime domain,
+ * signer 1). */
+static dsig_ed25519_dkey root;
+static dsig_hb_who who;
 
 static void init_key(void)
 {
@@ -50,7 +54,15 @@ static void init_key(void)
     FUZZ_CHECK(sodium_init() >= 0, "libsodium");
     uint8_t seed[32];
     memset(seed, 0x44, sizeof seed);
-    crypto_sign_seed_keypair(pk, sk, seed);
+    const dsig_keygen_params kp = {.seed = seed, .seed_len = sizeof seed};
+    dsig_key *k = NULL;
+    FUZZ_CHECK(dsig_key_generate(&k, dsig_alg_by_name("DSig"), &kp) == DSIG_OK, "DSig key: %s",
+               dsig_last_error_detail());
+    FUZZ_CHECK(dsig_hb_key_root_secret(k, &root) == DSIG_OK, "root key");
+    dsig_key_free(k);
+    who.domain = DSIG_HB_DOMAIN_RUNTIME;
+    who.signer_id = 1;
+    memcpy(who.root_pk, root.pk, sizeof who.root_pk);
 }
 
 static struct fp_batch *batch_for(const dsig_hb_params *p)
@@ -69,12 +81,12 @@ static struct fp_batch *batch_for(const dsig_hb_params *p)
     b->p = *p;
     uint8_t master[DSIG_HB_SEED_BYTES];
     memset(master, 0x3c, sizeof master);
-    FUZZ_CHECK(dsig_hb_keygen_batch(&b->p, master, FP_SEQ, sk, pk, &b->keys) == DSIG_OK, "keygen: %s",
+    FUZZ_CHECK(dsig_hb_keygen_batch(&b->p, master, FP_SEQ, &root, &who, &b->keys) == DSIG_OK, "keygen: %s",
                dsig_last_error_detail());
     uint8_t *bm = malloc(p->batch_msg_bytes);
     size_t bl = 0;
     FUZZ_CHECK(bm && dsig_hb_batch_message(&b->keys, bm, p->batch_msg_bytes, &bl) == DSIG_OK, "batch message");
-    FUZZ_CHECK(dsig_hb_batch_verify(&b->p, bm, bl, pk, &b->cached) == DSIG_OK, "our own batch message: %s",
+    FUZZ_CHECK(dsig_hb_batch_verify(&b->p, bm, bl, &who, &b->cached) == DSIG_OK, "our own batch message: %s",
                dsig_last_error_detail());
     free(bm);
     n_cache++;
@@ -125,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK((rp == DSIG_OK) == (rl == DSIG_OK) && (rp || (seq == v.batch_seq && li == v.index)),
                "parse and locate disagree");
     int rf = dsig_hb_verify_fast(&p, &B->cached, sig, sl, msg, ml);
-    int rs = dsig_hb_verify_slow(&p, sig, sl, msg, ml, pk);
+    int rs = dsig_hb_verify_slow(&p, sig, sl, msg, ml, &who);
     int rlf = dsig_hb_verify_leaf(&p, sig, sl, msg, ml, B->cached.nodes[rp == DSIG_OK ? v.index : 0]);
     FUZZ_CHECK(rf == rs, "%s (id %08x): fast path %d, slow path %d (%s)", p.name, p.id, rf, rs,
                dsig_last_error_detail());

@@ -15,7 +15,8 @@
  *
  * Invariants (abort on violation; also whatever ASan and UBSan see in the server's threads):
  *   - every answer is an HTTP/1.1 status line, and never 500 (an internal error from a request);
- *   - structured requests without extra headers get exactly the documented answer: 401 for an unknown
+ *   - structured requests without extra headers get exactly the documented answer: 400 for a control
+ *     character in the DSig-Signature value (RFC 9110 §5.5, src/serve/http_strict.c), 401 for an unknown
  *     or missing token, 403 for a verify-only token signing, 404 for an unknown key or endpoint, 405
  *     for a wrong method; a sign answer (200) is a detached JWS that verifies over the body under the
  *     key; a verify answer is 200 for the harness's valid JWS, 422 for a corrupted one.
@@ -198,7 +199,7 @@ static void check_signed(int i, const char *jws, const uint8_t *body, size_t n)
     size_t jl = strcspn(jws, "\r\n");
     dsig_jws_verify_ctx *c;
     dsig_jws_verify_opts o = {.format = DSIG_FMT_AUTO};
-    int rc = dsig_jws_verify_init(&c, jws, jl, S.pub[i], &o);
+    int rc = dsig_jws_verify_init(&c, S.pub[i], jws, jl, &o);
     FUZZ_CHECK(rc == DSIG_OK, "the server's JWS does not parse: %.200s (%s)", jws, dsig_last_error_detail());
     FUZZ_CHECK(dsig_jws_verify_update(c, body, n) == DSIG_OK, "update");
     rc = dsig_jws_verify_final(c);
@@ -250,13 +251,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o += snprintf((char *)req + o, cap - (size_t)o, "Authorization: Bearer unknown-token\r\n");
     if (json)
         o += snprintf((char *)req + o, cap - (size_t)o, "Accept: application/json\r\n");
+    int ctl = 0; /* a control character in the DSig-Signature value: the strict head check's 400 */
     if (ep == 1) {
         o += snprintf((char *)req + o, cap - (size_t)o, "DSig-Signature: ");
         if (sig)
             o += snprintf((char *)req + o, cap - (size_t)o, "%s", sig);
         else
-            for (size_t i = 0; i < sl; i++)
-                req[o++] = sigin[i] == '\r' || sigin[i] == '\n' ? ' ' : sigin[i];
+            for (size_t i = 0; i < sl; i++) {
+                const uint8_t c = sigin[i] == '\r' || sigin[i] == '\n' ? ' ' : sigin[i];
+                ctl |= (c < 0x20 && c != '\t') || c == 0x7f;
+                req[o++] = c;
+            }
         o += snprintf((char *)req + o, cap - (size_t)o, "\r\n");
     }
     if (hl)
@@ -284,7 +289,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const int is_get = method == 0 || method == 2, keyed = ep <= 2;
         const int right_method = ep <= 1 ? method == 1 : ep <= 5 ? is_get : 1;
         unsigned expect = 0;
-        if (ep == 6)
+        if (ctl)
+            expect = 400;
+        else if (ep == 6)
             expect = 404;
         else if (!right_method)
             expect = 405;
