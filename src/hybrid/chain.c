@@ -82,7 +82,7 @@ void hb_chain_f(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom
 
 /* Zero the stack just below the caller's frame, where the hash back-ends' frames were (their spilled
  * registers hold chain values: secret during key generation). noinline, so its frame starts where
- * theirs did; 4 KiB covers the deepest back-end call chain. ~0.1 µs once per key (review fix). */
+ * theirs did; 4 KiB covers the deepest back-end call chain. ~0.1 µs once per key. */
 __attribute__((noinline)) static void hb_stack_scrub(void)
 {
     uint8_t s[4096];
@@ -110,58 +110,77 @@ static inline void f_hash_lanes(unsigned hash, uint8_t blk[LANES][64], size_t a,
     }
 }
 
+/* Chains one walk call handles at once (HORS key generation passes 256, a HORS leaf at most 255). */
+#define WALK_MAX 256u
+
 /*
- * Lock-step walker: up to 8 chains in flight, each lane refilled from the pending list as soon as
- * its chain is complete, so the number of multi-lane calls is about total steps / 8.
+ * Walker in rounds: the chains are ordered by their number of steps, most first (a counting sort on
+ * public lengths: every chain has the same length in key generation, and in verification the lengths
+ * are the signature's digits), so the chains that still need a step in round k are a prefix of that
+ * order. Each round hashes that prefix, 8 blocks at a time, in place: no lane refills, no moves, and
+ * all but at most one call per round use every lane.
  */
+static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom, const uint16_t *ids,
+                        const uint8_t *start, const uint8_t *stop, uint8_t *vals, size_t cnt, uint8_t *table)
+{
+    _Alignas(64) uint8_t blk[WALK_MAX + LANES][64];
+    _Alignas(32) uint8_t out[LANES][32];
+    uint16_t chain_at[WALK_MAX]; /* chain (position in this call) of each block, in round order */
+    uint16_t ge[257];            /* ge[s]: chains with at least s steps */
+    uint16_t fill[256];          /* next block of the chains with exactly s steps */
+    const size_t n = p->n;
+    unsigned most = 0;
+
+    /* Steps are below p->levels (start, stop ≤ levels − 1): only those counters are used. */
+    memset(ge, 0, ((size_t)p->levels + 1) * sizeof *ge);
+    for (size_t c = 0; c < cnt; c++) {
+        unsigned s = stop[c] > start[c] ? (unsigned)(stop[c] - start[c]) : 0u;
+        ge[s]++;
+        if (s > most) most = s;
+    }
+    for (unsigned s = most; s-- > 0;) ge[s] = (uint16_t)(ge[s] + ge[s + 1]);
+    for (unsigned s = 1; s <= most; s++) fill[s] = s < most ? ge[s + 1] : 0;
+    const size_t m = most ? ge[1] : 0, rows = (m + LANES - 1) & ~(size_t)(LANES - 1);
+    for (size_t c = 0; c < cnt; c++) {
+        unsigned s = stop[c] > start[c] ? (unsigned)(stop[c] - start[c]) : 0u;
+        if (!s) continue;
+        size_t i = fill[s]++;
+        chain_at[i] = (uint16_t)c;
+        f_block(blk[i], pk_seed, dom, ids[c], start[c], vals + c * n, n);
+    }
+    /* A last call with fewer than 8 (or 4) chains still hashes whole lanes: keep them initialised. */
+    if (rows > m) memset(blk[m], 0, (rows - m) * 64);
+
+    for (unsigned k = 1; k <= most; k++) {
+        const size_t nk = ge[k];
+        for (size_t i = 0; i < nk; i += LANES) {
+            const size_t a = nk - i < LANES ? nk - i : LANES;
+            f_hash_lanes(p->hash, &blk[i], a, out);
+            for (size_t l = 0; l < a; l++) {
+                uint8_t *b = blk[i + l];
+                const unsigned j = b[17] + 1u;
+                b[17] = (uint8_t)j;
+                hb_cpy_val(b + HB_F_XOFF, out[l], n);
+                if (table) hb_cpy_val(table + ((size_t)ids[chain_at[i + l]] * p->levels + j) * n, out[l], n);
+            }
+        }
+    }
+    for (size_t i = 0; i < m; i++) hb_cpy_val(vals + (size_t)chain_at[i] * n, blk[i] + HB_F_XOFF, n);
+
+    /* Key generation (table != NULL) walks secret levels: leave none of them on the stack
+     * (verification walks public values and skips the wipe). */
+    if (table) {
+        dsig_memzero(blk, rows * 64);
+        dsig_memzero(out, sizeof out);
+        hb_stack_scrub();
+    }
+}
+
 void hb_chains_walk(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom, const uint16_t *ids,
                     const uint8_t *start, const uint8_t *stop, uint8_t *vals, size_t cnt, uint8_t *table)
 {
-    uint8_t blk[LANES][64], out[LANES][32];
-    size_t lane_c[LANES];   /* which chain (position in this call) each active lane walks */
-    unsigned lane_j[LANES]; /* level of the value currently in the lane's block */
-    const size_t n = p->n;
-    size_t a = 0, next = 0;
-
-    /* Unused lanes of an x4/x8 call still get hashed: keep them initialised. */
-    memset(blk, 0, sizeof blk);
-    for (;;) {
-        while (a < LANES && next < cnt) {
-            size_t c = next++;
-            if (start[c] >= stop[c]) continue;
-            f_block(blk[a], pk_seed, dom, ids[c], start[c], vals + c * n, n);
-            lane_c[a] = c;
-            lane_j[a] = start[c];
-            a++;
-        }
-        if (a == 0) break;
-        f_hash_lanes(p->hash, blk, a, out);
-        for (size_t l = 0; l < a;) {
-            size_t c = lane_c[l];
-            unsigned j = ++lane_j[l];
-            if (table) hb_cpy_val(table + ((size_t)ids[c] * p->levels + j) * n, out[l], n);
-            if (j >= stop[c]) {
-                hb_cpy_val(vals + c * n, out[l], n);
-                /* Move the last lane into this slot to keep lanes 0..a-1 dense. */
-                a--;
-                if (l != a) {
-                    memcpy(blk[l], blk[a], 64);
-                    memcpy(out[l], out[a], 32);
-                    lane_c[l] = lane_c[a];
-                    lane_j[l] = lane_j[a];
-                }
-                continue; /* re-examine slot l (now holding the moved lane) */
-            }
-            blk[l][17] = (uint8_t)j;
-            hb_cpy_val(blk[l] + HB_F_XOFF, out[l], n);
-            l++;
-        }
-    }
-    /* Key generation (table != NULL) walks secret levels: leave none of them on the stack (review
-     * fix; verification walks public values and skips the wipe). */
-    if (table) {
-        dsig_memzero(blk, sizeof blk);
-        dsig_memzero(out, sizeof out);
-        hb_stack_scrub();
+    for (size_t base = 0; base < cnt; base += WALK_MAX) {
+        const size_t m = cnt - base < WALK_MAX ? cnt - base : WALK_MAX;
+        walk_rounds(p, pk_seed, dom, ids + base, start + base, stop + base, vals + base * p->n, m, table);
     }
 }

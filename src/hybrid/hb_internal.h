@@ -66,8 +66,8 @@ void hb_chain_f(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom
 
 /*
  * Walk `cnt` chains in lock-step on the widest lanes the hash offers. Chain c (0-based in this call)
- * is chain number ids[c], holds value vals[c·n] at level start[c] and is advanced to level stop[c];
- * vals is updated in place. When table != NULL each intermediate level is also stored at
+ * is chain number ids[c], holds value vals[c·n] at level start[c] and is advanced to level stop[c]
+ * (both below p->levels; nothing to do when start[c] ≥ stop[c]); vals is updated in place. When table != NULL each intermediate level is also stored at
  * table[(ids[c]·levels + level)·n] (key generation).
  */
 void hb_chains_walk(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom, const uint16_t *ids,
