@@ -36,7 +36,6 @@
  * file (interval, none) — and never while the log is stopped.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/applog.h"
 #include "core/internal.h"
 #include "jose/jose_internal.h"
 #include "serve_internal.h"
@@ -360,46 +360,6 @@ static void *log_thread(void *arg)
     return NULL;
 }
 
-/* Open the log file: create it 0600, tighten an existing file's wider mode to 0600, and sync the
- * directory so that the (new) entry survives a crash. Returns the descriptor or -1 (errno set). */
-static int open_log(const char *path, struct stat *st)
-{
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-        return -1;
-    /* An existing log keeps its mode at open(2): tighten a wider one (refuse what is not a file
-     * or cannot be tightened, e.g. owned by someone else). */
-    int e = 0;
-    if (fstat(fd, st) != 0)
-        e = errno;
-    else if (!S_ISREG(st->st_mode))
-        e = EINVAL;
-    else if ((st->st_mode & 07777) != 0600 && fchmod(fd, 0600) != 0)
-        e = errno;
-    if (e) {
-        close(fd);
-        errno = e;
-        return -1;
-    }
-    /* The directory entry of a just created file is durable only once the directory is synced. */
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else if ((size_t)(slash - path) < sizeof dir)
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    else
-        return fd; /* path too long for the buffer: open() accepted it, the dir sync is best effort */
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)fsync(dfd); /* best effort: some file systems refuse fsync on directories */
-        close(dfd);
-    }
-    return fd;
-}
-
 /* Open (create, mode 0600, O_APPEND) the audit log and start its thread. */
 int serve_audit_open(struct serve_audit **out, const char *path, enum serve_audit_sync sync, unsigned interval_ms)
 {
@@ -415,7 +375,7 @@ int serve_audit_open(struct serve_audit **out, const char *path, enum serve_audi
     pthread_cond_init(&a->sync_idle, NULL);
     if (path) {
         struct stat st;
-        if ((a->fd = open_log(path, &st)) < 0) {
+        if ((a->fd = dsig_applog_open_file(path, &st)) < 0) {
             int e = errno;
             serve_audit_close(a);
             return dsig_fail(DSIG_E_IO, "audit log \"%s\": %s", path, strerror(e));
@@ -522,7 +482,7 @@ int serve_audit_reopen(struct serve_audit *a)
     if (!a || !a->enabled)
         return DSIG_OK;
     struct stat st;
-    int fd = open_log(a->path, &st);
+    int fd = dsig_applog_open_file(a->path, &st);
     if (fd < 0)
         return dsig_fail(DSIG_E_IO, "audit log \"%s\": %s", a->path, strerror(errno));
     pthread_mutex_lock(&a->mu);
