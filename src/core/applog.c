@@ -129,9 +129,8 @@ void dsig_applog_kick(dsig_applog *a)
     pthread_mutex_unlock(&a->mu);
 }
 
-/* Open the log file: create it 0600, tighten an existing file's wider mode to 0600, and sync the
- * directory so that the (new) entry survives a crash. Returns the descriptor or -1 (errno set). */
-static int open_log(const char *path)
+/* Open the log file (see applog.h). */
+int dsig_applog_open_file(const char *path, struct stat *out)
 {
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)
@@ -140,11 +139,13 @@ static int open_log(const char *path)
      * or cannot be tightened, e.g. owned by someone else). */
     struct stat st;
     int e = 0;
-    if (fstat(fd, &st) != 0)
+    if (!out)
+        out = &st;
+    if (fstat(fd, out) != 0)
         e = errno;
-    else if (!S_ISREG(st.st_mode))
+    else if (!S_ISREG(out->st_mode))
         e = EINVAL;
-    else if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) != 0)
+    else if ((out->st_mode & 07777) != 0600 && fchmod(fd, 0600) != 0)
         e = errno;
     if (e) {
         close(fd);
@@ -184,7 +185,7 @@ int dsig_applog_open(dsig_applog **out, const char *what, const char *path, enum
     pthread_mutex_init(&a->mu, NULL);
     pthread_cond_init(&a->cv, NULL);
     pthread_cond_init(&a->done, NULL);
-    if ((a->fd = open_log(path)) < 0) {
+    if ((a->fd = dsig_applog_open_file(path, NULL)) < 0) {
         int e = errno;
         dsig_applog_close(a);
         return dsig_fail(DSIG_E_IO, "%s \"%s\": %s", what, path, strerror(e));
@@ -285,7 +286,7 @@ int dsig_applog_wait(dsig_applog *a, uint64_t ticket)
 
 int dsig_applog_reopen(dsig_applog *a)
 {
-    int fd = open_log(a->path);
+    int fd = dsig_applog_open_file(a->path, NULL);
     if (fd < 0)
         return dsig_fail(DSIG_E_IO, "%s \"%s\": %s", a->what, a->path, strerror(errno));
     pthread_mutex_lock(&a->mu);

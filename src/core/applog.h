@@ -1,7 +1,9 @@
 /*
- * src/core/applog.h — an append-only log file with durable writes: the one copy of "append a record,
- * make it durable, release what depends on it" shared by the `dsig serve` audit log (src/serve/audit.c)
- * and the auditable applications' request logs (src/apps/). Not installed.
+ * src/core/applog.h — an append-only log file with durable writes: "append a record, make it durable,
+ * release what depends on it", for the auditable applications' request logs (src/apps/). Not installed.
+ * The `dsig serve` audit log (src/serve/audit.c) shares only the way the file is opened
+ * (dsig_applog_open_file): it keeps every record in memory until it is durable and rewrites them after
+ * a failure, which this log does not (a failure here is final until a reopen).
  *
  * A record is written with one write(2) on an O_APPEND descriptor (records never interleave) and gets a
  * ticket: its number, 1, 2, ... in file order. How it becomes durable depends on the mode:
@@ -21,6 +23,7 @@
 #define DSIG_CORE_APPLOG_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 enum dsig_applog_sync {
@@ -41,6 +44,15 @@ typedef struct dsig_applog dsig_applog;
  */
 int dsig_applog_open(dsig_applog **out, const char *what, const char *path, enum dsig_applog_sync sync,
                      unsigned interval_ms);
+
+/*
+ * Open the file of an append-only log as dsig_applog_open does: O_WRONLY | O_APPEND | O_CREAT |
+ * O_CLOEXEC | O_NOFOLLOW, mode 0600 (an existing file wider than 0600 is tightened; anything but a
+ * regular file is refused with EINVAL), then fsync the directory (best effort) so that a new file's
+ * entry survives a crash. st (may be NULL) receives the file's fstat. Returns the descriptor, or -1
+ * with errno set.
+ */
+int dsig_applog_open_file(const char *path, struct stat *st);
 
 /*
  * Append one record, the concatenation of iov[0..n), in one write(2); *ticket (may be NULL) receives its

@@ -28,6 +28,8 @@
  *    checked after every sync and once a second while idle: deleted, renamed or replaced, the log stops
  *    until the path names the file again (renamed back) or serve_audit_reopen switches to the file now
  *    at the path (rotation: rename, then SIGHUP), into which the records not yet durable are written.
+ *    What a successful sync covered stays in the file it went to while that file has a name (renamed
+ *    or replaced: it is not written again into the next one); only its writers are not released.
  *
  * Sync modes: "group" (the log thread runs one fdatasync per batch of records, immediately), "always"
  * (the writer syncs its own record, holding the lock), "interval" (the log thread syncs every
@@ -36,7 +38,6 @@
  * file (interval, none) — and never while the log is stopped.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/applog.h"
 #include "core/internal.h"
 #include "jose/jose_internal.h"
 #include "serve_internal.h"
@@ -185,8 +187,12 @@ static void wait_sync_idle(struct serve_audit *a)
  * without, under it ("always": one sync per record, the writer's own). Either way after the sync in
  * flight, never beside it (see the file comment), so nothing else (a recovery, a reopen) changes the
  * file meanwhile. The target is kept as a file offset and a record number: what was in the file when
- * the sync started. */
-static void sync_step(struct serve_audit *a, int unlock)
+ * the sync started.
+ * After a successful sync the bytes it covered are on disk in this file for as long as the file has a
+ * name anywhere: unless it was deleted they are not kept for a rewrite (which would write them a second
+ * time, into the next file after a rotation). Their writers are released only if the file is also
+ * still the one at the path — or, with `rotating` (the final sync of a file a reopen leaves), at all. */
+static void sync_step(struct serve_audit *a, int unlock, int rotating)
 {
     wait_sync_idle(a);
     if (a->failed || a->in_file_seq == a->durable)
@@ -219,13 +225,18 @@ static void sync_step(struct serve_audit *a, int unlock)
         return;
     }
     const char *what = NULL;
-    if ((e = identity_lost(a, &what)) != 0) {
-        log_stop(a, e, "the audit log \"%s\" %s", a->path, what);
+    struct stat fs;
+    if ((e = fstat(a->fd, &fs) != 0 ? errno : fs.st_nlink == 0 ? ENOENT : 0) != 0) {
+        log_stop(a, e, "the audit log \"%s\" %s", a->path, e == ENOENT ? "was deleted" : "cannot be checked (fstat failed)");
         return;
     }
     /* The sync covered every byte written before it started, even if a write failed meanwhile. */
     if (target_off > a->durable_off)
         buf_drop(a, (size_t)(target_off - a->durable_off));
+    if (!rotating && (e = identity_lost(a, &what)) != 0) {
+        log_stop(a, e, "the audit log \"%s\" %s", a->path, what);
+        return;
+    }
     if (target_seq > a->durable)
         a->durable = target_seq;
     pthread_cond_broadcast(&a->done);
@@ -334,7 +345,7 @@ static void *log_thread(void *arg)
             continue;
         }
         if (a->sync == SERVE_SYNC_GROUP && a->in_file_seq > a->durable) {
-            sync_step(a, 1);
+            sync_step(a, 1, 0);
             last_check = serve_now_ns();
             continue;
         }
@@ -346,7 +357,7 @@ static void *log_thread(void *arg)
         if (a->failed || a->stop)
             continue;
         if (a->sync == SERVE_SYNC_INTERVAL && timed_out && a->in_file_seq > a->durable) {
-            sync_step(a, 1);
+            sync_step(a, 1, 0);
             last_check = serve_now_ns();
         } else if (serve_now_ns() - last_check >= IDLE_CHECK_MS * 1000000ull) {
             const char *what = NULL;
@@ -358,46 +369,6 @@ static void *log_thread(void *arg)
     }
     pthread_mutex_unlock(&a->mu);
     return NULL;
-}
-
-/* Open the log file: create it 0600, tighten an existing file's wider mode to 0600, and sync the
- * directory so that the (new) entry survives a crash. Returns the descriptor or -1 (errno set). */
-static int open_log(const char *path, struct stat *st)
-{
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-        return -1;
-    /* An existing log keeps its mode at open(2): tighten a wider one (refuse what is not a file
-     * or cannot be tightened, e.g. owned by someone else). */
-    int e = 0;
-    if (fstat(fd, st) != 0)
-        e = errno;
-    else if (!S_ISREG(st->st_mode))
-        e = EINVAL;
-    else if ((st->st_mode & 07777) != 0600 && fchmod(fd, 0600) != 0)
-        e = errno;
-    if (e) {
-        close(fd);
-        errno = e;
-        return -1;
-    }
-    /* The directory entry of a just created file is durable only once the directory is synced. */
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else if ((size_t)(slash - path) < sizeof dir)
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    else
-        return fd; /* path too long for the buffer: open() accepted it, the dir sync is best effort */
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)fsync(dfd); /* best effort: some file systems refuse fsync on directories */
-        close(dfd);
-    }
-    return fd;
 }
 
 /* Open (create, mode 0600, O_APPEND) the audit log and start its thread. */
@@ -415,7 +386,7 @@ int serve_audit_open(struct serve_audit **out, const char *path, enum serve_audi
     pthread_cond_init(&a->sync_idle, NULL);
     if (path) {
         struct stat st;
-        if ((a->fd = open_log(path, &st)) < 0) {
+        if ((a->fd = dsig_applog_open_file(path, &st)) < 0) {
             int e = errno;
             serve_audit_close(a);
             return dsig_fail(DSIG_E_IO, "audit log \"%s\": %s", path, strerror(e));
@@ -448,7 +419,7 @@ int serve_audit_append(struct serve_audit *a, const char *rec, size_t n, uint64_
         return dsig_fail(DSIG_E_ARG, "audit log: a record is one non-empty line");
     pthread_mutex_lock(&a->mu);
     if (!a->failed && a->len + n + 1 > SERVE_AUDIT_MEM_MAX)
-        sync_step(a, 0); /* running but far behind ("interval"): make room before queueing more */
+        sync_step(a, 0, 0); /* running but far behind ("interval"): make room before queueing more */
     uint64_t s = buf_add(a, rec, n, 0);
     if (!s) {
         a->lost++;
@@ -461,7 +432,7 @@ int serve_audit_append(struct serve_audit *a, const char *rec, size_t n, uint64_
             pthread_cond_signal(&a->wake);
             break;
         case SERVE_SYNC_ALWAYS:
-            sync_step(a, 0);
+            sync_step(a, 0, 0);
             break;
         case SERVE_SYNC_NONE: /* settled once written: nothing to keep for a rewrite */
             a->durable = a->in_file_seq;
@@ -522,7 +493,7 @@ int serve_audit_reopen(struct serve_audit *a)
     if (!a || !a->enabled)
         return DSIG_OK;
     struct stat st;
-    int fd = open_log(a->path, &st);
+    int fd = dsig_applog_open_file(a->path, &st);
     if (fd < 0)
         return dsig_fail(DSIG_E_IO, "audit log \"%s\": %s", a->path, strerror(errno));
     pthread_mutex_lock(&a->mu);
@@ -534,7 +505,7 @@ int serve_audit_reopen(struct serve_audit *a)
         return DSIG_OK;
     }
     /* Settle the old file: what a final sync covers is durable there; the rest goes to the new one. */
-    sync_step(a, 0);
+    sync_step(a, 0, 1);
     int old = a->fd;
     a->fd = fd;
     a->dev = st.st_dev;
@@ -590,7 +561,7 @@ void serve_audit_close(struct serve_audit *a)
         if (a->failed)
             recover(a); /* one last attempt for the records kept in memory */
         else
-            sync_step(a, 0);
+            sync_step(a, 0, 0);
         if (a->sync == SERVE_SYNC_NONE && !a->failed)
             (void)fdatasync(a->fd);
         pthread_mutex_unlock(&a->mu);
