@@ -9,6 +9,7 @@
 
 #include "classic/ed25519_derive.h"
 #include "classic/eddsa.h"
+#include "core/ct.h"
 
 #define TWEAK_TAG "dsig/Ed25519/derive/v1"
 #define PREFIX_TAG "dsig/Ed25519/derive-prefix/v1"
@@ -102,7 +103,10 @@ int dsig_ed25519_sign_expanded(const uint8_t s[32], const uint8_t prefix[32], co
     crypto_hash_sha512_final(&st, h);
     crypto_core_ed25519_scalar_reduce(r, h);
     int rc = DSIG_OK;
-    if (crypto_scalarmult_ed25519_base_noclamp(sig, r) != 0) { /* r = 0: probability 2^-252 */
+    int zero = crypto_scalarmult_ed25519_base_noclamp(sig, r) != 0;
+    DSIG_CT_DECLASSIFY(sig, 32);            /* R: the first half of the signature */
+    DSIG_CT_DECLASSIFY(&zero, sizeof zero); /* r = 0 (probability 2^-252): libsodium branches on it too */
+    if (zero) {
         rc = dsig_fail(DSIG_E_CRYPTO, "Ed25519: nonce scalar is zero");
         goto out;
     }
