@@ -175,21 +175,13 @@ static void test_auth_key_separation(void **state)
 {
     (void)state;
     unsigned ports[2] = {nt_free_port(), nt_free_port()};
-    static const char *const groups[] = {"[\"g1\"]", "[\"g1\"]"};
-    char *txt = nt_config(2, ports, groups, "{\"g1\":{}}");
-    dsig_node_config *cfg;
-    assert_int_equal(dsig_node_config_parse(txt, strlen(txt), &cfg), DSIG_OK);
+    char *txt;
+    dsig_node_config *cfg = nt_pair_config(ports, &txt);
     dsig_node *n1 = start(cfg, 1, 0);
-    char *j;
-    dsig_key *k2 = nt_key(1, &j), *k1, *pub1;
-    free(j);
-    k1 = nt_key(0, &j);
-    free(j);
-    assert_int_equal(dsig_key_public(&pub1, k1), DSIG_OK);
+    dsig_key *k2 = nt_private(1), *pub1 = nt_public(0);
     raw_auth(ports, n1, k2, pub1, NULL, 0);
     raw_auth(ports, n1, k2, pub1, DSIG_HB_ROOT_LABEL, 0);
     raw_auth(ports, n1, k2, pub1, NODE_AUTH_KEY_LABEL, 1); /* control: the harness authenticates */
-    dsig_key_free(k1);
     dsig_key_free(k2);
     dsig_key_free(pub1);
     dsig_node_free(n1);
