@@ -232,6 +232,27 @@ static void test_cli_plain_ed25519_root(void **state)
     /* A genuine DSig signature of the same key verifies. */
     assert_int_equal(tool("sign -q -k '%s' -o '%s' '%s'", at("victim.jwk"), at("good.sig"), at("payload")), 0);
     assert_int_equal(tool("verify -q -k '%s' -s '%s' '%s'", at("victim.pub.jwk"), at("good.sig"), at("payload")), 0);
+    /* The reverse: the root signature of that genuine DSig signature, over the root message it signs,
+     * is no plain Ed25519 signature of the victim's (it is under the derived root key)... */
+    uint8_t gsig[2048], gleaf[32], groot[32], grm[DSIG_HB_ROOT_MSG_BYTES];
+    assert_int_equal(tool("sign -q -k '%s' --format raw -o '%s' '%s'", at("victim.jwk"), at("good.raw"), at("payload")),
+                     0);
+    size_t gl = read_file(at("good.raw"), gsig, sizeof gsig);
+    dsig_hb_sig_view gv;
+    assert_int_equal(dsig_hb_parse(p1, gsig, gl, &gv), DSIG_OK);
+    assert_int_equal(dsig_hb_compute_leaf(p1, &gv, digest, sizeof digest, gleaf), DSIG_OK);
+    dsig_hb_merkle_root_from_proof(p1, gleaf, gv.index, gv.proof, groot);
+    dsig_hb_root_message(p1, &whos[0], gv.batch_seq, groot, grm);
+    assert_true(dsig_ed25519_verify_pk(whos[0].root_pk, grm, sizeof grm, gv.root_sig)); /* the right bytes */
+    write_file(at("grm.bin"), grm, sizeof grm);
+    write_file(at("grs.bin"), gv.root_sig, 64);
+    assert_int_equal(tool("verify -q -a Ed25519 --format raw -k '%s' -s '%s' '%s'", at("victim.pub.pem"),
+                          at("grs.bin"), at("grm.bin")), 1);
+    /* ... while the victim's plain signature of the same bytes is (the harness reads what it should). */
+    assert_int_equal(tool("sign -q -k '%s' -a Ed25519 --format raw -o '%s' '%s'", at("victim.pem"), at("grs.bin"),
+                          at("grm.bin")), 0);
+    assert_int_equal(tool("verify -q -a Ed25519 --format raw -k '%s' -s '%s' '%s'", at("victim.pub.pem"),
+                          at("grs.bin"), at("grm.bin")), 0);
     dsig_hybrid_params_free(p1);
     dsig_key_free(vpub);
     dsig_key_free(vpriv);

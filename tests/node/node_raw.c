@@ -122,6 +122,12 @@ int nr_hello(int s, uint64_t id, uint8_t nonce[32])
 
 int nr_handshake(int s, uint64_t id, const dsig_key *key, uint64_t node_id, const dsig_key *node_pub)
 {
+    return nr_handshake_label(s, id, key, NODE_AUTH_KEY_LABEL, node_id, node_pub);
+}
+
+int nr_handshake_label(int s, uint64_t id, const dsig_key *key, const char *label, uint64_t node_id,
+                       const dsig_key *node_pub)
+{
     uint8_t mine[32], theirs[32], buf[256];
     size_t len = 0;
     uint64_t nid, inst;
@@ -145,7 +151,15 @@ int nr_handshake(int s, uint64_t id, const dsig_key *key, uint64_t node_id, cons
     }
     dsig_ed25519_dkey ask;
     node_auth_transcript(t, id, node_id, mine, theirs);
-    int rc = dsig_ed25519_derive_secret(key, NODE_AUTH_KEY_LABEL, &ask);
+    int rc = DSIG_OK;
+    if (label) {
+        rc = dsig_ed25519_derive_secret(key, label, &ask);
+    } else { /* the identity key itself: plain RFC 8032 Ed25519 */
+        const struct dsig_eddsa_key *k = key->impl;
+        memcpy(ask.s, k->s, 32);
+        memcpy(ask.prefix, k->prefix, 32);
+        memcpy(ask.pk, k->pk, 32);
+    }
     if (rc == DSIG_OK)
         rc = dsig_ed25519_dkey_sign(&ask, t, sizeof t, sig);
     dsig_memzero(&ask, sizeof ask);

@@ -26,5 +26,9 @@ int nr_hello(int s, uint64_t id, uint8_t nonce[32]);
  * node may still refuse us afterwards: that is what impostor tests check).
  */
 int nr_handshake(int s, uint64_t id, const dsig_key *key, uint64_t node_id, const dsig_key *node_pub);
+/* The same with our AUTH signed under the key derived from `key` under `label` (nr_handshake:
+ * NODE_AUTH_KEY_LABEL), or under `key` itself, as plain Ed25519, for label NULL. */
+int nr_handshake_label(int s, uint64_t id, const dsig_key *key, const char *label, uint64_t node_id,
+                       const dsig_key *node_pub);
 
 #endif

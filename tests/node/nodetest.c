@@ -112,3 +112,28 @@ void nt_nap(int ms)
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
+
+dsig_key *nt_private(size_t i)
+{
+    char *j;
+    dsig_key *k = nt_key(i, &j);
+    free(j);
+    return k;
+}
+
+dsig_key *nt_public(size_t i)
+{
+    dsig_key *k = nt_private(i), *pub;
+    assert_int_equal(dsig_key_public(&pub, k), DSIG_OK);
+    dsig_key_free(k);
+    return pub;
+}
+
+dsig_node_config *nt_pair_config(const unsigned ports[2], char **txt)
+{
+    static const char *const groups[] = {"[\"g1\"]", "[\"g1\"]"};
+    *txt = nt_config(2, ports, groups, "{\"g1\":{}}");
+    dsig_node_config *cfg;
+    assert_int_equal(dsig_node_config_parse(*txt, strlen(*txt), &cfg), DSIG_OK);
+    return cfg;
+}

@@ -2,14 +2,21 @@
  * tests/node/test_node_auth.c — HELLO authentication (docs/node.md "Authentication"): an impostor node
  * that claims a configured id with another Ed25519 key is refused in both directions and counted (its
  * AUTH does not verify; no re-sync, no batch, no APP frame is taken from it, none of ours goes to it),
- * and the legitimate node with that id then connects, authenticates and works (fast path, APP).
+ * and the legitimate node with that id then connects, authenticates and works (fast path, APP). A peer
+ * that holds the right DSig key but signs its AUTH with another key made from it — the identity key
+ * itself (plain Ed25519, which anyone can ask for with `dsig sign -a Ed25519` of a PEM copy) or the
+ * batch root key — is refused: only the key derived for node authentication authenticates.
  * Threads (label "threads").
  */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "hybrid/scheme.h"
+#include "node/node_internal.h"
+#include "node_raw.h"
 #include "nodetest.h"
 #include "testutil.h"
 
@@ -141,10 +148,52 @@ static void test_impostor(void **state)
     free(txt);
 }
 
+/* Node 1's auth_ok / auth_failed once a raw peer claiming id 2 signed its AUTH under `label`'s key. */
+static void raw_auth(const unsigned ports[2], dsig_node *n1, const dsig_key *k2, const dsig_key *pub1, const char *label,
+                     int want_ok)
+{
+    dsig_node_stats before, st;
+    dsig_node_stats_get(n1, &before);
+    int fd = nr_connect(ports[0]);
+    assert_true(fd >= 0);
+    assert_int_equal(nr_handshake_label(fd, 2, k2, label, 1, pub1), 0);
+    for (int i = 0; i < 2000; i++) {
+        dsig_node_stats_get(n1, &st);
+        if (st.auth_ok > before.auth_ok || st.auth_failed > before.auth_failed)
+            break;
+        nt_nap(5);
+    }
+    close(fd);
+    print_message("AUTH under %s: auth_ok +%llu, auth_failed +%llu\n", label ? label : "the identity key",
+                  (unsigned long long)(st.auth_ok - before.auth_ok),
+                  (unsigned long long)(st.auth_failed - before.auth_failed));
+    assert_int_equal(st.auth_ok - before.auth_ok, (uint64_t)want_ok);
+    assert_int_equal(st.auth_failed - before.auth_failed, (uint64_t)!want_ok);
+}
+
+static void test_auth_key_separation(void **state)
+{
+    (void)state;
+    unsigned ports[2] = {nt_free_port(), nt_free_port()};
+    char *txt;
+    dsig_node_config *cfg = nt_pair_config(ports, &txt);
+    dsig_node *n1 = start(cfg, 1, 0);
+    dsig_key *k2 = nt_private(1), *pub1 = nt_public(0);
+    raw_auth(ports, n1, k2, pub1, NULL, 0);
+    raw_auth(ports, n1, k2, pub1, DSIG_HB_ROOT_LABEL, 0);
+    raw_auth(ports, n1, k2, pub1, NODE_AUTH_KEY_LABEL, 1); /* control: the harness authenticates */
+    dsig_key_free(k2);
+    dsig_key_free(pub1);
+    dsig_node_free(n1);
+    dsig_node_config_free(cfg);
+    free(txt);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_impostor),
+        cmocka_unit_test(test_auth_key_separation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -248,10 +248,8 @@ static void test_attacks(void **state)
 {
     (void)state;
     unsigned ports[2] = {nt_free_port(), nt_free_port()};
-    static const char *const groups[] = {"[\"g1\"]", "[\"g1\"]"};
-    char *txt = nt_config(2, ports, groups, "{\"g1\":{}}");
-    dsig_node_config *cfg;
-    assert_int_equal(dsig_node_config_parse(txt, strlen(txt), &cfg), DSIG_OK);
+    char *txt;
+    dsig_node_config *cfg = nt_pair_config(ports, &txt);
     dsig_node *n1 = start_node(cfg, 1); /* node 2 is never started: the attacker speaks for it */
 
     /* unknown id: closed and counted */
