@@ -11,7 +11,6 @@
 
 #include "classic/ed25519_derive.h"
 #include "classic/eddsa.h"
-#include "core/ct.h"
 
 #define TWEAK_TAG "dsig/Ed25519/derive/v1"
 #define PREFIX_TAG "dsig/Ed25519/derive-prefix/v1"
