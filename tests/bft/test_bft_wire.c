@@ -7,6 +7,9 @@
  *     makes the core send nothing; the valid frame is then taken, and taken again as a replay;
  *   - a vote moved to another instance or view is forged (its statement is another one);
  *   - equivocation proofs: accepted, and refused when not two conflicting signed statements;
+ *   - quorums, for f = 1, 2, 3, one valid vote at a time from distinct members: reliable broadcast
+ *     sends READY at f+1 READYs and delivers at 2f+1, not one vote before; a replica commits at 2f
+ *     PREPAREs (its own included) and executes at 2f+1 COMMITs, not one vote before;
  *   - the log file: records back in order, a cut last record dropped, damage and another
  *     deployment's log refused;
  *   - the key-value state machine: operations, snapshot round trip, malformed snapshots refused.
@@ -26,13 +29,15 @@
 #include "dsig/dsig.h"
 #include "hash/blake3.h"
 
-#define NP 5
+#define QF_MAX 3                 /* the quorum tests go up to f = 3: n = 10 members */
+#define NP (3 * QF_MAX + 2)      /* ids 1..NP: the members and one client */
 
 typedef struct fake {
     uint64_t id;
     bft_env env;
     dsig_bft_stats st;
     size_t sent;                 /* frames sent */
+    size_t sent_type[256];       /* ... by frame type */
     bft_buf last;                /* the last one */
     size_t events;
 } fake;
@@ -50,6 +55,8 @@ static void f_send(void *ctx, uint64_t to, const uint8_t *f, size_t len)
     (void)to;
     fake *p = ctx;
     p->sent++;
+    if (len >= BFT_HDR_BYTES)
+        p->sent_type[f[5]]++;
     bb_reset(&p->last);
     bb_put(&p->last, f, len);
 }
@@ -329,13 +336,17 @@ static void test_cbc_echo_and_final_mutations(void **state)
 
 /* ---- replication ---------------------------------------------------------------------------- */
 
-static bft_replica *replica_new(int id, const char *log)
+static bft_replica *replica_of(int id, const uint64_t *m, size_t n, const uint64_t *client, const char *log)
 {
     bft_replica *r;
-    bft_replica_cfg cfg = {.session = 9, .self = (uint64_t)id, .members = members, .n = 4, .clients = &client_id,
+    bft_replica_cfg cfg = {.session = 9, .self = (uint64_t)id, .members = m, .n = n, .clients = client,
                            .n_clients = 1, .checkpoint_interval = 4, .log_path = log, .durable = 1};
     assert_int_equal(bft_replica_new(&r, &procs[id].env, &procs[id].st, &cfg), DSIG_OK);
     return r;
+}
+static bft_replica *replica_new(int id, const char *log)
+{
+    return replica_of(id, members, 4, &client_id, log);
 }
 static void *mk_rep2(void)
 {
@@ -430,6 +441,193 @@ static void test_pbft_mutations(void **state)
     bb_free(&req), bb_free(&pp), bb_free(&prep);
     bft_replica_free(leader), bft_replica_free(r3);
     bft_client_free(cl);
+}
+
+/* ---- quorums -------------------------------------------------------------------------------- */
+
+/* A core of member `j` of members m[0..n) for the protocol class `cls`: it signs as j (its fake env) and
+ * builds frames of that session. */
+static void member_core(bft_core *k, int cls, uint64_t session, uint64_t j, const uint64_t *m, size_t n)
+{
+    assert_int_equal(bft_core_init(k, &procs[j].env, &procs[j].st, cls, session, j, m, n), DSIG_OK);
+}
+
+static void take_out(bft_core *k, bft_buf *out)
+{
+    assert_int_equal(k->out.err, 0);
+    bb_reset(out);
+    bb_put(out, k->out.p, k->out.len);
+}
+
+static void reset_counts(fake *p)
+{
+    memset(&p->st, 0, sizeof p->st);
+    p->sent = p->events = 0;
+    memset(p->sent_type, 0, sizeof p->sent_type);
+}
+
+/* Member j's READY of origin 1's instance 1 with value v. */
+static void rbc_ready_of(const uint64_t *m, size_t n, uint64_t j, const char *v, bft_buf *out)
+{
+    bft_core k;
+    member_core(&k, BFT_CLASS_RBC, 7, j, m, n);
+    uint8_t d[BFT_DIGEST];
+    bft_hash("DSig-bft value v1", (const uint8_t *)v, strlen(v), NULL, 0, d);
+    bft_vote vote = {0};
+    assert_int_equal(bft_sign(&k, BT_RBC_READY, 1, 1, 0, d, &vote), DSIG_OK);
+    bft_begin(&k, BT_RBC_READY);
+    bb_u64(&k.out, 1);
+    bb_u64(&k.out, 1);
+    bb_blob16(&k.out, (const uint8_t *)v, strlen(v));
+    bft_put_vote(&k.out, &vote);
+    take_out(&k, out);
+    bft_vote_clear(&vote);
+    bft_core_free(&k);
+}
+
+/* Member 2 of n = 3f + 1 is handed valid READYs one at a time. f members READY another value first (a
+ * faulty origin's second SEND): they count for neither. Then the other 2f, each for v: member 2 signs
+ * its own READY at the (f+1)-th and delivers when that makes 2f+1 — and not one READY before. */
+static void test_rbc_ready_quorum(void **state)
+{
+    (void)state;
+    uint64_t m[3 * QF_MAX + 1], voters[3 * QF_MAX];
+    fake *p = &procs[2];
+    bft_buf fr;
+    bb_init(&fr);
+    for (size_t f = 1; f <= QF_MAX; f++) {
+        size_t n = 3 * f + 1, nv = 0;
+        for (size_t i = 0; i < n; i++) {
+            m[i] = i + 1;
+            if (m[i] != 2)
+                voters[nv++] = m[i];
+        }
+        bft_rbc *b;
+        assert_int_equal(bft_rbc_new(&b, &p->env, &p->st, 7, 2, m, n, 50), DSIG_OK);
+        reset_counts(p);
+        for (size_t i = 0; i < f; i++) {
+            rbc_ready_of(m, n, voters[i], "the other value", &fr);
+            assert_int_equal(bft_rbc_receive(b, voters[i], fr.p, fr.len), DSIG_OK);
+        }
+        assert_int_equal(p->sent, 0);
+        for (size_t i = f; i < nv; i++) {
+            rbc_ready_of(m, n, voters[i], "the value", &fr);
+            assert_int_equal(bft_rbc_receive(b, voters[i], fr.p, fr.len), DSIG_OK);
+            size_t got = i - f + 1;
+            int own = got >= f + 1, deliver = got + (size_t)own >= 2 * f + 1;
+            if ((p->sent_type[BT_RBC_READY] > 0) != own || (p->st.delivered > 0) != deliver || p->events != (size_t)deliver)
+                fail_msg("f=%zu, %zu READYs of the value: own READY sent %zu times (want %s), delivered %llu (want %d)",
+                         f, got, p->sent_type[BT_RBC_READY], own ? "n-1" : "none",
+                         (unsigned long long)p->st.delivered, deliver);
+        }
+        assert_int_equal(refusals(&p->st), 0);
+        assert_int_equal(p->st.delivered, 1);
+        bft_rbc_free(b);
+    }
+    bb_free(&fr);
+}
+
+/* Member j's PREPARE (carrying the leader's PRE-PREPARE signature pp) or COMMIT (pp NULL) for view 0,
+ * sequence s, request digest d. */
+static void pbft_vote_of(const uint64_t *m, size_t n, uint64_t j, int type, uint64_t s, const uint8_t d[32],
+                         const bft_vote *pp, bft_buf *out)
+{
+    bft_core k;
+    member_core(&k, BFT_CLASS_PBFT, 9, j, m, n);
+    bft_vote vote = {0};
+    assert_int_equal(bft_sign(&k, type, 0, s, 0, d, &vote), DSIG_OK);
+    bft_begin(&k, type);
+    bb_u64(&k.out, 0);
+    bb_u64(&k.out, s);
+    bb_put(&k.out, d, BFT_DIGEST);
+    bft_put_vote(&k.out, &vote);
+    if (pp)
+        bb_blob16(&k.out, pp->sig, pp->len);
+    take_out(&k, out);
+    bft_vote_clear(&vote);
+    bft_core_free(&k);
+}
+
+/* Backup 2 of n = 3f + 1 holds the leader's PRE-PREPARE and is handed valid votes one at a time: it signs
+ * COMMIT once 2f PREPAREs (its own included, the leader's never) match, and executes once 2f+1 COMMITs
+ * (its own included) match — not one vote before either. */
+static void test_pbft_quorums(void **state)
+{
+    (void)state;
+    uint64_t m[3 * QF_MAX + 1];
+    const uint64_t cid = NP;
+    fake *p = &procs[2];
+    bft_buf req, pp, fr;
+    bb_init(&req), bb_init(&pp), bb_init(&fr);
+    for (size_t f = 1; f <= QF_MAX; f++) {
+        size_t n = 3 * f + 1;
+        for (size_t i = 0; i < n; i++)
+            m[i] = i + 1;
+        bft_client *cl;
+        assert_int_equal(bft_client_new(&cl, &procs[cid].env, &procs[cid].st, 9, cid, m, n, 500), DSIG_OK);
+        uint8_t op[32];
+        size_t ol = dsig_bft_kv_op(op, sizeof op, DSIG_BFT_KV_PUT, (const uint8_t *)"k", 1, (const uint8_t *)"v", 1);
+        assert_int_equal(bft_client_submit(cl, op, ol, NULL), DSIG_OK);
+        bb_reset(&req);
+        bb_put(&req, procs[cid].last.p, procs[cid].last.len);
+        bft_replica *leader = replica_of(1, m, n, &cid, NULL), *r2 = replica_of(2, m, n, &cid, NULL);
+        procs[1].sent = 0;
+        assert_int_equal(bft_replica_receive(leader, cid, req.p, req.len), DSIG_OK);
+        assert_int_equal(procs[1].sent, n - 1);
+        bb_reset(&pp);
+        bb_put(&pp, procs[1].last.p, procs[1].last.len);
+
+        reset_counts(p);
+        assert_int_equal(bft_replica_receive(r2, 1, pp.p, pp.len), DSIG_OK);
+        assert_int_equal(p->sent_type[BT_PB_PREPARE], n - 1);
+        /* its PREPARE names (v, s, d) */
+        bft_rd rd;
+        int type;
+        assert_true(bft_open(bft_replica_core(r2), p->last.p, p->last.len, &type, &rd));
+        assert_int_equal(type, BT_PB_PREPARE);
+        assert_int_equal(rd_u64(&rd), 0);
+        uint64_t s = rd_u64(&rd);
+        const uint8_t *dp = rd_take(&rd, BFT_DIGEST);
+        assert_non_null(dp);
+        uint8_t d[BFT_DIGEST];
+        memcpy(d, dp, BFT_DIGEST);
+        bft_core lk;
+        member_core(&lk, BFT_CLASS_PBFT, 9, 1, m, n);
+        bft_vote ppsig = {0};
+        assert_int_equal(bft_sign(&lk, BT_PB_PREPREPARE, 0, s, 0, d, &ppsig), DSIG_OK);
+
+        for (uint64_t j = 3; j <= n; j++) {
+            pbft_vote_of(m, n, j, BT_PB_PREPARE, s, d, &ppsig, &fr);
+            assert_int_equal(bft_replica_receive(r2, j, fr.p, fr.len), DSIG_OK);
+            size_t votes = (size_t)j - 2 + 1; /* backups 3..j and its own */
+            int commit = votes >= 2 * f;
+            if ((p->sent_type[BT_PB_COMMIT] > 0) != commit)
+                fail_msg("f=%zu, %zu matching PREPAREs: COMMIT sent %zu times (want %s)", f, votes,
+                         p->sent_type[BT_PB_COMMIT], commit ? "n-1" : "none");
+        }
+        uint64_t seq = 9;
+        bft_replica_state(r2, &seq, NULL, NULL);
+        assert_int_equal(seq, 0);
+        for (uint64_t j = 1, votes = 1; j <= n; j++) {
+            if (j == 2)
+                continue;
+            pbft_vote_of(m, n, j, BT_PB_COMMIT, s, d, NULL, &fr);
+            assert_int_equal(bft_replica_receive(r2, j, fr.p, fr.len), DSIG_OK);
+            votes++;
+            int exec = votes >= 2 * f + 1;
+            bft_replica_state(r2, &seq, NULL, NULL);
+            if ((seq == s) != exec || (p->sent_type[BT_PB_REPLY] > 0) != exec)
+                fail_msg("f=%zu, %llu matching COMMITs: executed up to %llu, %zu REPLYs (want %s)", f,
+                         (unsigned long long)votes, (unsigned long long)seq, p->sent_type[BT_PB_REPLY],
+                         exec ? "executed" : "not executed");
+        }
+        assert_int_equal(refusals(&p->st), 0);
+        bft_vote_clear(&ppsig);
+        bft_core_free(&lk);
+        bft_replica_free(leader), bft_replica_free(r2);
+        bft_client_free(cl);
+    }
+    bb_free(&req), bb_free(&pp), bb_free(&fr);
 }
 
 /* ---- proofs --------------------------------------------------------------------------------- */
@@ -663,6 +861,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cbc_send_mutations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cbc_echo_and_final_mutations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pbft_mutations, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rbc_ready_quorum, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pbft_quorums, setup, teardown),
         cmocka_unit_test_setup_teardown(test_proofs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_store, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kv, setup, teardown),
