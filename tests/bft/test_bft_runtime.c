@@ -229,7 +229,8 @@ static void replication(int scheme)
         uint8_t op[64], key[2] = {'k', (uint8_t)('0' + i % 5)};
         size_t len = dsig_bft_kv_op(op, sizeof op, DSIG_BFT_KV_PUT, key, 2, (const uint8_t *)"v", 1);
         assert_int_equal(dsig_bft_submit(apps[5].b, op, len, NULL), DSIG_OK);
-        assert_int_equal(dsig_bft_submit(apps[5].b, op, len, NULL), DSIG_E_WOULD_BLOCK);
+        /* No second submit here to see DSIG_E_WOULD_BLOCK: on a loaded machine the first request can be
+         * answered before it (test_bft_wire checks the refusal on a hand-driven client). */
         wait_count(&apps[5], &apps[5].replies, i + 1, 60000);
     }
     /* every replica at the same state (the last ones may still be committing) */

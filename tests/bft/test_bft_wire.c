@@ -373,6 +373,8 @@ static void test_pbft_mutations(void **state)
     bft_buf req, pp, prep;
     bb_init(&req), bb_init(&pp), bb_init(&prep);
     bb_put(&req, procs[5].last.p, procs[5].last.len);
+    /* One request at a time: a second submit before the first has its result is refused. */
+    assert_int_equal(bft_client_submit(cl, op, ol, NULL), DSIG_E_WOULD_BLOCK);
     mutate_all(req.p, req.len, 5, 2, mk_rep2, rx_rep, fr_rep, 0);
 
     bft_replica *leader = replica_new(1, NULL), *r3 = replica_new(3, NULL);
