@@ -475,6 +475,16 @@ out:
         char lead[64];
         snprintf(lead, sizeof lead, "stats %s=%u", role, id);
         print_counters(stdout, lead, b);
+        /* A replica's state at exit: a state transfer installs a checkpoint without a "decide" line per
+         * sequence number, so the last "decide" line need not be where the replica ended. */
+        uint64_t seq = 0, view = 0;
+        uint8_t hist[32];
+        if (dsig_bft_replica_state(b, &seq, &view, hist) == DSIG_OK) {
+            printf("state replica=%u seq=%" PRIu64 " view=%" PRIu64 " history=", id, seq, view);
+            put_hex(stdout, hist, sizeof hist);
+            printf("\n");
+            fflush(stdout);
+        }
     }
     dsig_bft_free(b);
     dsig_node_free(node);
