@@ -638,6 +638,35 @@ void dsig_blake3_hash_block(const uint8_t *key, const void *in, size_t len, uint
         b3_wipe(block, sizeof block);
 }
 
+/* @spec BLAKE3 spec §2.2-2.5: a message of at most one chunk (1024 bytes) is one chunk whose last block is
+ * the root node, so its hash is a chain of compressions with no hasher state (the hasher's 2.8 KB set-up
+ * and its CV stack cost more than the compressions on the short public messages DSig hashes). */
+void dsig_blake3_hash_chunk(const uint8_t *key, const void *in, size_t len, uint8_t out[32])
+{
+    if (__builtin_expect(len > DSIG_BLAKE3_CHUNK_LEN, 0)) {
+        hash_block_slow(key, in, len, out, 32);
+        return;
+    }
+    const dsig_b3_backend *be = dsig_b3_backend_get();
+    uint32_t w[8];
+    const uint8_t all = single_block_start(key, w), base = all & (uint8_t)~(B3_CHUNK_START | B3_CHUNK_END | B3_ROOT);
+    const uint8_t *p = in;
+    size_t blocks = len == 0 ? 1 : (len + DSIG_BLAKE3_BLOCK_LEN - 1) / DSIG_BLAKE3_BLOCK_LEN;
+    for (size_t j = 0; j + 1 < blocks; j++)
+        be->compress_cv(w, p + 64 * j, 64, 0, (uint8_t)(base | (j == 0 ? B3_CHUNK_START : 0)));
+    const size_t last_len = len - 64 * (blocks - 1);
+    uint8_t block[64];
+    memset(block, 0, sizeof block);
+    if (last_len)
+        memcpy(block, p + 64 * (blocks - 1), last_len);
+    be->compress_cv(w, block, (uint8_t)last_len, 0,
+                    (uint8_t)(base | B3_CHUNK_END | B3_ROOT | (blocks == 1 ? B3_CHUNK_START : 0)));
+    for (int i = 0; i < 8; i++)
+        dsig_store_le32(out + 4 * i, w[i]);
+    b3_wipe(w, sizeof w);
+    b3_wipe(block, sizeof block);
+}
+
 /* n one-block messages at once through the back-end's SIMD hash_many (root flags on the only block). */
 void dsig_blake3_hash64_many(const uint8_t *key, const uint8_t (*in)[64], size_t n, uint8_t (*out)[32])
 {

@@ -48,6 +48,10 @@ void dsig_blake3(const void *in, size_t len, uint8_t *out, size_t out_len);
  * dsig_blake3_init_keyed + update + finalize, without the hasher set-up. */
 void dsig_blake3_hash_block(const uint8_t *key, const void *in, size_t len, uint8_t *out, size_t out_len);
 
+/* BLAKE3 (keyed when key != NULL) of a message of at most one chunk (len <= 1024), 32 bytes out: the
+ * same as dsig_blake3_init_keyed + update + finalize, as a chain of compressions without the hasher. */
+void dsig_blake3_hash_chunk(const uint8_t *key, const void *in, size_t len, uint8_t out[32]);
+
 /* n independent 64-byte messages hashed at once (SIMD across messages): out[i] = BLAKE3 (keyed when
  * key != NULL) of the 64-byte message in[i], 32 bytes — the same as dsig_blake3_hash_block(key, in[i],
  * 64, out[i], 32). For Merkle trees: a node is the hash of left32 || right32. */

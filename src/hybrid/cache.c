@@ -20,10 +20,10 @@ static uint32_t bucket_of(const dsig_hb_cache *c, uint64_t seq)
 }
 
 /* Allocate the ring, the buckets and the per-leaf record pointers for cap batches of `batch` keys. */
-int dsig_hb_cache_init(dsig_hb_cache *c, uint32_t cap, uint32_t batch)
+int dsig_hb_cache_init(dsig_hb_cache *c, uint32_t cap, uint32_t batch, size_t sig_bytes)
 {
     memset(c, 0, sizeof *c);
-    if (cap == 0 || batch == 0 || cap > (1u << 20))
+    if (cap == 0 || batch == 0 || cap > (1u << 20) || sig_bytes > (1u << 24))
         return dsig_fail(DSIG_E_ARG, "DSig cache: bad size (%u batches of %u keys)", cap, batch);
     uint32_t nb = 1;
     while (nb < 2 * cap)
@@ -43,6 +43,11 @@ int dsig_hb_cache_init(dsig_hb_cache *c, uint32_t cap, uint32_t batch)
     for (uint32_t i = 0; i < cap; i++) {
         c->slots[i].next = -1;
         c->slots[i].leaves = c->leafmem + (size_t)i * batch;
+        c->slots[i].nleaves = batch;
+        c->slots[i].rec_sig = sig_bytes;
+        c->slots[i].rec_slot = (sizeof(dsig_hb_leafrec) + DSIG_HB_ARENA_MSG + sig_bytes + 63u) & ~(size_t)63u;
+        atomic_init(&c->slots[i].arena, NULL);
+        atomic_init(&c->slots[i].arena_next, 0);
         for (uint32_t j = 0; j < batch; j++)
             atomic_init(&c->slots[i].leaves[j], NULL);
     }
@@ -54,9 +59,38 @@ static void clear_records(dsig_hb_cache *c, dsig_hb_centry *e)
 {
     for (uint32_t j = 0; j < c->batch; j++) {
         dsig_hb_leafrec *r = atomic_exchange_explicit(&e->leaves[j], NULL, memory_order_relaxed);
-        if (r)
+        if (r && !r->in_arena)
             dsig_xfree(r, 0);
     }
+    dsig_xfree(atomic_exchange_explicit(&e->arena, NULL, memory_order_relaxed), 0);
+    atomic_store_explicit(&e->arena_next, 0, memory_order_relaxed);
+    (void)c;
+}
+
+/* A slot of the entry's arena for a record of (len, sig_len), or NULL (the caller mallocs). The arena
+ * is made by the first recorder; concurrent first recorders race with a CAS and the loser frees its
+ * copy. Shared lock held: eviction (exclusive) cannot free the arena under us. */
+static dsig_hb_leafrec *arena_take(dsig_hb_centry *e, size_t len, size_t sig_len)
+{
+    if (len > DSIG_HB_ARENA_MSG || sig_len > e->rec_sig)
+        return NULL;
+    uint8_t *a = atomic_load_explicit(&e->arena, memory_order_acquire);
+    if (!a) {
+        uint8_t *fresh = dsig_malloc(e->rec_slot * e->nleaves);
+        if (!fresh)
+            return NULL;
+        if (atomic_compare_exchange_strong_explicit(&e->arena, &a, fresh, memory_order_acq_rel,
+                                                    memory_order_acquire))
+            a = fresh;
+        else
+            dsig_xfree(fresh, 0);
+    }
+    uint32_t i = atomic_fetch_add_explicit(&e->arena_next, 1, memory_order_relaxed);
+    if (i >= e->nleaves)
+        return NULL;
+    dsig_hb_leafrec *r = (dsig_hb_leafrec *)(void *)(a + (size_t)i * e->rec_slot);
+    r->in_arena = 1;
+    return r;
 }
 
 /* Free every cached batch and record and the tables. */
@@ -156,9 +190,13 @@ int dsig_hb_cache_record(dsig_hb_centry *e, uint32_t index, const uint8_t *msg, 
     if (!cur) {
         if (len > SIZE_MAX - sizeof *cur - sig_len)
             return dsig_fail(DSIG_E_TOO_LARGE, "DSig verifier: message too large to record");
-        dsig_hb_leafrec *r = dsig_malloc(sizeof *r + len + sig_len);
-        if (!r)
-            return dsig_fail(DSIG_E_NOMEM, "DSig verifier: out of memory recording a signature");
+        dsig_hb_leafrec *r = arena_take(e, len, sig_len);
+        if (!r) {
+            r = dsig_malloc(sizeof *r + len + sig_len);
+            if (!r)
+                return dsig_fail(DSIG_E_NOMEM, "DSig verifier: out of memory recording a signature");
+            r->in_arena = 0;
+        }
         r->msg_len = len;
         r->sig_len = sig_len;
         atomic_init(&r->convicted, 0);
@@ -170,8 +208,9 @@ int dsig_hb_cache_record(dsig_hb_centry *e, uint32_t index, const uint8_t *msg, 
         if (atomic_compare_exchange_strong_explicit(slot, &cur, r, memory_order_acq_rel,
                                                     memory_order_acquire))
             return DSIG_HB_RECORD_FIRST;
-        /* Another thread recorded first; `cur` now holds its record. */
-        dsig_xfree(r, 0);
+        /* Another thread recorded first; `cur` now holds its record (an arena slot stays unused). */
+        if (!r->in_arena)
+            dsig_xfree(r, 0);
     }
     if (cur->msg_len == len && (len == 0 || memcmp(cur->msg, msg, len) == 0))
         return DSIG_HB_RECORD_SAME;

@@ -41,6 +41,7 @@ int dsig_hb_params_resolve(const dsig_hybrid_params *p, const dsig_hb_params **o
 typedef struct dsig_hb_leafrec {
     size_t msg_len, sig_len;
     uint8_t *msg, *sig;          /* point into the same allocation, after the struct */
+    int in_arena;                /* lies in its entry's record arena (freed with it), else malloc'd */
     _Atomic int convicted;       /* 1 once evidence against this key was recorded (review fix: a
                                     replayed second signature must not add a record each time —
                                     unbounded memory; one conviction per key is enough) */
@@ -55,7 +56,17 @@ typedef struct dsig_hb_centry {
     int batch_convicted;         /* batch-equivocation evidence already recorded for this entry
                                     (exclusive lock; replays of the rival batch add no record) */
     _Atomic(dsig_hb_leafrec *) *leaves; /* per leaf: first verified message, NULL = none yet */
+    /* Record arena: one allocation per entry, made at its first record, carved into `nleaves` slots of
+     * `rec_slot` bytes by an atomic counter, so the fast path does not call malloc per signature. A
+     * record with a message over DSIG_HB_ARENA_MSG bytes (or an arena used up by lost races) is
+     * malloc'd on its own. */
+    _Atomic(uint8_t *) arena;
+    _Atomic uint32_t arena_next;
+    uint32_t nleaves;
+    size_t rec_slot, rec_sig;
 } dsig_hb_centry;
+
+#define DSIG_HB_ARENA_MSG 64u    /* messages up to this size are recorded in the entry's arena */
 
 /*
  * The verified batches of one signer: `cap` entries indexed by a chained hash table on the batch
@@ -74,7 +85,8 @@ typedef struct dsig_hb_cache {
     _Atomic(dsig_hb_leafrec *) *leafmem; /* cap · batch record pointers */
 } dsig_hb_cache;
 
-int dsig_hb_cache_init(dsig_hb_cache *c, uint32_t cap, uint32_t batch);
+/* sig_bytes: the parameter set's signature size (the arena slot holds one signature of that size). */
+int dsig_hb_cache_init(dsig_hb_cache *c, uint32_t cap, uint32_t batch, size_t sig_bytes);
 void dsig_hb_cache_destroy(dsig_hb_cache *c);
 /* The entry for batch `seq`, or NULL. */
 dsig_hb_centry *dsig_hb_cache_find(const dsig_hb_cache *c, uint64_t seq);

@@ -480,7 +480,7 @@ int dsig_hybrid_verifier_add_signer(dsig_hybrid_verifier *v, uint64_t signer_id,
     e->id = signer_id;
     e->who.domain = DSIG_HB_DOMAIN_RUNTIME;
     e->who.signer_id = signer_id;
-    rc = dsig_hb_cache_init(&e->cache, v->opt.cache_batches, v->params.batch);
+    rc = dsig_hb_cache_init(&e->cache, v->opt.cache_batches, v->params.batch, v->params.sig_bytes);
     if (rc) {
         dsig_xfree(e, 0);
         return rc;

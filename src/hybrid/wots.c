@@ -121,10 +121,7 @@ void hb_leaf_hash(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint
         dsig_blake3_hash_many_chunks(hb_key(HB_K_LANE), buf[0], HB_LANE_MAX, len, 8, dig + g);
     }
     /* One message: serial compressions (a multi-message SIMD call would waste its other lanes). */
-    dsig_blake3_hasher h;
-    dsig_blake3_init_keyed(&h, hb_key(HB_K_LEAF));
-    dsig_blake3_update(&h, dig, (size_t)lanes * 32);
-    dsig_blake3_finalize(&h, leaf, 32);
+    dsig_blake3_hash_chunk(hb_key(HB_K_LEAF), dig, (size_t)lanes * 32, leaf);
 }
 
 /* Leaf implied by a signature: complete chain i from level d_i to w−1. */
