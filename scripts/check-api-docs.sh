@@ -19,7 +19,7 @@ my $src = shift;
 my $bad = 0;
 
 open my $eh, "<", "$src/include/dsig/error.h" or die "error.h: $!\n";
-my %codes = map { $_ => 1 } (do { local $/; <$eh> } =~ /\b(DSIG_(?:OK|E_[A-Z_]+))\s*=/g);
+my %codes = map { $_ => 1 } (do { local $/; <$eh> } =~ /\b(DSIG_(?:OK|E_[A-Z0-9_]+))\s*=/g);
 
 my $nfun = 0;
 for my $h (sort glob "$src/include/dsig/*.h") {
@@ -51,7 +51,7 @@ for my $h (sort glob "$src/include/dsig/*.h") {
             print "$rel:$line: $name returns $ret: its comment has no \@return\n";
             $bad++;
         }
-        for my $code ($doc =~ /\@retval\s+(DSIG_[A-Z_]+)/g) {
+        for my $code ($doc =~ /\@retval\s+(DSIG_[A-Z0-9_]+)/g) {
             next if $codes{$code};
             print "$rel:$line: $name: \@retval $code is not a status of include/dsig/error.h\n";
             $bad++;
