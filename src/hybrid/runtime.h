@@ -41,9 +41,9 @@ int dsig_hb_params_resolve(const dsig_hybrid_params *p, const dsig_hb_params **o
 typedef struct dsig_hb_leafrec {
     size_t msg_len, sig_len;
     uint8_t *msg, *sig;          /* point into the same allocation, after the struct */
-    _Atomic int convicted;       /* 1 once evidence against this key was recorded (review fix: a
-                                    replayed second signature must not add a record each time —
-                                    unbounded memory; one conviction per key is enough) */
+    _Atomic int convicted;       /* 1 once evidence against this key was recorded: a replayed second
+                                    signature must not add a record each time (unbounded
+                                    memory); one conviction per key is enough */
 } dsig_hb_leafrec;
 
 /* One cached, verified batch. */
