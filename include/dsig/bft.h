@@ -155,41 +155,69 @@ typedef struct dsig_bft dsig_bft;
  * The node carries the frames: the application's on_app callback hands every APP frame to
  * dsig_bft_receive. A replica with a log_path reloads it first (DSIG_BFT_EV_RECOVERED) and then fetches
  * what it missed from the other replicas.
- * DSIG_E_ARG (bad member list: n < 4, > DSIG_BFT_MAX_MEMBERS, repeats, this node missing from the
- * members of a broadcast / replica or present in them as a client; bad scheme options; the detail names
- * the field), DSIG_E_TOO_LARGE (the worst-case frame exceeds DSIG_BFT_NODE_APP_BYTES), DSIG_E_IO /
- * DSIG_E_FORMAT (the log cannot be opened or is corrupt), DSIG_E_NOMEM.
+ * *out is NULL on failure.
+ * @retval DSIG_OK          *out is the process (free it with dsig_bft_free).
+ * @retval DSIG_E_ARG       bad member list (n < 4, > DSIG_BFT_MAX_MEMBERS, repeats, this node missing
+ *                          from the members of a broadcast / replica or present in them as a client),
+ *                          bad scheme options, or a NULL argument; the detail names the field.
+ * @retval DSIG_E_TOO_LARGE the worst-case frame exceeds DSIG_BFT_NODE_APP_BYTES.
+ * @retval DSIG_E_IO        the log cannot be opened, read or written.
+ * @retval DSIG_E_FORMAT    the log is corrupt.
+ * @retval DSIG_E_NOMEM     out of memory, or the ticker thread cannot start.
  */
 DSIG_EXPORT int dsig_bft_new(dsig_bft **out, dsig_node *node, const dsig_bft_options *o);
 
 /*
- * An APP frame from node `peer`. DSIG_OK when it was a frame of this process's session (processed,
- * or refused and counted); DSIG_E_ARG when it is not a BFT frame of this session (the application may
- * use it).
+ * An APP frame from node `peer`, handed over by the application's on_app callback. Events it causes
+ * are delivered before this returns (outside the lock).
+ * @retval DSIG_OK    a frame of this process's session: processed, or refused and counted (stats).
+ * @retval DSIG_E_ARG not a BFT frame of this session (the application may use it), or b / bytes NULL.
  */
 DSIG_EXPORT int dsig_bft_receive(dsig_bft *b, uint64_t peer, const uint8_t *bytes, size_t len);
 
-/* 1 if `bytes` start like a BFT frame (any session), else 0. */
+/*
+ * Whether `bytes` start like a BFT frame (of any session), for applications that share the node's APP
+ * frames between BFT and their own messages.
+ * @retval 1 a BFT frame header.
+ * @retval 0 anything else.
+ */
 DSIG_EXPORT int dsig_bft_is_frame(const uint8_t *bytes, size_t len);
 
 /*
  * Broadcast member: broadcast `value` (1 .. DSIG_BFT_MAX_VALUE bytes) as this member's next instance
- * (*instance, may be NULL). DSIG_OK, DSIG_E_WOULD_BLOCK (64 of this member's instances still
- * unacknowledged by n-f members), DSIG_E_ARG, DSIG_E_STATE (not a broadcast member).
+ * (*instance, may be NULL).
+ * @retval DSIG_OK            sent; *instance is its instance number.
+ * @retval DSIG_E_WOULD_BLOCK 64 of this member's instances are still unacknowledged by n-f members.
+ * @retval DSIG_E_ARG         b NULL, or a value of 0 or over DSIG_BFT_MAX_VALUE bytes.
+ * @retval DSIG_E_STATE       not a broadcast member.
+ * @retval other              a signing error of the scheme (DSIG_E_WOULD_BLOCK from an empty pool, ...).
  */
 DSIG_EXPORT int dsig_bft_broadcast(dsig_bft *b, const uint8_t *value, size_t len, uint64_t *instance);
 
 /*
  * Client: submit operation `op` (1 .. DSIG_BFT_MAX_OP bytes; dsig_bft_kv_op builds them) as the next
- * request (*request, may be NULL); the result arrives as DSIG_BFT_EV_REPLY. One request at a time:
- * DSIG_E_WOULD_BLOCK while the previous one has no accepted result. DSIG_E_STATE (not a client).
+ * request (*request, may be NULL); the result arrives as DSIG_BFT_EV_REPLY. One request at a time.
+ * @retval DSIG_OK            sent; *request is its request number.
+ * @retval DSIG_E_WOULD_BLOCK the previous request has no accepted result yet.
+ * @retval DSIG_E_ARG         b NULL, or an operation of 0 or over DSIG_BFT_MAX_OP bytes.
+ * @retval DSIG_E_STATE       not a client.
+ * @retval other              a signing error of the scheme.
  */
 DSIG_EXPORT int dsig_bft_submit(dsig_bft *b, const uint8_t *op, size_t len, uint64_t *request);
 
-/* Run the timers now (retransmission, view change, state transfer). For tick_ms = 0. */
+/*
+ * Run the timers now (retransmission, view change, state transfer), for processes made with
+ * tick_ms = 0. Failures inside (a refused send) are counted, not returned.
+ * @retval DSIG_OK    the timers ran.
+ * @retval DSIG_E_ARG b NULL.
+ */
 DSIG_EXPORT int dsig_bft_tick(dsig_bft *b);
 
-/* Replica: last executed sequence number, current view and state digest. DSIG_E_STATE otherwise. */
+/*
+ * Replica: its last executed sequence number, current view and state digest.
+ * @retval DSIG_OK      the outputs are set.
+ * @retval DSIG_E_STATE b is not a replica (or NULL).
+ */
 DSIG_EXPORT int dsig_bft_replica_state(dsig_bft *b, uint64_t *seq, uint64_t *view, uint8_t digest[32]);
 
 /* ---- the key-value state machine ------------------------------------------------------------ */
@@ -203,8 +231,10 @@ DSIG_EXPORT int dsig_bft_replica_state(dsig_bft *b, uint64_t *seq, uint64_t *vie
 #define DSIG_BFT_KV_BAD_OP 3
 
 /*
- * Encode an operation: kind u8 || key length u8 || key || value (PUT only; the rest of the op). Returns
- * its length, or 0 if it does not fit `cap` or the key / value is out of bounds.
+ * Encode an operation of the replicated key-value store: kind u8 || key length u8 || key || value (PUT
+ * only; the rest of the op), for dsig_bft_submit.
+ * @return its length, or 0 if it does not fit `cap`, the kind is unknown or the key / value is out of
+ *         bounds (DSIG_BFT_KV_MAX_KEY, DSIG_BFT_KV_MAX_VALUE).
  */
 DSIG_EXPORT size_t dsig_bft_kv_op(uint8_t *out, size_t cap, int kind, const uint8_t *key, size_t key_len,
                                   const uint8_t *value, size_t value_len);
@@ -219,7 +249,11 @@ typedef int (*dsig_bft_verify_fn)(void *arg, uint64_t signer, const uint8_t *stm
  * Check an equivocation proof (DSIG_BFT_EV_EVIDENCE): two statements of the same kind, signer,
  * session and instance fields with different digests, each with a signature that `verify` accepts
  * (for DSig: dsig_hybrid_verify_slow with the culprit's DSig public key and node id — anyone can check it).
- * *culprit (may be NULL) gets the signer. DSIG_OK, DSIG_E_FORMAT (not such a pair), DSIG_E_VERIFY.
+ * *culprit (may be NULL) gets the signer.
+ * @retval DSIG_OK       a valid proof: the signer equivocated.
+ * @retval DSIG_E_FORMAT not two conflicting statements with signatures.
+ * @retval DSIG_E_VERIFY a signature does not verify.
+ * @retval DSIG_E_ARG    proof or verify NULL.
  */
 DSIG_EXPORT int dsig_bft_proof_check(const uint8_t *proof, size_t len, dsig_bft_verify_fn verify, void *arg,
                                      uint64_t *culprit);
@@ -251,6 +285,7 @@ typedef struct dsig_bft_stats {
     uint64_t verifications;      /* signatures verified */
 } dsig_bft_stats;
 
+/* Copy the process's counters into *st (under its lock: one consistent snapshot). */
 DSIG_EXPORT void dsig_bft_stats_get(dsig_bft *b, dsig_bft_stats *st);
 
 /* Stop the ticker and free. No other call on `b` may be in progress, and the node must no longer hand

@@ -25,11 +25,20 @@ DSIG_BEGIN_DECLS
 
 #define DSIG_VERSION_STRING "0.1.0"
 
-/* Version of the library actually linked. */
+/*
+ * The version of the library actually linked (which may differ from the DSIG_VERSION_STRING a program
+ * was compiled against), e.g. "0.1.0". Never fails.
+ * @return a static NUL-terminated string, never NULL.
+ */
 DSIG_EXPORT const char *dsig_version(void);
 
-/* Optional: initialise backends eagerly (thread-safe, idempotent). Every entry point also does it
- * lazily. Returns DSIG_E_CRYPTO if a backend (libsodium, libgcrypt) cannot start. */
+/*
+ * Initialise the cryptographic back-ends (libsodium, libgcrypt) now instead of at first use. Optional:
+ * every entry point that needs a back-end does it lazily. Thread-safe and idempotent; the outcome of
+ * the first call is kept, so a failure is reported again by every later call.
+ * @retval DSIG_OK       the back-ends are ready.
+ * @retval DSIG_E_CRYPTO libsodium or libgcrypt cannot start (the detail says which).
+ */
 DSIG_EXPORT int dsig_init(void);
 
 DSIG_END_DECLS

@@ -52,10 +52,20 @@ enum dsig_status {
                                     is never cached (a replay of an old batch message) */
 };
 
-/* A static English sentence describing a status code. Never NULL. */
+/*
+ * A static English sentence describing a status code (DSIG_OK included); an unknown code gives a
+ * generic sentence. Use dsig_last_error_detail() for what exactly went wrong.
+ * @return a static NUL-terminated string, never NULL.
+ */
 DSIG_EXPORT const char *dsig_strerror(int code);
 
-/* Detail of the last failure on this thread (more specific than dsig_strerror), or "" if none. */
+/*
+ * The detail of the most recent failure on the calling thread, more specific than dsig_strerror()
+ * (it names the member, the limit or the system error). Thread-local and overwritten by the next
+ * failure on the same thread; read it only after a call failed, since a success may leave an older
+ * detail in place.
+ * @return a NUL-terminated string valid until the thread's next failing call; "" if none so far.
+ */
 DSIG_EXPORT const char *dsig_last_error_detail(void);
 
 DSIG_END_DECLS

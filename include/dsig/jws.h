@@ -66,17 +66,54 @@ typedef struct dsig_jws_verify_opts {
 typedef struct dsig_jws_sign_ctx dsig_jws_sign_ctx;
 typedef struct dsig_jws_verify_ctx dsig_jws_verify_ctx;
 
-/* alg may be NULL to use the key's bound algorithm. */
+/*
+ * @spec RFC 7515 §5.1, RFC 7797 §3: start a JWS over a streamed payload with `alg` (NULL: the key's
+ * bound algorithm) and a private `key`. The protected header is built (and, for detached formats,
+ * BASE64URL(header) "." fed to the signer) here; opts NULL = DSIG_FMT_JWS without "kid", one pass.
+ * *ctx is NULL on failure.
+ * @retval DSIG_OK            *ctx is a new context: feed the payload with dsig_jws_sign_update.
+ * @retval DSIG_E_ARG         ctx or key NULL, alg NULL with an unbound key, or an invalid format.
+ * @retval DSIG_E_UNSUPPORTED a context or pre-hash in a JOSE format, or two_pass for an algorithm
+ *                            without DSIG_ALG_TWO_PASS.
+ * @retval DSIG_E_NOMEM       out of memory.
+ * @retval other              the codes of dsig_sign_init_ex (DSIG_E_NO_PRIVATE, DSIG_E_KEY_MISMATCH,
+ *                            DSIG_E_ALG_NOT_ALLOWED, DSIG_E_EXHAUSTED, ...).
+ */
 DSIG_EXPORT int dsig_jws_sign_init(dsig_jws_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *key,
                                    const dsig_jws_sign_opts *opts);
+/*
+ * Feed the next `len` bytes of the payload (any chunking; len 0 accepted). For DSIG_FMT_COMPACT_B64 the
+ * payload is also base64url-encoded into the output as it goes. A failed update poisons the context.
+ * @retval DSIG_OK          the bytes are absorbed.
+ * @retval DSIG_E_ARG       ctx NULL, or data NULL with len > 0.
+ * @retval DSIG_E_STATE     after a failure.
+ * @retval DSIG_E_TOO_LARGE an embedded payload (DSIG_FMT_COMPACT_B64) over DSIG_JWS_MAX_EMBEDDED.
+ * @retval DSIG_E_NOMEM     out of memory (embedded payload).
+ * @retval other            the codes of dsig_sign_update.
+ */
 DSIG_EXPORT int dsig_jws_sign_update(dsig_jws_sign_ctx *ctx, const void *data, size_t len);
 /* Two-pass signing (dsig_jws_sign_opts.two_pass): end pass 1 and start pass 2, in which the same
  * payload is fed again (any chunking; the byte counts must match, and for DSIG_FMT_COMPACT_B64 the
- * bytes too, else final fails with DSIG_E_STATE). DSIG_E_STATE on a one-pass context or a second
- * call. On failure ctx stays allocated: only dsig_jws_sign_final / dsig_jws_sign_abort remain. */
+ * bytes too, else final fails with DSIG_E_STATE). On failure ctx stays allocated: only
+ * dsig_jws_sign_final / dsig_jws_sign_abort remain.
+ * @retval DSIG_OK      pass 2 has started (the header prefix is fed again).
+ * @retval DSIG_E_ARG   ctx NULL.
+ * @retval DSIG_E_STATE a one-pass context, a second call, or after a failure.
+ * @retval other        the codes of dsig_sign_next_pass.
+ */
 DSIG_EXPORT int dsig_jws_sign_next_pass(dsig_jws_sign_ctx *ctx);
-/* *out is allocated (NUL-terminated for text formats); free with dsig_free(). Frees ctx. */
+/*
+ * Finish: make the signature and write the whole output to *out (allocated, NUL-terminated for text
+ * formats; free with dsig_free()), its length to *out_len (may be NULL). Frees ctx on every path.
+ * @retval DSIG_OK      *out holds the JWS (or the raw signature for DSIG_FMT_RAW).
+ * @retval DSIG_E_ARG   ctx or out NULL.
+ * @retval DSIG_E_STATE after a failed update or next_pass, a two-pass context still in pass 1, or a
+ *                      pass 2 that fed another payload length (or other bytes, embedded payloads).
+ * @retval DSIG_E_NOMEM out of memory.
+ * @retval other        the codes of dsig_sign_final (DSIG_E_CRYPTO, DSIG_E_EXHAUSTED, ...).
+ */
 DSIG_EXPORT int dsig_jws_sign_final(dsig_jws_sign_ctx *ctx, char **out, size_t *out_len);
+/* Wipe and free a JWS signing context without output. NULL is accepted. */
 DSIG_EXPORT void dsig_jws_sign_abort(dsig_jws_sign_ctx *ctx);
 
 /*
@@ -85,38 +122,102 @@ DSIG_EXPORT void dsig_jws_sign_abort(dsig_jws_sign_ctx *ctx);
  * no update at all is an empty payload. A JWS that carries its payload (compact with a non-empty
  * payload segment, format DSIG_FMT_COMPACT_B64, or JSON with a "payload" member) is refused with
  * DSIG_E_FORMAT: verify it with dsig_jws_verify_compact(), which returns the payload it verified
- * (dsig_jws_has_embedded_payload() tells which entry point a signature needs).
+ * (dsig_jws_has_embedded_payload() tells which entry point a signature needs). opts NULL: detect
+ * the format, allow the key's bound algorithm only. *ctx is NULL on failure.
+ * @spec RFC 7515 §5.2, RFC 7797 §3 and §5 (the "crit" rule).
+ * @retval DSIG_OK                *ctx is a new context: feed the detached payload.
+ * @retval DSIG_E_ARG             ctx, key or sig NULL, or an invalid format.
+ * @retval DSIG_E_FORMAT          not such a JWS, an empty signature segment, or a JWS carrying its
+ *                                payload.
+ * @retval DSIG_E_TOO_LARGE       a JWS text over the library's bound.
+ * @retval DSIG_E_HEADER          the protected header is refused ("alg":"none", "b64":false without
+ *                                "crit":["b64"], an unknown "crit" entry, over DSIG_JWS_MAX_HEADER).
+ * @retval DSIG_E_JSON            the header or the JSON serialization is not strict JSON.
+ * @retval DSIG_E_BASE64          a segment is not canonical base64url.
+ * @retval DSIG_E_ALG_NOT_ALLOWED the header's "alg" is not the key's algorithm or not in the allow-list.
+ * @retval DSIG_E_UNSUPPORTED     an "alg" the library does not know, or options JOSE does not allow.
+ * @retval DSIG_E_VERIFY          a signature malformed for the algorithm (as dsig_verify_init).
+ * @retval DSIG_E_NOMEM           out of memory.
+ * @retval other                  the key checks of dsig_verify_init (DSIG_E_KEY_MISMATCH, ...).
  */
 DSIG_EXPORT int dsig_jws_verify_init(dsig_jws_verify_ctx **ctx, const dsig_key *key, const char *sig,
                                      size_t sig_len, const dsig_jws_verify_opts *opts);
+/*
+ * Feed the next `len` bytes of the detached payload (any chunking; len 0 accepted).
+ * @retval DSIG_OK      the bytes are absorbed.
+ * @retval DSIG_E_ARG   ctx NULL, or data NULL with len > 0.
+ * @retval DSIG_E_STATE after a failure.
+ * @retval other        the codes of dsig_verify_update.
+ */
 DSIG_EXPORT int dsig_jws_verify_update(dsig_jws_verify_ctx *ctx, const void *data, size_t len);
-/* DSIG_OK valid, DSIG_E_VERIFY invalid, other codes errors. Frees ctx. */
+
+/*
+ * Finish: decide whether the JWS is valid for the payload fed. Frees ctx on every path.
+ * @retval DSIG_OK       the JWS is valid.
+ * @retval DSIG_E_VERIFY it is not.
+ * @retval DSIG_E_ARG    ctx NULL.
+ * @retval DSIG_E_STATE  an update had failed: nothing was decided.
+ * @retval other         an error (DSIG_E_CRYPTO, DSIG_E_NOMEM): nothing was decided.
+ */
 DSIG_EXPORT DSIG_WARN_UNUSED int dsig_jws_verify_final(dsig_jws_verify_ctx *ctx);
+/* Wipe and free a JWS verification context without a verdict. NULL is accepted. */
 DSIG_EXPORT void dsig_jws_verify_abort(dsig_jws_verify_ctx *ctx);
-/* Algorithm chosen by dsig_jws_verify_init. */
+
+/*
+ * The algorithm dsig_jws_verify_init decided on (from the key and the allow-list, checked against
+ * the header), e.g. to report it.
+ * @return the descriptor, or NULL for a NULL ctx.
+ */
 DSIG_EXPORT const dsig_alg *dsig_jws_verify_alg(const dsig_jws_verify_ctx *ctx);
 
 /* Verify a JWS with an embedded payload — ordinary compact (DSIG_FMT_COMPACT_B64) or flattened JSON
  * with "payload" — the one entry point for embedded payloads; on success *payload (allocated, free
  * with dsig_free) receives the decoded payload. The caller must use that payload (or compare its own
- * copy with it): the signature covers nothing else. */
+ * copy with it): the signature covers nothing else. The JWS text is bounded (DSIG_JWS_MAX_EMBEDDED of
+ * payload).
+ * @retval DSIG_OK                valid: *payload / *payload_len hold the payload.
+ * @retval DSIG_E_VERIFY          the signature does not verify (*payload is NULL).
+ * @retval DSIG_E_ARG             key, jws or payload NULL, or an invalid format.
+ * @retval DSIG_E_FORMAT          not a JWS with an embedded payload.
+ * @retval DSIG_E_TOO_LARGE       the text is over the bound.
+ * @retval DSIG_E_HEADER          the protected header is refused ("alg":"none", "b64":false without
+ *                                "crit":["b64"], an unknown "crit" entry, over DSIG_JWS_MAX_HEADER).
+ * @retval DSIG_E_JSON            the header or the JSON serialization is not strict JSON.
+ * @retval DSIG_E_BASE64          a segment is not canonical base64url.
+ * @retval DSIG_E_ALG_NOT_ALLOWED the header's "alg" is not the key's algorithm or not in the allow-list.
+ * @retval DSIG_E_UNSUPPORTED     an "alg" the library does not know, or options JOSE does not allow.
+ * @retval DSIG_E_NOMEM           out of memory.
+ * @retval other                  the key checks of dsig_verify_init.
+ */
 DSIG_EXPORT DSIG_WARN_UNUSED int dsig_jws_verify_compact(const dsig_key *key, const char *jws, size_t len,
                                                          const dsig_jws_verify_opts *opts,
                                                          uint8_t **payload, size_t *payload_len);
 
 /* 1 if the signature text carries its payload (compact JWS with a non-empty payload segment, or
  * flattened JSON with a "payload" member): verify it with dsig_jws_verify_compact(); 0 if it does not
- * (detached JWS, or not a JWS: raw); a negative DSIG_E_* if it is JSON that does not parse. */
+ * (detached JWS, or not a JWS: raw).
+ * @retval 1                a JWS with an embedded payload.
+ * @retval 0                a detached JWS, or not a JWS.
+ * @retval DSIG_E_ARG       sig NULL.
+ * @retval DSIG_E_TOO_LARGE JSON text over the library's bound.
+ * @retval DSIG_E_JSON      text starting like JSON that does not parse.
+ */
 DSIG_EXPORT int dsig_jws_has_embedded_payload(const char *sig, size_t len);
 
 /* A JOSE "alg" name as JWS verification reads it, for `key`: the registry's algorithm of that name
  * (dsig_alg_by_name), or — for the legacy "EdDSA" of RFC 8037 — the EdDSA algorithm of the key's OKP
  * curve (Ed25519 or Ed448). NULL when the name is neither (or is "EdDSA" and key is NULL or not an
- * OKP key). */
+ * OKP key).
+ * @spec RFC 8037 §3.1 ("EdDSA" with the curve of the OKP key).
+ * @return the descriptor, or NULL.
+ */
 DSIG_EXPORT const dsig_alg *dsig_jws_alg_for_key(const char *name, const dsig_key *key);
 
 /* Detect the format of a signature text: DSIG_FMT_JWS, DSIG_FMT_JSON, DSIG_FMT_COMPACT_B64, or
- * DSIG_FMT_RAW when it is none of those. */
+ * DSIG_FMT_RAW when it is none of those (trailing whitespace, e.g. a file's final newline, is ignored;
+ * binary that merely starts with '{' is raw).
+ * @return the format; DSIG_FMT_RAW for a NULL or empty sig.
+ */
 DSIG_EXPORT dsig_format dsig_jws_detect_format(const char *sig, size_t len);
 
 DSIG_END_DECLS

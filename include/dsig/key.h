@@ -32,29 +32,78 @@ typedef struct dsig_keygen_params {
 } dsig_keygen_params;
 
 /*
- * Generate a key for `alg`. With params == NULL or params->seed == NULL the OS CSPRNG (getrandom) is
- * used. With a seed, the same (alg, bits, seed) always gives the same key — for reproducible tests and
- * benchmarks; such keys are only as secret as the seed.
- * Returns DSIG_OK; DSIG_E_ARG (NULL out or alg, a seed under 16 bytes, a size for a key type of one
- * size, a parameter-set name over 400 characters or unknown); DSIG_E_KEY_WEAK (bits under the
- * algorithm's minimum); DSIG_E_UNSUPPORTED (a parameter set for an algorithm without sets);
- * DSIG_E_RNG, DSIG_E_NOMEM, DSIG_E_CRYPTO.
+ * Generate a key for `alg`, bound to it. With params == NULL or params->seed == NULL the OS CSPRNG
+ * (getrandom) is used. With a seed, the same (alg, bits, param, seed) always gives the same key — for
+ * reproducible tests and benchmarks; such keys are only as secret as the seed. A stateful algorithm's
+ * key made here can verify but never sign: use dsig_state_create(). *out is NULL on failure.
+ * @retval DSIG_OK            *out holds the new key (free it with dsig_key_free).
+ * @retval DSIG_E_ARG         out or alg NULL, a seed under 16 bytes, a size for a key type of one size,
+ *                            a parameter-set name over 400 characters or unknown to the algorithm.
+ * @retval DSIG_E_KEY_WEAK    bits under the algorithm's minimum (RSA: 2048).
+ * @retval DSIG_E_UNSUPPORTED a parameter set for an algorithm without sets.
+ * @retval DSIG_E_RNG         the OS random generator failed.
+ * @retval DSIG_E_NOMEM       out of memory.
+ * @retval DSIG_E_CRYPTO      a back-end failed to start or to generate the key.
  */
 DSIG_EXPORT int dsig_key_generate(dsig_key **out, const dsig_alg *alg, const dsig_keygen_params *params);
 
-/* Free a key and wipe its secret material. NULL is accepted. */
+/*
+ * Free a key and wipe its secret material. A key opened from a state file (dsig_state_open) is closed
+ * first: its lock is released and the indices still reserved in its window are given up, never
+ * reused. NULL is accepted.
+ */
 DSIG_EXPORT void dsig_key_free(dsig_key *key);
 
-/* A new key holding only the public part (for MAC keys: DSIG_E_UNSUPPORTED, they have none). */
+/*
+ * A new key holding only the public part of `key`, with the same bound algorithm and "kid". *out is
+ * NULL on failure.
+ * @retval DSIG_OK            *out holds the public key (free it with dsig_key_free).
+ * @retval DSIG_E_ARG         out or key NULL.
+ * @retval DSIG_E_UNSUPPORTED a secret key type (oct: MAC keys have no public part).
+ * @retval DSIG_E_NOMEM       out of memory.
+ * @retval DSIG_E_CRYPTO      the back-end could not copy the public part.
+ */
 DSIG_EXPORT int dsig_key_public(dsig_key **out, const dsig_key *key);
 
+/*
+ * Whether `key` holds private material (can sign). A stateful key can sign only when it was opened
+ * from its state file as well.
+ * @retval 1 the key has a private part.
+ * @retval 0 it is a public key, or key is NULL.
+ */
 DSIG_EXPORT int dsig_key_has_private(const dsig_key *key);
+
+/*
+ * The key's JWK key type. key must not be NULL.
+ * @return a static string: "oct", "RSA", "EC", "OKP" or "AKP".
+ */
 DSIG_EXPORT const char *dsig_key_kty(const dsig_key *key);
-DSIG_EXPORT const char *dsig_key_curve(const dsig_key *key);   /* NULL for RSA and oct */
-DSIG_EXPORT unsigned dsig_key_bits(const dsig_key *key);       /* modulus / key size in bits */
-DSIG_EXPORT const dsig_alg *dsig_key_alg(const dsig_key *key); /* bound algorithm or NULL */
-/* The key's own "kid" (from the JWK it was imported from), or NULL when it has none: JWK export and
- * JWS headers (dsig_jws_sign_opts.include_kid) then use the RFC 7638 thumbprint. */
+
+/*
+ * The key's JWK curve ("crv"), e.g. "P-256", "Ed25519", "SM2". key must not be NULL.
+ * @return a static string, or NULL for key types without a curve (RSA, oct, AKP).
+ */
+DSIG_EXPORT const char *dsig_key_curve(const dsig_key *key);
+
+/*
+ * The key's size in bits: the RSA modulus, the MAC key length, or the fixed size of its curve or
+ * parameter set. key must not be NULL.
+ * @return the size in bits, 0 for a key type that reports none.
+ */
+DSIG_EXPORT unsigned dsig_key_bits(const dsig_key *key);
+
+/*
+ * The algorithm the key is bound to (the JWK "alg" it was imported with, the algorithm it was
+ * generated for, or dsig_key_set_alg). key must not be NULL.
+ * @return the descriptor, or NULL for an unbound key (PEM and DER keys always are).
+ */
+DSIG_EXPORT const dsig_alg *dsig_key_alg(const dsig_key *key);
+
+/*
+ * The key's own "kid" (from the JWK it was imported from). JWK export and JWS headers
+ * (dsig_jws_sign_opts.include_kid) use it, else the RFC 7638 thumbprint.
+ * @return the NUL-terminated kid, valid as long as the key; NULL when it has none or key is NULL.
+ */
 DSIG_EXPORT const char *dsig_key_kid(const dsig_key *key);
 
 /*
@@ -62,19 +111,33 @@ DSIG_EXPORT const char *dsig_key_kid(const dsig_key *key);
  * registered algorithm its key type admits (EC P-256 -> ES256, P-384 -> ES384, P-521 -> ES512, OKP
  * Ed25519 -> Ed25519, Ed448 -> Ed448, ...; algorithms that take a key only when it is bound to them,
  * DSig, do not count). Never decided from a JWS header.
- * Returns DSIG_OK with *alg set; DSIG_E_ALG_NOT_ALLOWED when the key is unbound and several
- * algorithms fit its type (RSA, oct: the detail names them); DSIG_E_UNSUPPORTED when none does;
- * DSIG_E_ARG for NULL arguments. *alg is NULL on failure.
+ * *alg is NULL on failure.
+ * @retval DSIG_OK                *alg is set.
+ * @retval DSIG_E_ALG_NOT_ALLOWED the key is unbound and several algorithms fit its type (RSA, oct:
+ *                                the detail names them).
+ * @retval DSIG_E_UNSUPPORTED     no registered algorithm takes keys of its type.
+ * @retval DSIG_E_ARG             key or alg NULL.
  */
 DSIG_EXPORT int dsig_key_infer_alg(const dsig_key *key, const dsig_alg **alg);
 
-/* Bind (or re-bind) a key to an algorithm (NULL: unbind); DSIG_E_KEY_MISMATCH / DSIG_E_KEY_WEAK if its
- * type, curve or size does not fit. */
+/*
+ * Bind (or re-bind) a key to an algorithm; alg NULL unbinds it. On failure the binding is unchanged.
+ * @retval DSIG_OK             the key is bound to alg (or unbound).
+ * @retval DSIG_E_ARG          key NULL.
+ * @retval DSIG_E_KEY_MISMATCH the key's type or curve does not fit alg.
+ * @retval DSIG_E_KEY_WEAK     the key is smaller than alg's minimum.
+ */
 DSIG_EXPORT int dsig_key_set_alg(dsig_key *key, const dsig_alg *alg);
 
-/* Check that `key` can be used with `alg`: DSIG_OK; DSIG_E_ALG_NOT_ALLOWED if it is bound to another
- * algorithm, or unbound for a DSIG_ALG_BOUND_KEY algorithm (the detail says how to make a key for it);
- * DSIG_E_KEY_MISMATCH / DSIG_E_KEY_WEAK for a type, curve or size that does not fit. */
+/*
+ * Check that `key` can be used with `alg`, as every sign and verify entry point does first.
+ * @retval DSIG_OK                the key fits.
+ * @retval DSIG_E_ARG             key or alg NULL.
+ * @retval DSIG_E_ALG_NOT_ALLOWED the key is bound to another algorithm, or unbound for a
+ *                                DSIG_ALG_BOUND_KEY algorithm (the detail says how to make a key for it).
+ * @retval DSIG_E_KEY_MISMATCH    the key's type or curve does not fit.
+ * @retval DSIG_E_KEY_WEAK        the key is smaller than the algorithm's minimum.
+ */
 DSIG_EXPORT int dsig_key_check_alg(const dsig_key *key, const dsig_alg *alg);
 
 /*
@@ -83,14 +146,48 @@ DSIG_EXPORT int dsig_key_check_alg(const dsig_key *key, const dsig_alg *alg);
  * "EC PARAMETERS" block of `openssl ecparam -genkey`), PKCS#1 ("RSA PRIVATE KEY", "RSA PUBLIC KEY")
  * and SubjectPublicKeyInfo ("PUBLIC KEY"); DER is the same structures without the text armour. The
  * key type is detected; the result is unbound (no algorithm). Input is bounded (DSIG_JWK_MAX_BYTES).
- * Returns DSIG_OK; DSIG_E_FORMAT (not such a key; for DER also: not starting with 0x30);
- * DSIG_E_UNSUPPORTED (an encrypted key, or a key type without a provider); DSIG_E_TOO_LARGE;
- * DSIG_E_KEY / DSIG_E_KEY_WEAK / DSIG_E_POINT (the provider refused the key material); DSIG_E_ARG.
- * Export writes PKCS#8 (private) or SubjectPublicKeyInfo (public) PEM and allocates *pem
- * (NUL-terminated); free it with dsig_free().
+ * The first block holding a key is read ("EC PARAMETERS" before it is skipped). *out is NULL on
+ * failure.
+ * @retval DSIG_OK            *out holds the key (free it with dsig_key_free).
+ * @retval DSIG_E_ARG         out or pem NULL.
+ * @retval DSIG_E_TOO_LARGE   len over DSIG_JWK_MAX_BYTES.
+ * @retval DSIG_E_FORMAT      no key block, or a block that is not such a key.
+ * @retval DSIG_E_UNSUPPORTED an encrypted key, or a key type without a provider.
+ * @retval DSIG_E_KEY         the provider refused the key material.
+ * @retval DSIG_E_KEY_WEAK    an RSA modulus under 2048 bits.
+ * @retval DSIG_E_POINT       an EC public point not on its curve.
+ * @retval DSIG_E_NOMEM       out of memory.
+ * @retval DSIG_E_CRYPTO      a back-end failed to start.
  */
 DSIG_EXPORT int dsig_key_import_pem(dsig_key **out, const char *pem, size_t len);
+
+/*
+ * The same structures as dsig_key_import_pem without the text armour (DER: PKCS#8, SEC1, PKCS#1 or
+ * SubjectPublicKeyInfo). The result is unbound. *out is NULL on failure.
+ * @retval DSIG_OK            *out holds the key (free it with dsig_key_free).
+ * @retval DSIG_E_ARG         out or der NULL.
+ * @retval DSIG_E_TOO_LARGE   len over DSIG_JWK_MAX_BYTES.
+ * @retval DSIG_E_FORMAT      empty, not starting with an ASN.1 SEQUENCE (0x30), or not such a key.
+ * @retval DSIG_E_UNSUPPORTED a key type without a provider.
+ * @retval DSIG_E_KEY         the provider refused the key material.
+ * @retval DSIG_E_KEY_WEAK    an RSA modulus under 2048 bits.
+ * @retval DSIG_E_POINT       an EC public point not on its curve.
+ * @retval DSIG_E_NOMEM       out of memory.
+ * @retval DSIG_E_CRYPTO      a back-end failed to start.
+ */
 DSIG_EXPORT int dsig_key_import_der(dsig_key **out, const uint8_t *der, size_t len);
+
+/*
+ * Export an RSA, EC or OKP key as PEM: PKCS#8 ("PRIVATE KEY") with include_private != 0, else
+ * SubjectPublicKeyInfo ("PUBLIC KEY"). *pem is allocated and NUL-terminated (free it with
+ * dsig_free()); *len (may be NULL) receives its length without the NUL. *pem is NULL on failure.
+ * @retval DSIG_OK            *pem holds the text.
+ * @retval DSIG_E_ARG         key or pem NULL.
+ * @retval DSIG_E_UNSUPPORTED a key type without a PEM form (oct, AKP, the GOST curves).
+ * @retval DSIG_E_NO_PRIVATE  include_private for a public key.
+ * @retval DSIG_E_NOMEM       out of memory.
+ * @retval DSIG_E_CRYPTO      OpenSSL could not encode the key.
+ */
 DSIG_EXPORT int dsig_key_export_pem(const dsig_key *key, int include_private, char **pem, size_t *len);
 
 DSIG_END_DECLS

@@ -1,6 +1,6 @@
 /*
- * dsig/node.h — a DSig node: the background plane of issue 5 running on its own thread inside the
- * application process (docs/node.md).
+ * dsig/node.h — a DSig node: the background plane that carries DSig batches between processes and
+ * hosts, running on its own thread inside the application process (docs/node.md).
  *
  * A node knows the membership of a deployment from a JSON configuration (node ids, addresses, DSig
  * public keys, groups). It
@@ -53,13 +53,28 @@ typedef struct dsig_node_config dsig_node_config;
  *    "groups":{"g1":{"params":"wots4-haraka-b128"}}}
  * Strict: unknown members, duplicate ids / addresses / keys, a node naming an undefined group, a group
  * with no member, an unknown parameter preset, a private key ("d") in the file, a key not bound to
- * "DSig", bounds exceeded -> DSIG_E_JSON / DSIG_E_FORMAT / DSIG_E_KEY / DSIG_E_ALG_NOT_ALLOWED /
- * DSIG_E_TOO_LARGE with dsig_last_error_detail() naming
- * the field (e.g. "node config: nodes[2].groups[0]: undefined group \"g9\"").
+ * "DSig", bounds exceeded are refused, with dsig_last_error_detail() naming the field (e.g. "node
+ * config: nodes[2].groups[0]: undefined group \"g9\""). *out is NULL on failure.
+ * @retval DSIG_OK                *out is the configuration (free it with dsig_node_config_free).
+ * @retval DSIG_E_ARG             json or out NULL.
+ * @retval DSIG_E_JSON            not strict JSON, an unknown or duplicate member, a wrong type.
+ * @retval DSIG_E_FORMAT          a bad value: address, id, group name, duplicate, undefined group,
+ *                                empty group, unknown parameter preset.
+ * @retval DSIG_E_KEY             a malformed public key, or a private key ("d") in the file.
+ * @retval DSIG_E_ALG_NOT_ALLOWED a key not bound to "DSig".
+ * @retval DSIG_E_TOO_LARGE       a bound exceeded (DSIG_NODE_MAX_*).
+ * @retval DSIG_E_NOMEM           out of memory.
  */
 DSIG_EXPORT int dsig_node_config_parse(const char *json, size_t len, dsig_node_config **out);
 
-/* Read and parse a configuration file (at most DSIG_NODE_MAX_CONFIG_BYTES). */
+/*
+ * Read and parse a configuration file (at most DSIG_NODE_MAX_CONFIG_BYTES), as dsig_node_config_parse.
+ * @retval DSIG_OK          *out is the configuration.
+ * @retval DSIG_E_ARG       path or out NULL.
+ * @retval DSIG_E_IO        the file cannot be opened or read.
+ * @retval DSIG_E_TOO_LARGE the file is over DSIG_NODE_MAX_CONFIG_BYTES.
+ * @retval other            the codes of dsig_node_config_parse.
+ */
 DSIG_EXPORT int dsig_node_config_load(const char *path, dsig_node_config **out);
 
 /* Free a configuration. NULL is accepted. Nodes made from it keep their own copy. */
@@ -83,15 +98,43 @@ typedef struct dsig_node_group {
     const uint64_t *members;         /* member ids, ascending */
 } dsig_node_group;
 
-/* Number of nodes; the i-th node (in file order). DSIG_E_ARG past the end. */
+/*
+ * The number of nodes in the configuration.
+ * @return the count, 0 for a NULL cfg.
+ */
 DSIG_EXPORT size_t dsig_node_config_node_count(const dsig_node_config *cfg);
+
+/*
+ * The i-th node, in file order, into *out (pointers valid as long as cfg).
+ * @retval DSIG_OK    *out describes the node.
+ * @retval DSIG_E_ARG i past the end, or a NULL argument.
+ */
 DSIG_EXPORT int dsig_node_config_node(const dsig_node_config *cfg, size_t i, dsig_node_member *out);
-/* The node with this id. DSIG_E_UNKNOWN_SIGNER if there is none. */
+/*
+ * The node with this id, into *out.
+ * @retval DSIG_OK               *out describes the node.
+ * @retval DSIG_E_UNKNOWN_SIGNER there is no node with this id.
+ * @retval DSIG_E_ARG            cfg or out NULL.
+ */
 DSIG_EXPORT int dsig_node_config_find(const dsig_node_config *cfg, uint64_t id, dsig_node_member *out);
 
-/* Number of groups; the i-th group (sorted by name); a group by name (DSIG_E_ARG if undefined). */
+/*
+ * The number of groups in the configuration.
+ * @return the count, 0 for a NULL cfg.
+ */
 DSIG_EXPORT size_t dsig_node_config_group_count(const dsig_node_config *cfg);
+
+/*
+ * The i-th group, sorted by name, into *out (pointers valid as long as cfg).
+ * @retval DSIG_OK    *out describes the group.
+ * @retval DSIG_E_ARG i past the end, or a NULL argument.
+ */
 DSIG_EXPORT int dsig_node_config_group(const dsig_node_config *cfg, size_t i, dsig_node_group *out);
+/*
+ * The group of this name, into *out.
+ * @retval DSIG_OK    *out describes the group.
+ * @retval DSIG_E_ARG the group is undefined, or a NULL argument.
+ */
 DSIG_EXPORT int dsig_node_config_group_find(const dsig_node_config *cfg, const char *name,
                                             dsig_node_group *out);
 
@@ -142,22 +185,36 @@ typedef struct dsig_node_options {
     void *on_app_arg;
 } dsig_node_options;
 
-/* Fill `o` with the defaults above. */
+/* Fill `o` with the node defaults documented on each member above. */
 DSIG_EXPORT void dsig_node_options_default(dsig_node_options *o);
 
 /*
  * A node with id `my_id` of configuration `cfg` (copied), signing with `my_ed25519_private`, a DSig
- * private key (OKP Ed25519 bound to "DSig", with "d": DSIG_E_ALG_NOT_ALLOWED / DSIG_E_NO_PRIVATE
- * otherwise; what the node needs is copied); it must match the configured public key of `my_id`
- * (DSIG_E_KEY_MISMATCH otherwise). opts NULL = defaults. The group signers start generating keys at once; nothing is
- * sent or received until dsig_node_start().
+ * private key (OKP Ed25519 bound to "DSig", with "d"; what the node needs is copied); it must match the
+ * configured public key of `my_id`. opts NULL = defaults. The group signers start generating keys at
+ * once; nothing is sent or received until dsig_node_start(). *out is NULL on failure.
+ * @retval DSIG_OK                *out is the node (free it with dsig_node_free).
+ * @retval DSIG_E_ARG             a NULL argument, or bad options (the detail names the member).
+ * @retval DSIG_E_UNKNOWN_SIGNER  my_id is not in the configuration.
+ * @retval DSIG_E_NO_PRIVATE      the key has no private part.
+ * @retval DSIG_E_ALG_NOT_ALLOWED the key is not bound to "DSig".
+ * @retval DSIG_E_KEY_MISMATCH    the key does not match the configured public key of my_id.
+ * @retval DSIG_E_NOMEM           out of memory, or a thread cannot start.
+ * @retval other                  the codes of dsig_hybrid_signer_new for a group signer.
  */
 DSIG_EXPORT int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
                               const dsig_key *my_ed25519_private, const dsig_node_options *opts);
 
-/* Bind the listening address (DSIG_E_IO naming the address if it cannot be bound), connect to every
- * other node and start the plane thread. DSIG_E_STATE if already started (or stopped: a node is
- * started once). */
+/*
+ * Bind the listening address, connect to every other node and start the plane thread and the batch
+ * verification threads. A node is started once.
+ * @retval DSIG_OK      the node runs.
+ * @retval DSIG_E_ARG   n NULL.
+ * @retval DSIG_E_STATE already started (or stopped).
+ * @retval DSIG_E_FORMAT a listen address that does not parse.
+ * @retval DSIG_E_IO    the address cannot be bound (the detail names it).
+ * @retval DSIG_E_NOMEM out of memory, or a thread cannot start.
+ */
 DSIG_EXPORT int dsig_node_start(dsig_node *n);
 
 /* Stop the plane thread and close every connection; signing and verifying still work (no more batches
@@ -167,50 +224,89 @@ DSIG_EXPORT void dsig_node_stop(dsig_node *n);
 /* Stop if running, erase every key and free. No other call on `n` may be in progress. NULL accepted. */
 DSIG_EXPORT void dsig_node_free(dsig_node *n);
 
-/* This node's id; its bound listening address (text, e.g. the port chosen for port 0) once started. */
+/*
+ * This node's id.
+ * @return the id.
+ */
 DSIG_EXPORT uint64_t dsig_node_id(const dsig_node *n);
+
+/*
+ * The address the node listens on, as text in buf ("tcp:HOST:PORT" with the port chosen for port 0,
+ * or "unix:PATH"), once started.
+ * @retval DSIG_OK      buf holds the NUL-terminated address.
+ * @retval DSIG_E_ARG   n or buf NULL.
+ * @retval DSIG_E_STATE not started.
+ * @retval DSIG_E_BUFFER the text does not fit cap bytes.
+ * @retval DSIG_E_IO    the socket's address cannot be read.
+ */
 DSIG_EXPORT int dsig_node_listen_address(dsig_node *n, char *buf, size_t cap);
 
-/* Signature size for signatures made in `group` (DSIG_E_ARG → 0 if not a group of this node). */
+/*
+ * The size of the signatures this node makes in `group`.
+ * @return the size in bytes, 0 if `group` is not a group of this node.
+ */
 DSIG_EXPORT size_t dsig_node_sig_bytes(dsig_node *n, const char *group);
 
 /*
  * Sign `msg` with a one-time key of `group`'s pool (this node must be a member). Writes
- * dsig_node_sig_bytes(n, group) bytes. DSIG_E_ARG for a group this node is not in, DSIG_E_BUFFER,
- * DSIG_E_WOULD_BLOCK (nonblocking and empty pool), as dsig_hybrid_sign otherwise.
+ * dsig_node_sig_bytes(n, group) bytes.
+ * @retval DSIG_OK            sig holds the signature.
+ * @retval DSIG_E_ARG         a group this node is not in, or a NULL argument.
+ * @retval DSIG_E_BUFFER      cap is too small (no key consumed).
+ * @retval DSIG_E_WOULD_BLOCK nonblocking and the pool is empty.
+ * @retval other              the codes of dsig_hybrid_sign.
  */
 DSIG_EXPORT int dsig_node_sign(dsig_node *n, const char *group, const uint8_t *msg, size_t len,
                                uint8_t *sig, size_t cap, size_t *sig_len);
 
 /*
  * Verify `sig` on `msg` from node `signer_id` (any configured node, in any group): the fast path if the
- * batch is cached here, else the slow path. DSIG_OK, DSIG_E_VERIFY, DSIG_E_UNKNOWN_SIGNER (id not in the
- * configuration), DSIG_E_EQUIVOCATION (valid, but the signer equivocated: see dsig/hybrid.h).
+ * batch is cached here, else the slow path.
+ * @retval DSIG_OK               the signature is valid.
+ * @retval DSIG_E_VERIFY         it does not verify, or is malformed.
+ * @retval DSIG_E_UNKNOWN_SIGNER signer_id is not in the configuration.
+ * @retval DSIG_E_EQUIVOCATION   valid, but the signer equivocated (see dsig/hybrid.h).
+ * @retval DSIG_E_ARG            a NULL argument.
  */
 DSIG_WARN_UNUSED DSIG_EXPORT int dsig_node_verify(dsig_node *n, uint64_t signer_id, const uint8_t *msg,
                                                   size_t len, const uint8_t *sig, size_t sig_len);
 
-/* 1 if dsig_node_verify would take the fast path for this signature now, 0 otherwise. */
+/*
+ * Whether dsig_node_verify would take the fast path for this signature now (its batch is cached here).
+ * @retval 1 the fast path would be taken.
+ * @retval 0 it would not (also for an unknown signer or a malformed signature).
+ */
 DSIG_WARN_UNUSED DSIG_EXPORT int dsig_node_can_verify_fast(dsig_node *n, uint64_t signer_id,
                                                            const uint8_t *sig, size_t sig_len);
 
 /*
  * Send application bytes to node `peer_id` (APP frame; a pair's APP traffic shares one connection, the
- * one the lower id opened — docs/node.md "Application frames"). Never blocks:
- * DSIG_OK (queued), DSIG_E_WOULD_BLOCK (send queue full), DSIG_E_STATE (not connected / not started),
- * DSIG_E_UNKNOWN_SIGNER (id not in the configuration or this node), DSIG_E_TOO_LARGE (> max_app_bytes).
+ * one the lower id opened — docs/node.md "Application frames"). Never blocks.
+ * @retval DSIG_OK               queued.
+ * @retval DSIG_E_WOULD_BLOCK    the send queue is full.
+ * @retval DSIG_E_STATE          not connected, or not started.
+ * @retval DSIG_E_UNKNOWN_SIGNER peer_id is not in the configuration, or is this node.
+ * @retval DSIG_E_TOO_LARGE      len > max_app_bytes.
+ * @retval DSIG_E_ARG            a NULL argument.
  */
 DSIG_EXPORT int dsig_node_send_app(dsig_node *n, uint64_t peer_id, const void *bytes, size_t len);
 
-/* 1 if this node's connection to `peer_id` is up and the peer has authenticated itself (HELLO + AUTH). */
+/*
+ * Whether this node's connection to `peer_id` is up and the peer has authenticated itself (HELLO +
+ * AUTH).
+ * @retval 1 up and authenticated.
+ * @retval 0 not (also for an unknown id, this node's own id, or n NULL).
+ */
 DSIG_EXPORT int dsig_node_peer_up(dsig_node *n, uint64_t peer_id);
 
 /*
  * Wait until `group`'s pool holds at least `n_keys` ready keys (n_keys ≤ pool_target) AND every batch
  * with unused keys in that pool has been acknowledged by every other member of the group (so their
- * signatures will take the fast path there). timeout_ms < 0: no limit. DSIG_OK, DSIG_E_WOULD_BLOCK on
- * timeout, DSIG_E_ARG for a group this node is not in or n_keys > pool_target, DSIG_E_STATE if not
- * started.
+ * signatures will take the fast path there). timeout_ms < 0: no limit.
+ * @retval DSIG_OK            ready.
+ * @retval DSIG_E_WOULD_BLOCK timeout.
+ * @retval DSIG_E_ARG         a group this node is not in, n_keys > pool_target, or n NULL.
+ * @retval DSIG_E_STATE       not started.
  */
 DSIG_EXPORT int dsig_node_wait_ready(dsig_node *n, const char *group, unsigned n_keys, int timeout_ms);
 
@@ -256,6 +352,7 @@ typedef struct dsig_node_stats {
                                         signer's re-sync on reconnection covers these) */
 } dsig_node_stats;
 
+/* Copy the node's counters into *st (each read atomically; not one snapshot under load). */
 DSIG_EXPORT void dsig_node_stats_get(dsig_node *n, dsig_node_stats *st);
 
 DSIG_END_DECLS

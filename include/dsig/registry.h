@@ -31,23 +31,93 @@ typedef struct dsig_alg dsig_alg;
                                          an unbound key is refused (DSIG_E_ALG_NOT_ALLOWED), so one
                                          key is never used for two algorithms by accident */
 
-/* Number of registered algorithms; dsig_alg_at(i) for i < count enumerates them in a stable order. */
+/*
+ * The number of registered algorithms. Together with dsig_alg_at() it enumerates the registry in a
+ * stable order (families in registry order, algorithms in family order), the order `dsig list` prints.
+ * @return the number of descriptors, the same for the whole program.
+ */
 DSIG_EXPORT size_t dsig_alg_count(void);
+
+/*
+ * The i-th registered algorithm, for 0 <= i < dsig_alg_count().
+ * @return the descriptor, or NULL when i is past the end.
+ */
 DSIG_EXPORT const dsig_alg *dsig_alg_at(size_t i);
 
-/* Look up by JOSE name (case-sensitive, as JOSE requires). NULL if unknown. */
+/*
+ * Look an algorithm up by its JOSE "alg" name, case-sensitively as JOSE requires ("ES256", not
+ * "es256"). The legacy JOSE name "EdDSA" (RFC 8037) names no single algorithm here: see
+ * dsig_jws_alg_for_key().
+ * @return the descriptor, or NULL if the name is NULL or unknown.
+ */
 DSIG_EXPORT const dsig_alg *dsig_alg_by_name(const char *name);
 
-DSIG_EXPORT const char *dsig_alg_name(const dsig_alg *alg);        /* JOSE "alg", e.g. "ES256" */
-DSIG_EXPORT const char *dsig_alg_family(const dsig_alg *alg);      /* e.g. "ECDSA", "HMAC", "EdDSA" */
-DSIG_EXPORT const char *dsig_alg_kty(const dsig_alg *alg);         /* JWK kty: "oct","RSA","EC","OKP","AKP" */
-DSIG_EXPORT const char *dsig_alg_curve(const dsig_alg *alg);       /* JWK crv, or NULL */
-DSIG_EXPORT const char *dsig_alg_description(const dsig_alg *alg); /* one line for humans */
-DSIG_EXPORT const char *dsig_alg_baseline(const dsig_alg *alg);    /* bare hash it is compared with */
-DSIG_EXPORT unsigned dsig_alg_security_bits(const dsig_alg *alg);  /* classical security level */
+/*
+ * The algorithm's JOSE "alg" name (docs/naming.md), e.g. "ES256". alg must not be NULL (this and the
+ * accessors below read the descriptor and cannot fail).
+ * @return a static string.
+ */
+DSIG_EXPORT const char *dsig_alg_name(const dsig_alg *alg);
+
+/*
+ * The algorithm's family, the grouping of `dsig list` and the benchmarks, e.g. "ECDSA", "HMAC",
+ * "EdDSA", "ML-DSA".
+ * @return a static string.
+ */
+DSIG_EXPORT const char *dsig_alg_family(const dsig_alg *alg);
+
+/*
+ * The JWK key type the algorithm takes: "oct", "RSA", "EC", "OKP" or "AKP".
+ * @return a static string.
+ */
+DSIG_EXPORT const char *dsig_alg_kty(const dsig_alg *alg);
+
+/*
+ * The JWK curve ("crv") of the algorithm's keys, e.g. "P-256" or "Ed25519".
+ * @return a static string, or NULL for key types without a curve (RSA, oct, AKP).
+ */
+DSIG_EXPORT const char *dsig_alg_curve(const dsig_alg *alg);
+
+/*
+ * One line describing the algorithm for humans (the `dsig list` column).
+ * @return a static string.
+ */
+DSIG_EXPORT const char *dsig_alg_description(const dsig_alg *alg);
+
+/*
+ * The bare hash the benchmarks compare the algorithm's streaming throughput with (the hash its
+ * signing input goes through, e.g. "SHA-256" for ES256).
+ * @return a static string.
+ */
+DSIG_EXPORT const char *dsig_alg_baseline(const dsig_alg *alg);
+
+/*
+ * The algorithm's claimed classical security level in bits (e.g. 128 for ES256), at its default key
+ * size.
+ * @return the level in bits.
+ */
+DSIG_EXPORT unsigned dsig_alg_security_bits(const dsig_alg *alg);
+
+/*
+ * The algorithm's properties as a set of DSIG_ALG_* flags (above): symmetric, stateful, randomized,
+ * post-quantum, one pass, deterministic one-shot, options, two-pass, bound key.
+ * @return the flags, an OR of DSIG_ALG_* values.
+ */
 DSIG_EXPORT unsigned dsig_alg_flags(const dsig_alg *alg);
-DSIG_EXPORT size_t dsig_alg_sig_max(const dsig_alg *alg);          /* largest signature, bytes */
-DSIG_EXPORT unsigned dsig_alg_default_bits(const dsig_alg *alg);   /* default key size for keygen */
+
+/*
+ * The size of the largest signature (or MAC tag) the algorithm produces with any key it accepts: a
+ * buffer of this many bytes always suffices for dsig_sign_final() and dsig_sign().
+ * @return the size in bytes.
+ */
+DSIG_EXPORT size_t dsig_alg_sig_max(const dsig_alg *alg);
+
+/*
+ * The key size dsig_key_generate() uses when dsig_keygen_params.bits is 0: the RSA modulus or MAC key
+ * size in bits, or the fixed size of key types of one size.
+ * @return the size in bits.
+ */
+DSIG_EXPORT unsigned dsig_alg_default_bits(const dsig_alg *alg);
 
 DSIG_END_DECLS
 

@@ -37,19 +37,63 @@ typedef struct dsig_state_opts {
                                   (restored copies can then not be detected: tests only) */
 } dsig_state_opts;
 
-/* Generate a key for a stateful `alg` and create its state file at `path` (O_EXCL: an existing file
- * is never overwritten; mode 0600). The returned key is open and locked; free it with dsig_key_free. */
+/*
+ * Generate a key for a stateful `alg` (params as for dsig_key_generate: a seed, a parameter set) and
+ * create its state file at `path`: O_EXCL (an existing file is never overwritten), mode 0600, written,
+ * fsynced and its directory fsynced before this returns. The key's mark is recorded in the high-water
+ * registry; the same key made again (same seed) continues after that mark, never from 0. The returned
+ * key is open and locked; free it with dsig_key_free. *key is NULL on failure.
+ * @retval DSIG_OK            *key is the open key.
+ * @retval DSIG_E_ARG         key, path or alg NULL, or a bad params member (as dsig_key_generate).
+ * @retval DSIG_E_UNSUPPORTED alg is not stateful.
+ * @retval DSIG_E_IO          the file exists already, or its directory cannot be opened or written.
+ * @retval DSIG_E_STATE       the key is already open in this process, or the registry is unusable
+ *                            (no directory, wrong owner or mode, damaged, locked by another process).
+ * @retval DSIG_E_EXHAUSTED   the same key was already used up on this machine (registry mark).
+ * @retval DSIG_E_NOMEM       out of memory.
+ * @retval DSIG_E_INTERNAL    a provider's private section outside the format's bounds (a bug).
+ * @retval other              the codes of dsig_key_generate (DSIG_E_KEY_WEAK, DSIG_E_RNG, DSIG_E_CRYPTO).
+ */
 DSIG_EXPORT int dsig_state_create(dsig_key **key, const char *path, const dsig_alg *alg,
                                   const dsig_keygen_params *params, const dsig_state_opts *opts);
 
-/* Open, lock and check a state file (format, integrity checksum, algorithm, high-water registry). */
+/*
+ * Open a state file, lock it exclusively (flock, non-blocking) and check it: a regular file (not a
+ * symbolic link) of mode 0600 or stricter, its format and integrity checksum, its algorithm, that the
+ * private section belongs to the public key, and its counter against the high-water registry. The
+ * returned key signs with dsig_sign_init / dsig_sign as usual; free it with dsig_key_free (which unlocks
+ * the file). *key is NULL on failure.
+ * @retval DSIG_OK            *key is the open key.
+ * @retval DSIG_E_ARG         key or path NULL.
+ * @retval DSIG_E_IO          the file or its directory cannot be opened or read.
+ * @retval DSIG_E_STATE       locked by another process or already open in this one, a symbolic link,
+ *                            not a regular file, readable by other users, older than the registry's
+ *                            mark (a restored copy), or an unusable registry.
+ * @retval DSIG_E_FORMAT      not a state file, truncated, checksum mismatch, a counter beyond the key's
+ *                            capacity, or a malformed private section.
+ * @retval DSIG_E_KEY         the private section does not belong to the public key.
+ * @retval DSIG_E_UNSUPPORTED the algorithm it names is not a stateful algorithm of this library.
+ * @retval DSIG_E_NOMEM       out of memory.
+ * @retval DSIG_E_CRYPTO      a back-end failed to start.
+ */
 DSIG_EXPORT int dsig_state_open(dsig_key **key, const char *path, const dsig_state_opts *opts);
 
-/* Signatures still available: capacity minus the durable counter, plus what is left of the window
- * reserved by this process. */
+/*
+ * The signatures still available to `key` (*remaining): its capacity minus the durable counter, plus
+ * what is left of the window this process reserved. *remaining is 0 on failure.
+ * @retval DSIG_OK      *remaining is set.
+ * @retval DSIG_E_ARG   key or remaining NULL.
+ * @retval DSIG_E_STATE the key has no open state file (a stateful key imported from a JWK, or any other
+ *                      key).
+ */
 DSIG_EXPORT int dsig_state_remaining(const dsig_key *key, uint64_t *remaining);
 
-/* 1 if the file at `path` starts like a dsig state file (for tools choosing between JWK and state). */
+/*
+ * Whether the file at `path` is a regular file that starts like a dsig state file (its magic), for
+ * tools choosing between a JWK and a state file. Reads the first bytes only; checks nothing else.
+ * @retval 1 it starts like a state file.
+ * @retval 0 it does not, cannot be read, or path is NULL.
+ */
 DSIG_EXPORT int dsig_state_is_state_file(const char *path);
 
 DSIG_END_DECLS

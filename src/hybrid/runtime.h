@@ -42,9 +42,9 @@ typedef struct dsig_hb_leafrec {
     size_t msg_len, sig_len;
     uint8_t *msg, *sig;          /* point into the same allocation, after the struct */
     int in_arena;                /* lies in its entry's record arena (freed with it), else malloc'd */
-    _Atomic int convicted;       /* 1 once evidence against this key was recorded (review fix: a
-                                    replayed second signature must not add a record each time —
-                                    unbounded memory; one conviction per key is enough) */
+    _Atomic int convicted;       /* 1 once evidence against this key was recorded: a replayed second
+                                    signature must not add a record each time (unbounded
+                                    memory); one conviction per key is enough */
 } dsig_hb_leafrec;
 
 /* One cached, verified batch. */

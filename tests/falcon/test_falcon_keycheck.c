@@ -1,9 +1,9 @@
 /*
- * FALCON512 / FALCON1024 private-key validity (review fix): an AKP JWK whose "priv" (f, g, F) does
+ * FALCON512 / FALCON1024 private-key validity: an AKP JWK whose "priv" (f, g, F) does
  * not satisfy the NTRU equation f·G − g·F = q over Z[x]/(x^n+1) must be refused on import, even
- * when G = gF/f mod q fits in int8 and h = g/f matches "pub". Before the fix, F = 0 (so G = 0) was
- * accepted and signing then never terminated (singular basis: the LDL tree holds NaN/zero leaves
- * and no sample is ever short enough); (2F, 2G) was accepted as well (a sublattice of index 2).
+ * when G = gF/f mod q fits in int8 and h = g/f matches "pub". Without the check, F = 0 (so G = 0)
+ * would be accepted and signing would then never terminate (singular basis: the LDL tree holds NaN/zero leaves
+ * and no sample is ever short enough); (2F, 2G) would be accepted as well (a sublattice of index 2).
  */
 #include <signal.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * FALCON512 / FALCON1024 private-key quality on import (review follow-up, docs/falcon.md): an AKP JWK
+ * FALCON512 / FALCON1024 private-key quality on import (docs/falcon.md): an AKP JWK
  * "priv" must pass the checks key generation applies to (f, g) (spec §3.8.2 Algorithm 5):
  * ‖(f, g)‖² < 16823 and the Gram–Schmidt norm ≤ 1.17·√q (falcon_keygen_gs_ok).
  *

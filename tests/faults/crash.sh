@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Process-level crash test (issue 5): real `dsig node` processes on Unix sockets — a signer (id 1,
+# Process-level crash test: real `dsig node` processes on Unix sockets — a signer (id 1,
 # --sign-to 2,3) and two verifiers (ids 2 and 3, --verify, one line per received message). The signer
 # is killed with SIGKILL in mid-stream and restarted; then verifier 3 is killed with SIGKILL and
 # restarted. From the verifiers' lines:

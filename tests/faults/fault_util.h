@@ -1,5 +1,5 @@
 /*
- * tests/faults/fault_util.h — harness for the issue 5 fault tests: temporary directories, Ed25519 key
+ * tests/faults/fault_util.h — harness for the fault tests (docs/faults.md): temporary directories, Ed25519 key
  * material as JWK, child processes (`$DSIG_TOOL node ...`), bounded waits, and a frame-aware TCP/UDS
  * proxy thread that forwards bytes between a node and its peer and can cut a connection in the middle
  * of a frame or stop reading (a slow peer).

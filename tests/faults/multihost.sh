@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/faults/multihost.sh — issue 5 multi-host test: three "hosts" (network namespaces) joined by veth
+# tests/faults/multihost.sh — the multi-host test: three "hosts" (network namespaces) joined by veth
 # pairs to a bridge in a fourth namespace, addresses 10.250.0.1-3/24 that exist only inside these
 # namespaces (nothing is routed out of them). Host 1 runs the signer, hosts 2 and 3 a verifier each
 # (fault_mh_node: a DSig node client that signs / verifies over the node's APP frames); host 3 also runs

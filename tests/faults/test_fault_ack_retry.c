@@ -1,6 +1,6 @@
 /*
- * tests/faults/test_fault_ack_retry.c — a BATCH_ACK refused by a full send queue is retried (issue 5,
- * follow-up): a raw peer plays a configured signer (the test holds its key), authenticates, sends a
+ * tests/faults/test_fault_ack_retry.c — a BATCH_ACK refused by a full send queue is retried: a raw
+ * peer plays a configured signer (the test holds its key), authenticates, sends a
  * genuine batch and then replays it until the verifier's acknowledgements fill the socket buffers and
  * the transport's send queue on that connection (the peer reads nothing). Two more genuine batches are
  * then verified while the queue is full, so their ACKs are refused: they must be deferred (counted),

@@ -1,5 +1,5 @@
 /*
- * tests/faults/test_fault_cut_midframe.c — issue 5 fault "a connection cut mid-frame", through a node:
+ * tests/faults/test_fault_cut_midframe.c — the fault "a connection cut mid-frame", through a node:
  * the signer reaches the verifier through a frame-aware proxy (tests/faults/fault_util.c) that forwards
  * bytes and, when armed, forwards a BATCH frame only up to a chosen payload byte and closes both
  * sockets. Cuts right after the header, after 1 byte, in the middle and one byte before the end; during

@@ -1,5 +1,5 @@
 /*
- * tests/faults/test_fault_garbage.c — issue 5 fault "a peer that sends garbage or over-long frames":
+ * tests/faults/test_fault_garbage.c — the fault "a peer that sends garbage or over-long frames":
  * raw sockets play a hostile or broken peer against a running verifier node: random bytes, a bad magic,
  * an over-long length (1 MiB and 2^32 − 1), frames before HELLO, a HELLO from an unknown id or of the
  * wrong size, BATCH frames that are truncated, name an unknown group or an unknown signer, carry a

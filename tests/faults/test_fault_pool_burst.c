@@ -1,5 +1,5 @@
 /*
- * tests/faults/test_fault_pool_burst.c — issue 5 fault "a full key pool under burst load" (here: an
+ * tests/faults/test_fault_pool_burst.c — the fault "a full key pool under burst load" (here: an
  * empty one — a burst drains it faster than the background threads refill it):
  *   - nonblocking node: a tight burst of signs gets DSIG_E_WOULD_BLOCK once the pool is empty, never
  *     any other error, never a reused key; the pool refills and the verifier is fast again;

@@ -1,5 +1,5 @@
 /*
- * tests/faults/test_fault_signer_restart.c — issue 5 fault "signer restart": every incarnation of a
+ * tests/faults/test_fault_signer_restart.c — the fault "signer restart": every incarnation of a
  * signer under the same id and Ed25519 key draws new key material, so no one-time key is ever used
  * twice. Four incarnations (clean stops, and one replaced while its predecessor still runs), each
  * signing across several batches; the (batch seq, index, pk_seed) of every signature are collected and

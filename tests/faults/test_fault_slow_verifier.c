@@ -1,5 +1,5 @@
 /*
- * tests/faults/test_fault_slow_verifier.c — issue 5 fault "a slow verifier": the signer reaches the
+ * tests/faults/test_fault_slow_verifier.c — the fault "a slow verifier": the signer reaches the
  * verifier through a proxy that stops reading (the verifier's socket buffer and then the signer's send
  * queue fill up) while the signer signs through hundreds of batches. The signer must keep signing at
  * full speed, refuse to queue beyond the transport's bound (batches_send_failed grows; the number of

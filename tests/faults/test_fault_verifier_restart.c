@@ -1,5 +1,5 @@
 /*
- * tests/faults/test_fault_verifier_restart.c — issue 5 fault "verifier restart": a verifier that comes
+ * tests/faults/test_fault_verifier_restart.c — the fault "verifier restart": a verifier that comes
  * back with an empty cache checks the signer's signatures on the slow path (Merkle proof + Ed25519),
  * and after the signer re-sends its batches (re-sync on reconnect) takes the fast path again. Twice,
  * once with a clean stop and once with the verifier replaced while its old connection is still open.

@@ -348,7 +348,7 @@ static void test_equivocation(void **state)
     assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, 3, ev->msg1, ev->msg1_len, ev->sig1, ev->sig1_len), 0);
     assert_int_equal(dsig_hybrid_verify_slow(NULL, pub, 3, ev->msg2, ev->msg2_len, ev->sig2, ev->sig2_len), 0);
     /* Again (anyone can replay the second signature): still DSIG_E_EQUIVOCATION, but no new record —
-     * one per replay would let a network attacker grow the evidence list without bound (review). */
+     * one per replay would let a network attacker grow the evidence list without bound. */
     for (int i = 0; i < 200; i++)
         assert_int_equal(dsig_hybrid_verify(v, 3, m2, sizeof m2, s2, l2), DSIG_E_EQUIVOCATION);
     assert_int_equal(dsig_hybrid_verifier_evidence_count(v), 1);

@@ -1,5 +1,5 @@
 /*
- * Crash test of the state file with the real HSS-LMS provider (issue 8): signer processes are
+ * Crash test of the state file with the real HSS-LMS provider: signer processes are
  * SIGKILLed at random moments hundreds of times; every signature they ever wrote is collected and
  * the test proves
  *   (a) no index was used twice (q parsed from each HSS signature, RFC 8554 §6.2 / §4.7 / §5.4),

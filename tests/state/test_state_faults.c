@@ -1,6 +1,6 @@
 /*
- * Fault injection into the state-file layer (src/core/statefile.c), from the second security review
- * of issue 8: a one-time index must never be released unless it is durable, and no crash, failed
+ * Fault injection into the state-file layer (src/core/statefile.c), against its rule: a
+ * one-time index must never be released unless it is durable, and no crash, failed
  * write, stale file or hostile file around the state may reuse an index or brick a key.
  *
  * The test executable interposes write, fsync, fdatasync, renameat and flock (the library is linked

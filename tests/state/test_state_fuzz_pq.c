@@ -1,5 +1,5 @@
 /*
- * Mutation fuzzing of the real stateful providers' private sections (review follow-up; the generic
+ * Mutation fuzzing of the real stateful providers' private sections (the generic
  * parser fuzzer test_state_fuzz uses a test-only scheme). Real state files — HSS-LMS (one level of
  * LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W8), XMSSMT-SHA2_20/4_256 (trees of 32 leaves, cheap to reload)
  * and XMSS-SHA2_10_256 (generated once; a reload rebuilds its 1024-leaf tree, so fewer mutants) — are

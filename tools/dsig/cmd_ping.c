@@ -1,5 +1,5 @@
 /*
- * cmd_ping.c — `dsig ping`: the two-process ping-pong benchmark of issue 5 (none / libsodium Ed25519 /
+ * cmd_ping.c — `dsig ping`: the two-process ping-pong benchmark (none / libsodium Ed25519 /
  * DSig, sign → send → verify → reply). The tool only dispatches: the harness is bench/bench_ping.c.
  */
 #include "bench_ping.h"
