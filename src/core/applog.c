@@ -20,6 +20,7 @@
 
 #include "core/applog.h"
 #include "core/internal.h"
+#include "core/layer_api.h"
 
 struct dsig_applog {
     int fd;                    /* changed by reopen under mu */
@@ -130,7 +131,7 @@ void dsig_applog_kick(dsig_applog *a)
 }
 
 /* Open the log file (see applog.h). */
-int dsig_applog_open_file(const char *path, struct stat *out)
+DSIG_LAYER_API int dsig_applog_open_file(const char *path, struct stat *out)
 {
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)

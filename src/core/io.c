@@ -5,9 +5,10 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "core/layer_api.h"
 
 /* The one write loop: short writes are continued, EINTR retried, a 0-byte write is an error. */
-int dsig_write_all(int fd, const void *buf, size_t len, size_t *done)
+DSIG_LAYER_API int dsig_write_all(int fd, const void *buf, size_t len, size_t *done)
 {
     const uint8_t *p = buf;
     size_t off = 0;
@@ -63,7 +64,7 @@ int dsig_read_fd(int fd, uint8_t *buf, size_t chunk, dsig_chunk_fn fn, void *arg
 }
 
 /* One bounded whole-file read for the small files the service loads (configuration, JWKs, TLS PEM). */
-int dsig_read_whole_fd(int fd, const char *what, size_t max, char **out, size_t *len)
+DSIG_LAYER_API int dsig_read_whole_fd(int fd, const char *what, size_t max, char **out, size_t *len)
 {
     *out = NULL;
     *len = 0;
