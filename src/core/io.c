@@ -94,3 +94,21 @@ DSIG_LAYER_API int dsig_read_whole_fd(int fd, const char *what, size_t max, char
     *len = n;
     return DSIG_OK;
 }
+
+int dsig_pread_all(int fd, void *buf, size_t len, off_t off)
+{
+    uint8_t *p = buf;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t r = pread(fd, p + done, len - done, off + (off_t)done);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno ? errno : EIO;
+        }
+        if (r == 0)
+            return EIO;
+        done += (size_t)r;
+    }
+    return 0;
+}
