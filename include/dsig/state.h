@@ -19,6 +19,11 @@
  *   - an exhausted key returns DSIG_E_EXHAUSTED and never a signature.
  * Use dsig_sign_init / dsig_sign (and the JWS/CLI paths) with the key as usual; each signature takes
  * the next index.
+ *
+ * Storage is behind a persist-before-release interface (dsig_state_store, in the manner of
+ * cisco/hash-sigs' update_private_key): when a window is used up, the new state is handed to the
+ * store's persist callback, and an index is released only after it returned DSIG_OK. The default
+ * store (opts->store NULL) is the state file itself.
  */
 #ifndef DSIG_STATE_H
 #define DSIG_STATE_H
@@ -29,12 +34,42 @@
 
 DSIG_BEGIN_DECLS
 
+/* What a store is asked to make durable before any index below `counter` is released. */
+typedef struct dsig_state_update {
+    const char *path;        /* the state file the key was created at or opened from */
+    const uint8_t *image;    /* the complete state file holding the new counter, in the format of
+                                docs/state.md; it holds the private key: copy it only where it is
+                                as safe as the state file, never log it */
+    size_t image_len;
+    uint64_t counter;        /* the new durable counter */
+} dsig_state_update;
+
+/*
+ * A persist callback and its context. persist is called with the key's lock held, once per reserved
+ * window (opts->reserve indices), before the index that needs it is handed out; it must return only
+ * once the update would survive a crash (or fail).
+ *   return DSIG_OK        the update is durable: the window is reserved, the signature proceeds
+ *   return DSIG_E_*       it is not: no index is handed out, the signing call fails with that code
+ *                         (any other nonzero value: DSIG_E_IO) and the counter in memory is left as
+ *                         it was, so the next signature asks the store again for the same counter
+ * A custom store replaces the state file's updates only: the file at `path` is still created, opened,
+ * locked and checked as usual, and the high-water registry is raised after persist succeeded. A store
+ * that does not update that file makes it an old copy, which the registry then refuses to open.
+ */
+typedef struct dsig_state_store {
+    int (*persist)(void *ctx, const dsig_state_update *update);
+    void *ctx;
+} dsig_state_store;
+
 typedef struct dsig_state_opts {
     uint32_t reserve;          /* indices reserved per durable write; 0 = default (64); 1 = one fsync
                                   per signature (slowest, loses nothing on a crash) */
     const char *registry_dir;  /* high-water registry: NULL = $DSIG_STATE_REGISTRY, else
                                   $XDG_STATE_HOME/dsig/hwm, else ~/.local/state/dsig/hwm; "" = none
                                   (restored copies can then not be detected: tests only) */
+    const dsig_state_store *store; /* where new counters are made durable: NULL = the state file
+                                  (temporary file, fsync, rename, fsync of the directory); copied
+                                  at create/open */
 } dsig_state_opts;
 
 /*
@@ -44,7 +79,8 @@ typedef struct dsig_state_opts {
  * registry; the same key made again (same seed) continues after that mark, never from 0. The returned
  * key is open and locked; free it with dsig_key_free. *key is NULL on failure.
  * @retval DSIG_OK            *key is the open key.
- * @retval DSIG_E_ARG         key, path or alg NULL, or a bad params member (as dsig_key_generate).
+ * @retval DSIG_E_ARG         key, path or alg NULL, path names a directory, or a bad params member (as
+ *                            dsig_key_generate).
  * @retval DSIG_E_UNSUPPORTED alg is not stateful.
  * @retval DSIG_E_IO          the file exists already, or its directory cannot be opened or written.
  * @retval DSIG_E_STATE       the key is already open in this process, or the registry is unusable
@@ -64,7 +100,7 @@ DSIG_EXPORT int dsig_state_create(dsig_key **key, const char *path, const dsig_a
  * returned key signs with dsig_sign_init / dsig_sign as usual; free it with dsig_key_free (which unlocks
  * the file). *key is NULL on failure.
  * @retval DSIG_OK            *key is the open key.
- * @retval DSIG_E_ARG         key or path NULL.
+ * @retval DSIG_E_ARG         key or path NULL, or path names a directory.
  * @retval DSIG_E_IO          the file or its directory cannot be opened or read.
  * @retval DSIG_E_STATE       locked by another process or already open in this one, a symbolic link,
  *                            not a regular file, readable by other users, older than the registry's
@@ -72,7 +108,8 @@ DSIG_EXPORT int dsig_state_create(dsig_key **key, const char *path, const dsig_a
  * @retval DSIG_E_FORMAT      not a state file, truncated, checksum mismatch, a counter beyond the key's
  *                            capacity, or a malformed private section.
  * @retval DSIG_E_KEY         the private section does not belong to the public key.
- * @retval DSIG_E_UNSUPPORTED the algorithm it names is not a stateful algorithm of this library.
+ * @retval DSIG_E_UNSUPPORTED another format version, or an algorithm it names that is not a stateful
+ *                            algorithm of this library.
  * @retval DSIG_E_NOMEM       out of memory.
  * @retval DSIG_E_CRYPTO      a back-end failed to start.
  */

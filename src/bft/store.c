@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +20,7 @@
 
 #include "bft/pbft.h"
 #include "core/bytes.h"
+#include "core/durable.h"
 #include "core/internal.h"
 #include "hash/blake3.h"
 
@@ -38,20 +38,6 @@ struct bft_store {
     uint64_t records, syncs;
 };
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static void tag_of(const uint8_t *rec, size_t len, uint8_t out[TAG])
 {
     dsig_blake3_hasher h;
@@ -60,21 +46,16 @@ static void tag_of(const uint8_t *rec, size_t len, uint8_t out[TAG])
     dsig_blake3_finalize(&h, out, TAG);
 }
 
-/* fsync the directory of `path` (a new or renamed entry survives a crash). */
+/* fsync the directory of `path` (a new or renamed entry survives a crash); a file system that cannot
+ * sync directories (EINVAL) is accepted. */
 static int sync_dir(const char *path)
 {
-    char *copy = dsig_strdup(path);
-    if (!copy)
+    int err = dsig_durable_sync_parent(path);
+    if (err == ENOMEM)
         return DSIG_E_NOMEM;
-    int dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    dsig_xfree(copy, 0);
-    if (dfd < 0)
-        return dsig_fail(DSIG_E_IO, "bft log %s: directory: %s", path, strerror(errno));
-    int rc = fsync(dfd) == 0 || errno == EINVAL ? DSIG_OK
-                                                : dsig_fail(DSIG_E_IO, "bft log %s: directory fsync: %s", path,
-                                                            strerror(errno));
-    close(dfd);
-    return rc;
+    return err == 0 || err == EINVAL ? DSIG_OK
+                                     : dsig_fail(DSIG_E_IO, "bft log %s: directory fsync: %s", path,
+                                                 strerror(err));
 }
 
 /* Create `path` with the header (mode 0600, never through a symlink). */
@@ -86,7 +67,7 @@ static int create_file(const char *path, const uint8_t session[32], int flags)
     uint8_t hdr[LOG_HDR];
     memcpy(hdr, LOG_MAGIC, 16);
     memcpy(hdr + 16, session, 32);
-    if (write_all(fd, hdr, sizeof hdr) != 0) {
+    if (dsig_write_all(fd, hdr, sizeof hdr, NULL) != 0) {
         close(fd);
         return -1;
     }
@@ -199,7 +180,7 @@ static int put_record(bft_store *s, int fd, int type, const uint8_t *p, size_t l
     if (len)
         memcpy(rec + 5, p, len);
     tag_of(rec, 5 + len, rec + 5 + len);
-    int rc = write_all(fd, rec, 5 + len + TAG) == 0 ? DSIG_OK
+    int rc = dsig_write_all(fd, rec, 5 + len + TAG, NULL) == 0 ? DSIG_OK
                                                       : dsig_fail(DSIG_E_IO, "bft log %s: write: %s", s->path,
                                                                   strerror(errno));
     dsig_xfree(rec, 0);

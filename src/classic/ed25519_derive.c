@@ -11,6 +11,7 @@
 
 #include "classic/ed25519_derive.h"
 #include "classic/eddsa.h"
+#include "core/layer_api.h"
 
 #define TWEAK_TAG "dsig/Ed25519/derive/v1"
 #define PREFIX_TAG "dsig/Ed25519/derive-prefix/v1"
@@ -44,7 +45,7 @@ static int tweak(const uint8_t a[32], const char *label, uint8_t t[32])
     return rc;
 }
 
-int dsig_ed25519_derive_public(const uint8_t a[32], const char *label, uint8_t out[32])
+DSIG_LAYER_API int dsig_ed25519_derive_public(const uint8_t a[32], const char *label, uint8_t out[32])
 {
     if (!a || !out)
         return dsig_fail(DSIG_E_ARG, "Ed25519 key derivation: NULL argument");
@@ -63,7 +64,7 @@ int dsig_ed25519_derive_public(const uint8_t a[32], const char *label, uint8_t o
     return DSIG_OK;
 }
 
-int dsig_ed25519_derive_secret(const struct dsig_key *identity, const char *label, dsig_ed25519_dkey *out)
+DSIG_LAYER_API int dsig_ed25519_derive_secret(const struct dsig_key *identity, const char *label, dsig_ed25519_dkey *out)
 {
     if (!identity || !out)
         return dsig_fail(DSIG_E_ARG, "Ed25519 key derivation: NULL argument");
@@ -127,12 +128,12 @@ out:
     return rc;
 }
 
-int dsig_ed25519_dkey_sign(const dsig_ed25519_dkey *k, const uint8_t *msg, size_t len, uint8_t sig[64])
+DSIG_LAYER_API int dsig_ed25519_dkey_sign(const dsig_ed25519_dkey *k, const uint8_t *msg, size_t len, uint8_t sig[64])
 {
     return dsig_ed25519_sign_expanded(k->s, k->prefix, k->pk, msg, len, sig);
 }
 
-int dsig_ed25519_verify_pk(const uint8_t pk[32], const uint8_t *msg, size_t len, const uint8_t sig[64])
+DSIG_LAYER_API int dsig_ed25519_verify_pk(const uint8_t pk[32], const uint8_t *msg, size_t len, const uint8_t sig[64])
 {
     if (dsig_backend_init() != DSIG_OK)
         return 0;

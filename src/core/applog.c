@@ -20,6 +20,8 @@
 
 #include "core/applog.h"
 #include "core/internal.h"
+#include "core/durable.h"
+#include "core/layer_api.h"
 
 struct dsig_applog {
     int fd;                    /* changed by reopen under mu */
@@ -130,7 +132,7 @@ void dsig_applog_kick(dsig_applog *a)
 }
 
 /* Open the log file (see applog.h). */
-int dsig_applog_open_file(const char *path, struct stat *out)
+DSIG_LAYER_API int dsig_applog_open_file(const char *path, struct stat *out)
 {
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)
@@ -152,22 +154,9 @@ int dsig_applog_open_file(const char *path, struct stat *out)
         errno = e;
         return -1;
     }
-    /* The directory entry of a just created file is durable only once the directory is synced. */
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else if ((size_t)(slash - path) < sizeof dir)
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    else
-        return fd; /* path too long for the buffer: open() accepted it, the dir sync is best effort */
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)fsync(dfd); /* best effort: some file systems refuse fsync on directories */
-        close(dfd);
-    }
+    /* The directory entry of a just created file is durable only once the directory is synced; best
+     * effort: some file systems refuse fsync on directories. */
+    (void)dsig_durable_sync_parent(path);
     return fd;
 }
 

@@ -3,6 +3,7 @@
 
 #include "core/ct.h"
 #include "core/internal.h"
+#include "core/layer_api.h"
 
 /* Branch-free, table-free character encode (private keys travel through here: a table indexed by
  * secret bits leaks through the cache). offset(v) = char - v steps at 26, 52, 62 and 63; each step is
@@ -22,7 +23,7 @@ size_t dsig_b64url_encoded_len(size_t n)
     return (n / 3) * 4 + (n % 3 ? n % 3 + 1 : 0);
 }
 
-void dsig_b64url_encode(char *out, const uint8_t *in, size_t n)
+DSIG_LAYER_API void dsig_b64url_encode(char *out, const uint8_t *in, size_t n)
 {
     size_t i = 0, o = 0;
     for (; i + 3 <= n; i += 3) {
@@ -166,7 +167,7 @@ int dsig_b64url_stream_final(dsig_b64url_stream *s)
     return rc;
 }
 
-int dsig_hex_decode(const char *hex, uint8_t *out, size_t cap, size_t *out_len)
+DSIG_LAYER_API int dsig_hex_decode(const char *hex, uint8_t *out, size_t cap, size_t *out_len)
 {
     size_t n = strlen(hex);
     if (n % 2)

@@ -5,6 +5,7 @@
 #include <openssl/err.h>
 
 #include "core/internal.h"
+#include "core/layer_api.h"
 
 static _Thread_local char detail[512];
 
@@ -52,7 +53,7 @@ void dsig_clear_error(void)
     detail[0] = '\0';
 }
 
-int dsig_fail(int code, const char *fmt, ...)
+DSIG_LAYER_API int dsig_fail(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -65,7 +66,7 @@ int dsig_fail(int code, const char *fmt, ...)
     return code;
 }
 
-int dsig_fail_prefix(int code, const char *fmt, ...)
+DSIG_LAYER_API int dsig_fail_prefix(int code, const char *fmt, ...)
 {
     char prev[sizeof detail], prefix[256];
     memcpy(prev, detail, sizeof prev);
@@ -76,7 +77,7 @@ int dsig_fail_prefix(int code, const char *fmt, ...)
     return dsig_fail(code, "%s: %s", prefix, prev);
 }
 
-int dsig_fail_openssl(int code, const char *what)
+DSIG_LAYER_API int dsig_fail_openssl(int code, const char *what)
 {
     unsigned long e = ERR_get_error();
     char buf[256];

@@ -5,9 +5,10 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "core/layer_api.h"
 
 /* The one write loop: short writes are continued, EINTR retried, a 0-byte write is an error. */
-int dsig_write_all(int fd, const void *buf, size_t len, size_t *done)
+DSIG_LAYER_API int dsig_write_all(int fd, const void *buf, size_t len, size_t *done)
 {
     const uint8_t *p = buf;
     size_t off = 0;
@@ -63,7 +64,7 @@ int dsig_read_fd(int fd, uint8_t *buf, size_t chunk, dsig_chunk_fn fn, void *arg
 }
 
 /* One bounded whole-file read for the small files the service loads (configuration, JWKs, TLS PEM). */
-int dsig_read_whole_fd(int fd, const char *what, size_t max, char **out, size_t *len)
+DSIG_LAYER_API int dsig_read_whole_fd(int fd, const char *what, size_t max, char **out, size_t *len)
 {
     *out = NULL;
     *len = 0;
@@ -92,4 +93,22 @@ int dsig_read_whole_fd(int fd, const char *what, size_t max, char **out, size_t 
     *out = buf;
     *len = n;
     return DSIG_OK;
+}
+
+int dsig_pread_all(int fd, void *buf, size_t len, off_t off)
+{
+    uint8_t *p = buf;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t r = pread(fd, p + done, len - done, off + (off_t)done);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno ? errno : EIO;
+        }
+        if (r == 0)
+            return EIO;
+        done += (size_t)r;
+    }
+    return 0;
 }

@@ -8,6 +8,7 @@
 #include <openssl/pem.h>
 
 #include "core/internal.h"
+#include "core/layer_api.h"
 
 struct dsig_key *dsig_key_new(const struct dsig_keytype *type)
 {
@@ -223,7 +224,7 @@ int dsig_key_infer_alg(const dsig_key *key, const dsig_alg **out)
 /* ---- PEM ------------------------------------------------------------------------------------ */
 
 /* Never prompt for a passphrase (OpenSSL's default reads the terminal): encrypted keys are refused. */
-int dsig_pem_no_passphrase(char *buf, int size, int rwflag, void *u)
+DSIG_LAYER_API int dsig_pem_no_passphrase(char *buf, int size, int rwflag, void *u)
 {
     (void)buf;
     (void)size;

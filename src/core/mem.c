@@ -12,6 +12,7 @@
 #include <openssl/crypto.h>
 
 #include "core/internal.h"
+#include "core/layer_api.h"
 
 static _Atomic uint64_t cur_bytes, peak_bytes, total_bytes, n_allocs;
 
@@ -32,7 +33,7 @@ void dsig_mem_account_sub(size_t n)
     atomic_fetch_sub(&cur_bytes, n);
 }
 
-void *dsig_malloc(size_t n)
+DSIG_LAYER_API void *dsig_malloc(size_t n)
 {
     if (n > SIZE_MAX - HDR)
         return NULL;
@@ -44,7 +45,7 @@ void *dsig_malloc(size_t n)
     return p + HDR;
 }
 
-void *dsig_calloc(size_t count, size_t n)
+DSIG_LAYER_API void *dsig_calloc(size_t count, size_t n)
 {
     if (n && count > SIZE_MAX / n)
         return NULL;
@@ -61,7 +62,7 @@ static size_t block_size(const void *p)
     return n;
 }
 
-void *dsig_realloc(void *p, size_t n)
+DSIG_LAYER_API void *dsig_realloc(void *p, size_t n)
 {
     if (!p)
         return dsig_malloc(n);
@@ -74,7 +75,7 @@ void *dsig_realloc(void *p, size_t n)
     return q;
 }
 
-char *dsig_strdup(const char *s)
+DSIG_LAYER_API char *dsig_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *d = dsig_malloc(n);
@@ -83,7 +84,7 @@ char *dsig_strdup(const char *s)
     return d;
 }
 
-void dsig_xfree(void *p, size_t wipe_len)
+DSIG_LAYER_API void dsig_xfree(void *p, size_t wipe_len)
 {
     if (!p)
         return;

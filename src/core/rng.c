@@ -9,8 +9,9 @@
 #include <openssl/evp.h>
 
 #include "core/internal.h"
+#include "core/layer_api.h"
 
-int dsig_random_bytes(void *out, size_t n)
+DSIG_LAYER_API int dsig_random_bytes(void *out, size_t n)
 {
     unsigned char *p = out;
     while (n > 0) {

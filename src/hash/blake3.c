@@ -10,6 +10,7 @@
 
 #include "core/cpu.h"
 #include "dsig/mem.h"
+#include "core/layer_api.h"
 
 /* ---------------------------------------------------------------------------------------------------
  * Portable compression
@@ -281,7 +282,7 @@ static void hasher_init(dsig_blake3_hasher *h, const uint32_t key[8], uint8_t fl
 }
 
 /* @spec BLAKE3 spec §2.3 (hash mode): key words = IV, no mode flag. */
-void dsig_blake3_init(dsig_blake3_hasher *h)
+DSIG_LAYER_API void dsig_blake3_init(dsig_blake3_hasher *h)
 {
     hasher_init(h, dsig_b3_iv, 0);
 }
@@ -298,7 +299,7 @@ void dsig_blake3_init_keyed(dsig_blake3_hasher *h, const uint8_t key[DSIG_BLAKE3
 
 /* @spec BLAKE3 spec §2.3 (derive_key mode): context key = hash of the context string under
  * DERIVE_KEY_CONTEXT; the material is then hashed with that key under DERIVE_KEY_MATERIAL. */
-void dsig_blake3_init_derive_key(dsig_blake3_hasher *h, const char *context)
+DSIG_LAYER_API void dsig_blake3_init_derive_key(dsig_blake3_hasher *h, const char *context)
 {
     uint8_t ck[32];
     uint32_t k[8];
@@ -388,7 +389,7 @@ static void push_chunk_cvs(dsig_blake3_hasher *h, const dsig_b3_backend *be, uin
  * the same call: the parents that would straddle two batches are computed in the SIMD parent layers.
  * At the end of a call the remaining CVs are pushed (with 64 KiB updates: the buffered chunk's CV alone,
  * then the other 63 as subtrees). */
-void dsig_blake3_update(dsig_blake3_hasher *h, const void *in_v, size_t len)
+DSIG_LAYER_API void dsig_blake3_update(dsig_blake3_hasher *h, const void *in_v, size_t len)
 {
     const uint8_t *in = in_v;
     const size_t room = DSIG_BLAKE3_CHUNK_LEN - h->buf_len;
@@ -546,7 +547,7 @@ void dsig_blake3_finalize_seek(const dsig_blake3_hasher *h, uint64_t seek, uint8
 }
 
 /* Default finalisation: output from offset 0. */
-void dsig_blake3_finalize(const dsig_blake3_hasher *h, uint8_t *out, size_t out_len)
+DSIG_LAYER_API void dsig_blake3_finalize(const dsig_blake3_hasher *h, uint8_t *out, size_t out_len)
 {
     dsig_blake3_finalize_seek(h, 0, out, out_len);
 }
@@ -594,7 +595,7 @@ static uint8_t single_block_start(const uint8_t *key, uint32_t w[8])
 
 /* @spec BLAKE3 spec §2.2-2.6: a message of at most one block is a single chunk with a single block, so its
  * root output is one compression with CHUNK_START | CHUNK_END | ROOT. Larger requests take the hasher. */
-void dsig_blake3_hash_block(const uint8_t *key, const void *in, size_t len, uint8_t *out, size_t out_len)
+DSIG_LAYER_API void dsig_blake3_hash_block(const uint8_t *key, const void *in, size_t len, uint8_t *out, size_t out_len)
 {
     if (__builtin_expect(len > DSIG_BLAKE3_BLOCK_LEN || out_len > DSIG_BLAKE3_BLOCK_LEN, 0)) {
         hash_block_slow(key, in, len, out, out_len);

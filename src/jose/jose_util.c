@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jose/jose_internal.h"
+#include "core/layer_api.h"
 
 /* Grow so that `extra` more bytes plus a NUL fit. */
 static int buf_reserve(jose_buf *b, size_t extra)
@@ -42,7 +43,7 @@ void jose_buf_add(jose_buf *b, const void *data, size_t n)
     b->p[b->len] = '\0';
 }
 
-void jose_buf_adds(jose_buf *b, const char *s)
+DSIG_LAYER_API void jose_buf_adds(jose_buf *b, const char *s)
 {
     jose_buf_add(b, s, strlen(s));
 }
@@ -66,7 +67,7 @@ void jose_buf_json_str(jose_buf *b, const char *s)
     jose_buf_add(b, "\"", 1);
 }
 
-void jose_buf_member(jose_buf *b, const char *sep, const char *name, const char *value)
+DSIG_LAYER_API void jose_buf_member(jose_buf *b, const char *sep, const char *name, const char *value)
 {
     if (sep)
         jose_buf_adds(b, sep);
@@ -75,7 +76,7 @@ void jose_buf_member(jose_buf *b, const char *sep, const char *name, const char 
     jose_buf_json_str(b, value);
 }
 
-void jose_buf_wipe(jose_buf *b)
+DSIG_LAYER_API void jose_buf_wipe(jose_buf *b)
 {
     if (b->p)
         dsig_xfree(b->p, b->cap);
@@ -100,7 +101,7 @@ int jose_json_load_object(json_t **out, const char *text, size_t len, const char
     return DSIG_OK;
 }
 
-int jose_json_only_members(const json_t *obj, const char *prefix, const char *where, const char *const *allowed)
+DSIG_LAYER_API int jose_json_only_members(const json_t *obj, const char *prefix, const char *where, const char *const *allowed)
 {
     const char *k;
     json_t *v;

@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 
 #include "jose/jose_internal.h"
+#include "core/layer_api.h"
 
 /* Number of names in a NULL-terminated list. */
 static size_t count_names(const char *const *l)
@@ -382,7 +383,7 @@ int dsig_jwk_thumbprint(const dsig_key *key, char out[DSIG_THUMBPRINT_LEN])
     return DSIG_OK;
 }
 
-int dsig_jwk_read_fd(int fd, const char *path, dsig_key **key)
+DSIG_LAYER_API int dsig_jwk_read_fd(int fd, const char *path, dsig_key **key)
 {
     char what[64 + 4096];
     snprintf(what, sizeof what, "key file \"%s\"", path);

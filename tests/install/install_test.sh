@@ -2,7 +2,9 @@
 # The installed tree works for a user, wherever it was installed: headers, libraries, the tool, and a
 # relocatable dsig.pc — `cc prog.c $(pkg-config --cflags --libs dsig)` with nothing but
 # PKG_CONFIG_PATH set, also after the tree was moved, and `pkg-config --static` linking the program
-# against libdsig.a (no libdsig.so in the result).
+# against libdsig.a (no libdsig.so in the result). Each layer has its own library and .pc file:
+# dsig-net.pc and dsig-serve.pc require dsig.pc; a program that only verifies a JWS links with
+# `pkg-config dsig` alone and pulls in no HTTP server (no libmicrohttpd in its ldd).
 set -euo pipefail
 build=$1 src=$2
 work=$(mktemp -d)
@@ -14,6 +16,17 @@ test -f "$prefix/include/dsig/dsig.h" || fail "header not installed"
 test -x "$prefix/bin/dsig" || fail "tool not installed"
 pc=$(find "$prefix" -name dsig.pc | head -n1)
 test -n "$pc" || fail "dsig.pc not installed"
+pcdir0=$(dirname "$pc")
+for lib in dsig-net dsig-serve; do
+    test -f "$pcdir0/$lib.pc" || fail "$lib.pc not installed"
+    find "$prefix" -name "lib$lib.so*" | grep -q . || fail "lib$lib.so not installed"
+    find "$prefix" -name "lib$lib.a" | grep -q . || fail "lib$lib.a not installed"
+    PKG_CONFIG_PATH=$pcdir0 pkg-config --print-requires "$lib" | grep -q '^dsig' ||
+        fail "$lib.pc does not require dsig"
+    PKG_CONFIG_PATH=$pcdir0 pkg-config --static --libs "$lib" >/dev/null || fail "pkg-config --static $lib"
+done
+test -f "$prefix/include/dsig/node.h" && test -f "$prefix/include/dsig/serve.h" || fail "upper headers"
+ldd "$(find "$prefix" -name 'libdsig.so.0' | head -n1)" | grep -q microhttpd && fail "libdsig.so links libmicrohttpd"
 "$prefix/bin/dsig" --help >/dev/null 2>&1 || "$prefix/bin/dsig" help >/dev/null
 printf 'hello\n' >"$work/msg"
 passed=0
@@ -47,9 +60,26 @@ mv "$prefix" "$work/moved"
 grep -q "$prefix" "$(find "$work/moved" -name dsig.pc)" && fail "dsig.pc names the install prefix"
 build_example "$work/moved" "$work/sign_file2"
 check_run "$work/sign_file2" "$(libdir "$work/moved")"
-# 3. Static libdsig: with only libdsig.a in the tree, pkg-config --static links the program.
+# 3. A verify-only program with `pkg-config dsig` only (shared): no libmicrohttpd, no upper library.
+"$work/moved/bin/dsig" keygen -a Ed25519 -o "$work/k.jwk" -q
+"$work/moved/bin/dsig" pubkey -k "$work/k.jwk" -o "$work/pub.jwk" -q
+"$work/moved/bin/dsig" sign -k "$work/k.jwk" --format compact -o "$work/msg.jws" -q "$work/msg"
+libdir_shared=$(libdir "$work/moved")
+vpc=$(dirname "$(find "$work/moved" -name dsig.pc | head -n1)")
+vflags=$(PKG_CONFIG_PATH=$vpc pkg-config --cflags --libs dsig) || fail "pkg-config dsig"
+cc -std=c11 -Wall -Wextra -Werror "$src/tests/install/verify_jws.c" $vflags -o "$work/verify_jws" ||
+    fail "cc verify_jws.c with \$(pkg-config --cflags --libs dsig) = $vflags"
+vlibs=$(LD_LIBRARY_PATH=$libdir_shared ldd "$work/verify_jws")
+printf '%s\n' "$vlibs" | grep -q 'libdsig\.so' || fail "verify_jws does not use libdsig.so: $vlibs"
+printf '%s\n' "$vlibs" | grep -Eq 'microhttpd|gnutls|libdsig-net|libdsig-serve' &&
+    fail "verify_jws pulls in an upper layer: $vlibs"
+LD_LIBRARY_PATH=$libdir_shared "$work/verify_jws" "$work/pub.jwk" "$work/msg.jws" | grep -qx 'verified: hello' ||
+    fail "verify_jws did not verify"
+passed=$((passed + 1))
+# 4. Static libdsig: with only libdsig.a in the tree, pkg-config --static links the program.
 find "$work/moved" -name 'libdsig.so*' -delete
 build_example "$work/moved" "$work/sign_file_static" --static
 ldd "$work/sign_file_static" | grep -q libdsig && fail "the static build still needs libdsig.so"
 check_run "$work/sign_file_static"
+
 echo "$passed passed, 0 failed"
