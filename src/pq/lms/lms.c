@@ -195,31 +195,18 @@ static void digits(const dsig_lmots_params *op, const uint8_t *Q, uint8_t *a)
         a[i] = (uint8_t)coef(qc, i, w);
 }
 
-#if defined(__x86_64__)
-/* Lanes of the wide SHA-256 kernel for LM-OTS key generation (the dispatch of
- * src/pq/slhdsa/hash_sha2.c): 2 with SHA-NI (two interleaved compressions), else 8 with AVX2, else 0.
- * dsig_cpu_features() decides, so DSIG_CPU_DISABLE=shani / =avx2,shani select the others. Test hook
- * dsig_lms_test_narrow = 1 forces one chain at a time (the before/after measurement of tests/bench). */
-extern unsigned dsig_lms_test_narrow;
-unsigned dsig_lms_test_narrow;
-static unsigned wide_lanes(void)
-{
-    if (dsig_lms_test_narrow)
-        return 0;
-    if (dsig_sha256_have_shani())
-        return 2;
-    return dsig_sha256_have_x8() ? 8 : 0;
-}
-
 /* @spec RFC 8554 Appendix A x_q[i] then §4.3 Algorithm 1 chain to 2^w - 1, for chains i0 ..
  * i0+lanes-1 side by side (SHA-256, every step one block from the IV): y[k] = the chain end of i0 + k.
  * Same bytes as chain() twice per i. */
-static void chain_full_wide(unsigned lanes, unsigned n, unsigned w, const uint8_t *I, uint32_t q,
-                            uint32_t i0, const uint8_t *seed, uint8_t (*y)[DSIG_LMS_N_MAX])
+static void chain_full_wide(const dsig_sha256_ops *o, unsigned n, unsigned w, const uint8_t *I,
+                            uint32_t q, uint32_t i0, const uint8_t *seed,
+                            uint8_t (*y)[DSIG_LMS_N_MAX])
 {
-    uint8_t blk[8][64];
-    const uint8_t *bp[8];
-    uint32_t st[8][8];
+    /* always o->lanes; the bound is for the compiler */
+    const unsigned lanes = o->lanes < DSIG_SHA256_MAX_LANES ? o->lanes : DSIG_SHA256_MAX_LANES;
+    uint8_t blk[DSIG_SHA256_MAX_LANES][64];
+    const uint8_t *bp[DSIG_SHA256_MAX_LANES];
+    uint32_t st[DSIG_SHA256_MAX_LANES][8];
     const size_t len = 23 + n;
     for (unsigned k = 0; k < lanes; k++) {
         memcpy(blk[k], I, 16);
@@ -234,10 +221,7 @@ static void chain_full_wide(unsigned lanes, unsigned n, unsigned w, const uint8_
         bp[k] = blk[k];
     }
     for (unsigned j = 0; j <= (1u << w) - 1; j++) {
-        if (lanes == 2)
-            dsig_sha256_compress_x2_shani_from(st, dsig_sha256_iv, bp);
-        else
-            dsig_sha256_compress_x8_avx2_from(st, dsig_sha256_iv, bp);
+        o->lanes_from(st, dsig_sha256_iv, bp);
         for (unsigned k = 0; k < lanes; k++) {
             blk[k][22] = (uint8_t)j; /* the next step's chain position (unused after the last) */
             for (unsigned v = 0; v < n / 4; v++)
@@ -246,16 +230,16 @@ static void chain_full_wide(unsigned lanes, unsigned n, unsigned w, const uint8_
     }
     for (unsigned k = 0; k < lanes; k++)
         memcpy(y[k], blk[k] + 23, n);
-    dsig_memzero(blk, sizeof blk);
-    dsig_memzero(st, sizeof st);
+    dsig_memzero(blk, lanes * sizeof blk[0]); /* only the rows used */
+    dsig_memzero(st, lanes * sizeof st[0]);
 }
-#endif
 
 _Thread_local uint64_t dsig_lms_test_leaves;
 _Thread_local uint64_t dsig_lms_test_child_signs;
 
 /* @spec RFC 8554 §4.3 Algorithm 1 with Appendix A x_q[i]: the public key K of leaf q. The p chains
- * are independent: SHAKE runs them 4 at a time on the 4-way Keccak, SHA-256 2 (SHA-NI) or 8 (AVX2). */
+ * are independent: SHAKE runs them 4 at a time on the 4-way Keccak, SHA-256 in groups of the wide
+ * kernel's lanes (dsig_sha256_simd_degree(): 2 with SHA-NI, 8 with AVX2, else one at a time). */
 static void lmots_pub_K(const dsig_lmots_params *op, const uint8_t *I, uint32_t q, const uint8_t *seed,
                         uint8_t *K)
 {
@@ -269,14 +253,13 @@ static void lmots_pub_K(const dsig_lmots_params *op, const uint8_t *I, uint32_t 
     dsig_lms_hash_init(&h, op->shake);
     dsig_lms_hash_update(&h, pre, sizeof pre);
     unsigned i = 0;
-#if defined(__x86_64__)
-    unsigned lanes = op->shake ? 0 : wide_lanes();
-    for (; lanes && i + lanes <= op->p; i += lanes) {
-        chain_full_wide(lanes, n, op->w, I, q, i, seed, y);
+    const dsig_sha256_ops *o = dsig_sha256_ops_get();
+    unsigned lanes = op->shake ? 1 : o->lanes;
+    for (; lanes > 1 && i + lanes <= op->p; i += lanes) {
+        chain_full_wide(o, n, op->w, I, q, i, seed, y);
         for (unsigned k = 0; k < lanes; k++)
             dsig_lms_hash_update(&h, y[k], n);
     }
-#endif
     if (op->shake) {
         uint8_t *x[4] = {y[0], y[1], y[2], y[3]};
         for (; i + 4 <= op->p; i += 4) {

@@ -214,7 +214,7 @@ void dsig_xmss_hash_init(dsig_xmss_hash *c, const dsig_xmss_params *p, const uin
     uint8_t blk[128];
     memset(c, 0, sizeof *c);
     c->p = p;
-    c->c256 = dsig_sha256_have_shani() ? dsig_sha256_compress_shani : dsig_sha256_compress_portable;
+    c->c256 = dsig_sha256_ops_get()->compress; /* the process-wide choice, kept at hand */
     memcpy(c->pub_seed, pub_seed, p->n);
     if (sk_seed) {
         memcpy(c->sk_seed, sk_seed, p->n);
@@ -330,53 +330,17 @@ static void wots_digits(const dsig_xmss_params *p, unsigned *d, const uint8_t *m
     d[p->len1 + 2] = (csum >> 4) & 15;
 }
 
-#if defined(__x86_64__)
-/* Lanes of the wide SHA-256 kernel for WOTS+ key generation, the dispatch of src/pq/slhdsa/hash_sha2.c:
- * 2 (SHA-NI, two interleaved compressions), else 8 (AVX2 without SHA-NI), else 0 (one at a time).
- * From dsig_cpu_features(), so DSIG_CPU_DISABLE=shani / =avx2,shani select the others. Test hook
- * dsig_xmss_test_narrow = 1 forces one chain at a time (the before/after measurement of tests/bench). */
-extern unsigned dsig_xmss_test_narrow;
-unsigned dsig_xmss_test_narrow;
-static unsigned wide_lanes(void)
-{
-    if (dsig_xmss_test_narrow)
-        return 0;
-    if (dsig_sha256_have_shani())
-        return 2;
-    return dsig_sha256_have_x8() ? 8 : 0;
-}
-
-/* out[l] = compress(init, blocks[l]) for every lane. */
-static inline void wide_from(unsigned lanes, uint32_t out[8][8], const uint32_t init[8],
-                             const uint8_t *const *bp)
-{
-    if (lanes == 2)
-        dsig_sha256_compress_x2_shani_from(out, init, bp);
-    else
-        dsig_sha256_compress_x8_avx2_from(out, init, bp);
-}
-
-/* st[l] = compress(st[l], blocks[l]) for every lane (SHA-NI: two independent calls the CPU overlaps). */
-static inline void wide_cont(const dsig_xmss_hash *c, unsigned lanes, uint32_t st[8][8],
-                             const uint8_t *const *bp)
-{
-    if (lanes == 2) {
-        c->c256(st[0], bp[0], 1);
-        c->c256(st[1], bp[1], 1);
-    } else {
-        dsig_sha256_compress_x8_avx2(st, bp);
-    }
-}
-
 /* @spec RFC 8391 §3.1.4 WOTS_genPK (SP 800-208 §5 PRF_keygen) for chains i0 .. i0+lanes-1 at once
  * (SHA2 n = 32): the lanes' PRF, F-key and F-message compressions run side by side; only the second
  * compression of F depends on the previous step. Same bytes as prf_keygen + chain_sha256. */
-static void wots_pkgen_wide(const dsig_xmss_hash *c, unsigned lanes, uint8_t *pk, uint32_t a[8],
+static void wots_pkgen_wide(const dsig_xmss_hash *c, const dsig_sha256_ops *o, uint8_t *pk, uint32_t a[8],
                             unsigned i0)
 {
-    uint8_t kb[8][64], pad[64], pk_[8][64], pm[8][64], f1[8][64], f2[8][64];
-    const uint8_t *bk[8], *bpad[8], *bpk[8], *bpm[8], *bf1[8], *bf2[8];
-    uint32_t st[8][8], key[8][8], bm[8][8];
+    enum { L = DSIG_SHA256_MAX_LANES };
+    const unsigned lanes = o->lanes < L ? o->lanes : L; /* always o->lanes; the bound is for the compiler */
+    uint8_t kb[L][64], pad[64], pk_[L][64], pm[L][64], f1[L][64], f2[L][64];
+    const uint8_t *bk[L], *bpad[L], *bpk[L], *bpm[L], *bf1[L], *bf2[L];
+    uint32_t st[L][8], key[L][8], bm[L][8];
     pad[0] = 0x80; /* the second block of PRF_keygen: only padding (message of 128 bytes) */
     memset(pad + 1, 0, 55);
     dsig_store_be64(pad + 56, 128 * 8);
@@ -397,8 +361,8 @@ static void wots_pkgen_wide(const dsig_xmss_hash *c, unsigned lanes, uint8_t *pk
         dsig_store_be64(f2[k] + 56, 96 * 8);
         bk[k] = kb[k], bpad[k] = pad, bpk[k] = pk_[k], bpm[k] = pm[k], bf1[k] = f1[k], bf2[k] = f2[k];
     }
-    wide_from(lanes, st, c->kg256, bk);
-    wide_cont(c, lanes, st, bpad);
+    o->lanes_from(st, c->kg256, bk);
+    o->lanes_cont(st, bpad);
     for (unsigned k = 0; k < lanes; k++)
         dsig_sha256_store(pk + (i0 + k) * 32, st[k]);
     for (unsigned j = 0; j < 15; j++) {
@@ -408,8 +372,8 @@ static void wots_pkgen_wide(const dsig_xmss_hash *c, unsigned lanes, uint8_t *pk
             dsig_store_be32(pm[k] + 24, j);
             dsig_store_be32(pm[k] + 28, 1);
         }
-        wide_from(lanes, key, c->prf256, bpk);
-        wide_from(lanes, bm, c->prf256, bpm);
+        o->lanes_from(key, c->prf256, bpk);
+        o->lanes_from(bm, c->prf256, bpm);
         for (unsigned k = 0; k < lanes; k++) {
             dsig_sha256_store(f1[k] + 32, key[k]);
             dsig_sha256_store(f2[k], bm[k]);
@@ -417,16 +381,15 @@ static void wots_pkgen_wide(const dsig_xmss_hash *c, unsigned lanes, uint8_t *pk
             for (unsigned b = 0; b < 32; b++)
                 f2[k][b] ^= x[b];
         }
-        wide_from(lanes, st, dsig_sha256_iv, bf1);
-        wide_cont(c, lanes, st, bf2);
+        o->lanes_from(st, dsig_sha256_iv, bf1);
+        o->lanes_cont(st, bf2);
         for (unsigned k = 0; k < lanes; k++)
             dsig_sha256_store(pk + (i0 + k) * 32, st[k]);
     }
-    dsig_memzero(kb, sizeof kb); /* SK_SEED-derived secrets: the chain starts and their states */
-    dsig_memzero(f2, sizeof f2);
-    dsig_memzero(st, sizeof st);
+    dsig_memzero(kb, lanes * sizeof kb[0]); /* SK_SEED-derived secrets: the chain starts and their states */
+    dsig_memzero(f2, lanes * sizeof f2[0]);
+    dsig_memzero(st, lanes * sizeof st[0]);
 }
-#endif
 
 /* @spec RFC 8391 §3.1.4 WOTS_genPK with SP 800-208 §5 secret key elements PRF_keygen(SK_SEED,
  * PUB_SEED ‖ ADRS(chain i, hash 0, keyAndMask 0)). a: OTS address (type 0, OTS index set). The
@@ -434,11 +397,10 @@ static void wots_pkgen_wide(const dsig_xmss_hash *c, unsigned lanes, uint8_t *pk
 static void wots_pkgen(const dsig_xmss_hash *c, uint8_t *pk, uint32_t a[8], uint8_t *scr)
 {
     unsigned n = c->p->n, i = 0;
-#if defined(__x86_64__)
-    unsigned lanes = c->p->hash == XMSS_SHA256 && n == 32 ? wide_lanes() : 0;
-    for (; lanes && i + lanes <= c->p->len; i += lanes)
-        wots_pkgen_wide(c, lanes, pk, a, i);
-#endif
+    const dsig_sha256_ops *o = dsig_sha256_ops_get();
+    unsigned lanes = c->p->hash == XMSS_SHA256 && n == 32 ? o->lanes : 1;
+    for (; lanes > 1 && i + lanes <= c->p->len; i += lanes)
+        wots_pkgen_wide(c, o, pk, a, i);
     for (; i < c->p->len; i++) {
         a[5] = i;
         a[6] = 0;
