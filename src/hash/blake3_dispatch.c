@@ -50,7 +50,7 @@ static int walk_from(size_t first, dsig_b3_backend *out)
 }
 
 static dsig_b3_backend resolved, pinned;
-static const void *slot;
+const void *dsig_b3_slot; /* read inline by dsig_b3_backend_get() (blake3_impl.h) */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void resolve(void)
@@ -58,12 +58,12 @@ static void resolve(void)
     size_t i = 0;
     while (walk_from(i, &resolved) != 0) /* the portable entry needs nothing: the loop ends */
         i++;
-    __atomic_store_n(&slot, (const void *)&resolved, __ATOMIC_RELEASE);
+    __atomic_store_n(&dsig_b3_slot, (const void *)&resolved, __ATOMIC_RELEASE);
 }
 
-const dsig_b3_backend *dsig_b3_backend_get(void)
+const dsig_b3_backend *dsig_b3_backend_resolve(void)
 {
-    return dsig_cpu_once(&slot, &once, resolve);
+    return dsig_cpu_once(&dsig_b3_slot, &once, resolve);
 }
 
 size_t dsig_blake3_simd_degree(void)
@@ -80,12 +80,12 @@ int dsig_blake3_force_impl(const char *name)
         if (strcmp(backends[i]->name, name) != 0)
             continue;
         if (strcmp(name, resolved.name) == 0) {
-            __atomic_store_n(&slot, (const void *)&resolved, __ATOMIC_RELEASE);
+            __atomic_store_n(&dsig_b3_slot, (const void *)&resolved, __ATOMIC_RELEASE);
             return 0;
         }
         if (walk_from(i, &pinned) != 0)
             return -1;
-        __atomic_store_n(&slot, (const void *)&pinned, __ATOMIC_RELEASE);
+        __atomic_store_n(&dsig_b3_slot, (const void *)&pinned, __ATOMIC_RELEASE);
         return 0;
     }
     return -1;

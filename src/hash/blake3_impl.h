@@ -146,8 +146,18 @@ extern const dsig_b3_backend dsig_b3_backend_avx2;
 extern const dsig_b3_backend dsig_b3_backend_avx512;
 #endif
 
-/* The operations in use (chosen once by blake3_dispatch.c from dsig_cpu_features(); thread-safe). */
-const dsig_b3_backend *dsig_b3_backend_get(void);
+/* The operations in use (chosen once by blake3_dispatch.c from dsig_cpu_features(); thread-safe).
+ * Inline, so the per-hash fast path stays one acquire load as when the choice lived in blake3.c: the
+ * slot is blake3_dispatch.c's, only it writes it. */
+extern const void *dsig_b3_slot;
+const dsig_b3_backend *dsig_b3_backend_resolve(void);
+static inline const dsig_b3_backend *dsig_b3_backend_get(void)
+{
+    const void *v = __atomic_load_n(&dsig_b3_slot, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(v != NULL, 1))
+        return (const dsig_b3_backend *)v;
+    return dsig_b3_backend_resolve();
+}
 /* Their degree: how many inputs the batch kernels take at once (1, 4, 8 or 16). */
 size_t dsig_blake3_simd_degree(void);
 

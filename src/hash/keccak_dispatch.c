@@ -21,7 +21,7 @@ const dsig_keccak_x4_backend *const *dsig_keccak_backends(size_t *n)
     return backends;
 }
 
-static const void *slot;
+const void *dsig_keccak_x4_slot; /* read inline by dsig_keccak_x4_get() (keccak_impl.h) */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* The walk: the first usable back-end (portable needs nothing). */
@@ -30,12 +30,12 @@ static void resolve(void)
     size_t i = 0;
     while (!dsig_cpu_usable(backends[i]->needs))
         i++;
-    __atomic_store_n(&slot, (const void *)backends[i], __ATOMIC_RELEASE);
+    __atomic_store_n(&dsig_keccak_x4_slot, (const void *)backends[i], __ATOMIC_RELEASE);
 }
 
-const dsig_keccak_x4_backend *dsig_keccak_x4_get(void)
+const dsig_keccak_x4_backend *dsig_keccak_x4_resolve(void)
 {
-    return dsig_cpu_once(&slot, &once, resolve);
+    return dsig_cpu_once(&dsig_keccak_x4_slot, &once, resolve);
 }
 
 /* @spec FIPS 202 §3.3 on four interleaved states (dispatched back-end). */

@@ -39,8 +39,17 @@ extern const dsig_keccak_x4_backend dsig_keccak_x4_avx2_backend;
 #endif
 /* The dispatcher's list, in order of preference (portable last): *n entries. */
 const dsig_keccak_x4_backend *const *dsig_keccak_backends(size_t *n);
-/* The x4 back-end chosen for this process (never NULL; chosen once, thread-safe). */
-const dsig_keccak_x4_backend *dsig_keccak_x4_get(void);
+/* The x4 back-end chosen for this process (never NULL; chosen once, thread-safe). Inline: one acquire
+ * load on the fast path; the slot is keccak_dispatch.c's, only it writes it. */
+extern const void *dsig_keccak_x4_slot;
+const dsig_keccak_x4_backend *dsig_keccak_x4_resolve(void);
+static inline const dsig_keccak_x4_backend *dsig_keccak_x4_get(void)
+{
+    const void *v = __atomic_load_n(&dsig_keccak_x4_slot, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(v != NULL, 1))
+        return (const dsig_keccak_x4_backend *)v;
+    return dsig_keccak_x4_resolve();
+}
 
 /*
  * Visit the 25 lanes: M(y, x, index) with index = x + 5y (FIPS 202 §3.1.4 order). Used to load and
