@@ -8,15 +8,25 @@
  * CPU, so AVX2 runs only without SHA-NI.
  *
  * Adding a kernel: write it with its dsig_sha256_backend table (needs, the operations it has, NULL or
- * lanes 0 for the rest) in its own file, then add the table to `backends` here at its rank. The
- * dispatched functions, the lane query, the callers (SLH-DSA, LMS, XMSS) and the tests that walk
- * dsig_sha256_backends() pick it up with no other change.
+ * lanes 0 for the rest) in its own file, then declare the table below and add it to `backends` at its
+ * rank. The dispatched functions, the lane query, the callers (SLH-DSA, LMS, XMSS) and the tests that
+ * walk dsig_sha256_backends() pick it up with no other change (a wide kernel of more than
+ * DSIG_SHA256_MAX_LANES lanes also raises that constant in sha256.h).
  */
 #include <string.h>
 
 #include "core/cpu.h"
 #include "hash/sha256.h"
 #include "hash/sha256_impl.h"
+
+/* The back-end tables, each defined next to its kernels. */
+extern const dsig_sha256_backend dsig_sha256_backend_portable;
+#if defined(__x86_64__) || defined(__i386__)
+extern const dsig_sha256_backend dsig_sha256_backend_shani;
+#endif
+#if defined(__x86_64__)
+extern const dsig_sha256_backend dsig_sha256_backend_avx2;
+#endif
 
 static const dsig_sha256_backend *const backends[] = {
 #if defined(__x86_64__) || defined(__i386__)

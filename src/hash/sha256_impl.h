@@ -41,14 +41,6 @@ typedef struct dsig_sha256_backend {
     dsig_sha256_lanes_fn lanes_cont;
 } dsig_sha256_backend;
 
-extern const dsig_sha256_backend dsig_sha256_backend_portable;
-#if defined(__x86_64__) || defined(__i386__)
-extern const dsig_sha256_backend dsig_sha256_backend_shani;
-#endif
-#if defined(__x86_64__)
-extern const dsig_sha256_backend dsig_sha256_backend_avx2;
-#endif
-
 /* The dispatcher's list, in order of preference (portable last), for tests that prove every
  * back-end: *n entries. */
 const dsig_sha256_backend *const *dsig_sha256_backends(size_t *n);
