@@ -147,108 +147,15 @@ void dsig_b3_portable_xof_many(DSIG_B3_XOF_MANY_ARGS)
         dsig_b3_portable_compress_xof(cv, block, block_len, counter + i, flags, out + 64 * i);
 }
 
-/* ---------------------------------------------------------------------------------------------------
- * Back-end dispatch
- * ------------------------------------------------------------------------------------------------- */
-
-static const dsig_b3_backend be_portable = {.name = "portable",
-                                            .compress_cv = dsig_b3_portable_compress_cv,
-                                            .compress_xof = dsig_b3_portable_compress_xof,
-                                            .hash_many = dsig_b3_portable_hash_many,
-                                            .hash_lanes = dsig_b3_portable_hash_lanes,
-                                            .xof_many = dsig_b3_portable_xof_many,
-                                            .degree = 1};
-#ifdef DSIG_B3_X86
-static const dsig_b3_backend be_sse41 = {.name = "sse41",
-                                         .compress_cv = dsig_b3_sse41_compress_cv,
-                                         .compress_xof = dsig_b3_sse41_compress_xof,
-                                         .hash_many = dsig_b3_sse41_hash_many,
-                                         .hash_lanes = dsig_b3_sse41_hash_lanes,
-                                         .xof_many = dsig_b3_sse41_xof_many,
-                                         .degree = 4};
-/* AVX2 widens hash_many / hash_lanes / xof_many; a single block is fastest in 4 xmm rows (SSE4.1). */
-static const dsig_b3_backend be_avx2 = {.name = "avx2",
-                                        .compress_cv = dsig_b3_sse41_compress_cv,
-                                        .compress_xof = dsig_b3_sse41_compress_xof,
-                                        .hash_many = dsig_b3_avx2_hash_many,
-                                        .hash_lanes = dsig_b3_avx2_hash_lanes,
-                                        .xof_many = dsig_b3_avx2_xof_many,
-                                        .degree = 8};
-/* AVX-512 doubles the width again; the one-block compression keeps 4 xmm rows but rotates natively. */
-static const dsig_b3_backend be_avx512 = {.name = "avx512",
-                                          .compress_cv = dsig_b3_avx512_compress_cv,
-                                          .compress_xof = dsig_b3_avx512_compress_xof,
-                                          .hash_many = dsig_b3_avx512_hash_many,
-                                          .hash_lanes = dsig_b3_avx512_hash_lanes,
-                                          .xof_many = dsig_b3_avx512_xof_many,
-                                          .degree = 16};
-#endif
-
-/* Chosen back-end; NULL until first use. Racing first uses all store the same pointer. */
-static const dsig_b3_backend *b3_chosen;
-
-/* Whether the AVX-512 back-end may run: it hands remainders to AVX2 (which uses SSE4.1 for single
- * inputs), so it needs all three. */
-#ifdef DSIG_B3_X86
-static int b3_avx512_ok(unsigned f)
-{
-    return (f & DSIG_CPU_AVX512) && (f & DSIG_CPU_AVX2) && (f & DSIG_CPU_SSE41);
-}
-#endif
-
-/* The best back-end the CPU supports, avx512 > avx2 > sse41 > portable (AVX2 also needs SSE4.1: its
- * remainder and single blocks use it). */
-static const dsig_b3_backend *b3_detect(void)
-{
-#ifdef DSIG_B3_X86
-    unsigned f = dsig_cpu_features();
-    if (b3_avx512_ok(f))
-        return &be_avx512;
-    if ((f & DSIG_CPU_AVX2) && (f & DSIG_CPU_SSE41))
-        return &be_avx2;
-    if (f & DSIG_CPU_SSE41)
-        return &be_sse41;
-#endif
-    return &be_portable;
-}
-
-/* The back-end in use, detected once (lock-free; detection is idempotent). */
-const dsig_b3_backend *dsig_b3_backend_get(void)
-{
-    const dsig_b3_backend *be = __atomic_load_n(&b3_chosen, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(be == NULL, 0)) {
-        be = b3_detect();
-        __atomic_store_n(&b3_chosen, be, __ATOMIC_RELEASE);
-    }
-    return be;
-}
-
-/* Tests: pin a back-end by name if this CPU has it (see blake3_impl.h). */
-int dsig_blake3_force_impl(const char *name)
-{
-    const dsig_b3_backend *be = NULL;
-    if (strcmp(name, "portable") == 0)
-        be = &be_portable;
-#ifdef DSIG_B3_X86
-    unsigned f = dsig_cpu_features();
-    if (strcmp(name, "sse41") == 0 && (f & DSIG_CPU_SSE41))
-        be = &be_sse41;
-    if (strcmp(name, "avx2") == 0 && (f & DSIG_CPU_AVX2) && (f & DSIG_CPU_SSE41))
-        be = &be_avx2;
-    if (strcmp(name, "avx512") == 0 && b3_avx512_ok(f))
-        be = &be_avx512;
-#endif
-    if (!be)
-        return -1;
-    __atomic_store_n(&b3_chosen, be, __ATOMIC_RELEASE);
-    return 0;
-}
-
-/* Name of the back-end in use. */
-const char *dsig_blake3_impl(void)
-{
-    return dsig_b3_backend_get()->name;
-}
+/* Any CPU: the last entry of blake3_dispatch.c's list. */
+const dsig_b3_backend dsig_b3_backend_portable = {.name = "portable",
+                                                  .needs = 0,
+                                                  .compress_cv = dsig_b3_portable_compress_cv,
+                                                  .compress_xof = dsig_b3_portable_compress_xof,
+                                                  .hash_many = dsig_b3_portable_hash_many,
+                                                  .hash_lanes = dsig_b3_portable_hash_lanes,
+                                                  .xof_many = dsig_b3_portable_xof_many,
+                                                  .degree = 1};
 
 /* ---------------------------------------------------------------------------------------------------
  * Incremental hasher

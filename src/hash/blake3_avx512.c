@@ -11,6 +11,8 @@
  */
 #include "hash/blake3_impl.h"
 
+#include "core/cpu.h"
+
 #ifdef DSIG_B3_X86
 
 #include <immintrin.h>
@@ -341,5 +343,16 @@ B3_AVX512 void dsig_b3_avx512_compress_xof(const uint32_t cv[8], const uint8_t b
     _mm_storeu_si128((__m128i *)(out + 32), _mm_xor_si128(r[2], _mm_loadu_si128((const __m128i *)cv)));
     _mm_storeu_si128((__m128i *)(out + 48), _mm_xor_si128(r[3], _mm_loadu_si128((const __m128i *)(cv + 4))));
 }
+
+/* AVX-512 doubles the width again and hands remainders of 1..8 to AVX2 (and single inputs through it
+ * to SSE4.1), so it needs all three; the one-block compression keeps 4 xmm rows but rotates natively. */
+const dsig_b3_backend dsig_b3_backend_avx512 = {.name = "avx512",
+                                                .needs = DSIG_CPU_AVX512 | DSIG_CPU_AVX2 | DSIG_CPU_SSE41,
+                                                .compress_cv = dsig_b3_avx512_compress_cv,
+                                                .compress_xof = dsig_b3_avx512_compress_xof,
+                                                .hash_many = dsig_b3_avx512_hash_many,
+                                                .hash_lanes = dsig_b3_avx512_hash_lanes,
+                                                .xof_many = dsig_b3_avx512_xof_many,
+                                                .degree = 16};
 
 #endif

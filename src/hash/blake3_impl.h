@@ -71,6 +71,7 @@ static inline void b3_wipe(void *p, size_t n)
 #define DSIG_B3_MAX_DEGREE 16
 typedef struct dsig_b3_backend {
     const char *name;
+    unsigned needs; /* DSIG_CPU_* bits, all required, or the back-end declines */
     void (*compress_cv)(uint32_t cv[8], const uint8_t block[64], uint8_t block_len, uint64_t counter,
                         uint8_t flags);
     void (*compress_xof)(const uint32_t cv[8], const uint8_t block[64], uint8_t block_len, uint64_t counter,
@@ -135,8 +136,30 @@ void dsig_b3_avx512_hash_lanes(DSIG_B3_HASH_LANES_ARGS);
 void dsig_b3_avx512_xof_many(DSIG_B3_XOF_MANY_ARGS);
 #endif
 
-/* The back-end in use (chosen once from dsig_cpu_features(); thread-safe). */
-const dsig_b3_backend *dsig_b3_backend_get(void);
+/* Each back-end's table, next to its code; blake3_dispatch.c lists them in order of preference. A NULL
+ * compress_cv / compress_xof pair or hash_many / hash_lanes / xof_many group is taken from the next
+ * usable back-end (each group whole from one back-end, with its degree). */
+extern const dsig_b3_backend dsig_b3_backend_portable;
+#ifdef DSIG_B3_X86
+extern const dsig_b3_backend dsig_b3_backend_sse41;
+extern const dsig_b3_backend dsig_b3_backend_avx2;
+extern const dsig_b3_backend dsig_b3_backend_avx512;
+#endif
+
+/* The operations in use (chosen once by blake3_dispatch.c from dsig_cpu_features(); thread-safe).
+ * Inline, so the per-hash fast path stays one acquire load as when the choice lived in blake3.c: the
+ * slot is blake3_dispatch.c's, only it writes it. */
+extern const void *dsig_b3_slot;
+const dsig_b3_backend *dsig_b3_backend_resolve(void);
+static inline const dsig_b3_backend *dsig_b3_backend_get(void)
+{
+    const void *v = __atomic_load_n(&dsig_b3_slot, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(v != NULL, 1))
+        return (const dsig_b3_backend *)v;
+    return dsig_b3_backend_resolve();
+}
+/* Their degree: how many inputs the batch kernels take at once (1, 4, 8 or 16). */
+size_t dsig_blake3_simd_degree(void);
 
 /* Tests only: switch the process to the back-end called `name` ("portable", "sse41", "avx2", "avx512").
  * Returns 0, or -1 when the CPU (or DSIG_CPU_DISABLE) lacks it. Not thread-safe against concurrent

@@ -7,6 +7,8 @@
  */
 #include "hash/blake3_impl.h"
 
+#include "core/cpu.h"
+
 #ifdef DSIG_B3_X86
 
 #include <immintrin.h>
@@ -352,5 +354,15 @@ B3_SSE void dsig_b3_sse41_xof_many(DSIG_B3_XOF_MANY_ARGS)
         dsig_b3_sse41_compress_xof(cv, block, block_len, counter, flags, out);
     }
 }
+
+/* SSE4.1: one-block compression in 4 xmm rows and 4-way batches. */
+const dsig_b3_backend dsig_b3_backend_sse41 = {.name = "sse41",
+                                               .needs = DSIG_CPU_SSE41,
+                                               .compress_cv = dsig_b3_sse41_compress_cv,
+                                               .compress_xof = dsig_b3_sse41_compress_xof,
+                                               .hash_many = dsig_b3_sse41_hash_many,
+                                               .hash_lanes = dsig_b3_sse41_hash_lanes,
+                                               .xof_many = dsig_b3_sse41_xof_many,
+                                               .degree = 4};
 
 #endif

@@ -1,12 +1,9 @@
 /*
- * src/hash/haraka.c — Haraka v2 round constants and the run-time choice of back-end (portable, AES-NI,
- * AES-NI + VAES), made once per process from dsig_cpu_features() (so DSIG_CPU_DISABLE applies).
+ * src/hash/haraka.c — Haraka v2 round constants (the back-ends are haraka_portable.c, haraka_aesni.c,
+ * haraka_vaes.c; haraka_dispatch.c chooses between them).
  */
-#include "hash/haraka.h"
-
 #include <stddef.h>
 
-#include "core/cpu.h"
 #include "hash/haraka_impl.h"
 
 /*
@@ -99,101 +96,3 @@ const uint8_t dsig_haraka_rc[DSIG_HARAKA_RC_COUNT][16] __attribute__((aligned(16
     /* RC_39 = 756acc03022882884ad6bdfde9c59da1 */
     {0xa1, 0x9d, 0xc5, 0xe9, 0xfd, 0xbd, 0xd6, 0x4a, 0x88, 0x82, 0x28, 0x02, 0x03, 0xcc, 0x6a, 0x75},
 };
-
-/* One back-end's entry points; the dispatcher publishes a pointer to one of these once. */
-struct haraka_ops {
-    void (*h256)(uint8_t out[32], const uint8_t in[32]);
-    void (*h512)(uint8_t out[32], const uint8_t in[64]);
-    void (*h256_x4)(uint8_t out[4 * 32], const uint8_t in[4 * 32]);
-    void (*h512_x4)(uint8_t out[4 * 32], const uint8_t in[4 * 64]);
-    void (*h512_x8)(uint8_t out[8 * 32], const uint8_t in[8 * 64]);
-    const char *name;
-};
-
-static const struct haraka_ops ops_portable = {
-    dsig_haraka256_portable,    dsig_haraka512_portable,    dsig_haraka256_x4_portable,
-    dsig_haraka512_x4_portable, dsig_haraka512_x8_portable, "portable",
-};
-
-#if defined(__x86_64__) || defined(__i386__)
-static const struct haraka_ops ops_aesni = {
-    dsig_haraka256_aesni,    dsig_haraka512_aesni,    dsig_haraka256_x4_aesni,
-    dsig_haraka512_x4_aesni, dsig_haraka512_x8_aesni, "aesni",
-};
-static const struct haraka_ops ops_vaes = {
-    dsig_haraka256_aesni,   dsig_haraka512_aesni,   dsig_haraka256_x4_aesni,
-    dsig_haraka512_x4_vaes, dsig_haraka512_x8_vaes, "aesni+vaes",
-};
-#endif
-
-/* Back-ends usable here, from the (possibly DSIG_CPU_DISABLE-reduced) CPU features. */
-unsigned dsig_haraka_backends(void)
-{
-    unsigned have = DSIG_HARAKA_HAVE_PORTABLE;
-#if defined(__x86_64__) || defined(__i386__)
-    unsigned f = dsig_cpu_features();
-    if ((f & DSIG_CPU_AESNI) && (f & DSIG_CPU_SSE41)) {
-        have |= DSIG_HARAKA_HAVE_AESNI;
-        if ((f & DSIG_CPU_VAES) && (f & DSIG_CPU_AVX2))
-            have |= DSIG_HARAKA_HAVE_VAES;
-    }
-#endif
-    return have;
-}
-
-static const struct haraka_ops *selected; /* accessed only with __atomic builtins */
-
-/* The chosen back-end. Racing first calls all compute and store the same pointer, so a relaxed
- * check-then-store is enough; acquire/release keeps the pointed-to table visible. */
-static inline const struct haraka_ops *ops(void)
-{
-    const struct haraka_ops *o = __atomic_load_n(&selected, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(o != NULL, 1))
-        return o;
-    o = &ops_portable;
-#if defined(__x86_64__) || defined(__i386__)
-    unsigned have = dsig_haraka_backends();
-    if (have & DSIG_HARAKA_HAVE_VAES)
-        o = &ops_vaes;
-    else if (have & DSIG_HARAKA_HAVE_AESNI)
-        o = &ops_aesni;
-#endif
-    __atomic_store_n(&selected, o, __ATOMIC_RELEASE);
-    return o;
-}
-
-/* @spec Haraka v2 (ePrint 2016/098), Haraka-256 v2: 32-byte input, 32-byte output. */
-void dsig_haraka256(uint8_t out[32], const uint8_t in[32])
-{
-    ops()->h256(out, in);
-}
-
-/* @spec Haraka v2 (ePrint 2016/098), Haraka-512 v2 with its 256-bit truncation. */
-void dsig_haraka512(uint8_t out[32], const uint8_t in[64])
-{
-    ops()->h512(out, in);
-}
-
-/* Four independent Haraka-256 hashes. */
-void dsig_haraka256_x4(uint8_t out[4 * 32], const uint8_t in[4 * 32])
-{
-    ops()->h256_x4(out, in);
-}
-
-/* Four independent Haraka-512 hashes. */
-void dsig_haraka512_x4(uint8_t out[4 * 32], const uint8_t in[4 * 64])
-{
-    ops()->h512_x4(out, in);
-}
-
-/* Eight independent Haraka-512 hashes. */
-void dsig_haraka512_x8(uint8_t out[8 * 32], const uint8_t in[8 * 64])
-{
-    ops()->h512_x8(out, in);
-}
-
-/* Name of the back-end in use. */
-const char *dsig_haraka_impl(void)
-{
-    return ops()->name;
-}

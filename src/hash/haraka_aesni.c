@@ -11,6 +11,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "core/cpu.h"
 #include "hash/haraka_impl.h"
 
 #define TARGET_AESNI __attribute__((target("aes,sse4.1")))
@@ -159,7 +160,19 @@ TARGET_AESNI void dsig_haraka512_x8_aesni(uint8_t out[8 * 32], const uint8_t in[
     dsig_haraka512_x4_aesni(out + 4 * 32, in + 4 * 64);
 }
 
+/* AES-NI with SSE4.1 (the shuffles and blends around AESENC). */
+const dsig_haraka_backend dsig_haraka_backend_aesni = {
+    .name = "aesni",
+    .needs = DSIG_CPU_AESNI | DSIG_CPU_SSE41,
+    .h256 = dsig_haraka256_aesni,
+    .h512 = dsig_haraka512_aesni,
+    .h256_x4 = dsig_haraka256_x4_aesni,
+    .h512_x4 = dsig_haraka512_x4_aesni,
+    .h512_x8 = dsig_haraka512_x8_aesni,
+};
+
 #else
 /* Not x86: the dispatcher never selects this back-end; keep the translation unit non-empty. */
 typedef int dsig_haraka_aesni_unused;
+
 #endif

@@ -34,6 +34,29 @@ void dsig_haraka512_x8_aesni(uint8_t out[8 * 32], const uint8_t in[8 * 64]);
 void dsig_haraka512_x4_vaes(uint8_t out[4 * 32], const uint8_t in[4 * 64]);
 void dsig_haraka512_x8_vaes(uint8_t out[8 * 32], const uint8_t in[8 * 64]);
 
+/*
+ * One back-end, defined next to its code (haraka_portable.c, haraka_aesni.c, haraka_vaes.c) and listed
+ * in order of preference in haraka_dispatch.c. It declines when the CPU lacks a feature in `needs`; a
+ * NULL entry is an operation it does not have, taken from the next usable back-end. The single-input
+ * group (h256, h512, h256_x4) and the multi-lane Haraka-512 group (h512_x4, h512_x8) are each taken
+ * whole from one back-end.
+ */
+typedef struct dsig_haraka_backend {
+    const char *name;
+    unsigned needs; /* DSIG_CPU_* bits, all required */
+    void (*h256)(uint8_t out[32], const uint8_t in[32]);
+    void (*h512)(uint8_t out[32], const uint8_t in[64]);
+    void (*h256_x4)(uint8_t out[4 * 32], const uint8_t in[4 * 32]);
+    void (*h512_x4)(uint8_t out[4 * 32], const uint8_t in[4 * 64]);
+    void (*h512_x8)(uint8_t out[8 * 32], const uint8_t in[8 * 64]);
+} dsig_haraka_backend;
+
+extern const dsig_haraka_backend dsig_haraka_backend_portable;
+#if defined(__x86_64__) || defined(__i386__)
+extern const dsig_haraka_backend dsig_haraka_backend_aesni;
+extern const dsig_haraka_backend dsig_haraka_backend_vaes;
+#endif
+
 /* Which back-ends this build and CPU can run (for tests): bit 0 portable (always), bit 1 aesni,
  * bit 2 vaes — from dsig_cpu_features(), so DSIG_CPU_DISABLE applies. */
 #define DSIG_HARAKA_HAVE_PORTABLE 1u

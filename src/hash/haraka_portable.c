@@ -178,3 +178,14 @@ void dsig_haraka512_x8_portable(uint8_t out[8 * 32], const uint8_t in[8 * 64])
     for (int l = 0; l < 8; l++)
         dsig_haraka512_portable(out + 32 * l, in + 64 * l);
 }
+
+/* Any CPU: the last entry of haraka_dispatch.c's list. */
+const dsig_haraka_backend dsig_haraka_backend_portable = {
+    .name = "portable",
+    .needs = 0,
+    .h256 = dsig_haraka256_portable,
+    .h512 = dsig_haraka512_portable,
+    .h256_x4 = dsig_haraka256_x4_portable,
+    .h512_x4 = dsig_haraka512_x4_portable,
+    .h512_x8 = dsig_haraka512_x8_portable,
+};

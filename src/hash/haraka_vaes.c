@@ -10,6 +10,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "core/cpu.h"
 #include "hash/haraka_impl.h"
 
 #define TARGET_VAES __attribute__((target("vaes,aes,avx2")))
@@ -89,7 +90,17 @@ TARGET_VAES void dsig_haraka512_x8_vaes(uint8_t out[8 * 32], const uint8_t in[8 
     haraka512_pairs(out, in, 4);
 }
 
+/* Only the multi-lane Haraka-512 forms gain from two lanes per ymm register; the rest (single inputs,
+ * Haraka-256 x4) comes from the next back-end, AES-NI, which VAES implies here through `needs`. */
+const dsig_haraka_backend dsig_haraka_backend_vaes = {
+    .name = "vaes",
+    .needs = DSIG_CPU_VAES | DSIG_CPU_AVX2 | DSIG_CPU_AESNI | DSIG_CPU_SSE41,
+    .h512_x4 = dsig_haraka512_x4_vaes,
+    .h512_x8 = dsig_haraka512_x8_vaes,
+};
+
 #else
 /* Not x86: the dispatcher never selects this back-end; keep the translation unit non-empty. */
 typedef int dsig_haraka_vaes_unused;
+
 #endif

@@ -10,7 +10,6 @@
  */
 #include <string.h>
 
-#include "core/cpu.h"
 #include "dsig/mem.h"
 #include "hash/keccak.h"
 #include "hash/keccak_impl.h"
@@ -296,43 +295,19 @@ void dsig_sha3_512(uint8_t out[64], const uint8_t *in, size_t inlen)
 
 /* ---- four instances ---------------------------------------------------------------------- */
 
-typedef void (*x4_fn)(uint64_t s[100]);
-
-/* Chosen x4 permutation; NULL until first use. Racing first uses all store the same pointer. */
-static x4_fn x4_chosen;
-
-/* The best x4 permutation this CPU supports, honouring DSIG_CPU_DISABLE. */
-static x4_fn x4_detect(void)
-{
-#ifdef DSIG_KECCAK_X86
-    if (dsig_cpu_features() & DSIG_CPU_AVX2)
-        return dsig_keccak_f1600_x4_avx2;
-#endif
-    return dsig_keccak_f1600_x4_portable;
-}
-
-/* The x4 permutation in use, detected once per process (lock-free; detection is idempotent). */
-static x4_fn x4_get(void)
-{
-    x4_fn f = __atomic_load_n(&x4_chosen, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(f == NULL, 0)) {
-        f = x4_detect();
-        __atomic_store_n(&x4_chosen, f, __ATOMIC_RELEASE);
-    }
-    return f;
-}
-
-/* @spec FIPS 202 §3.3 on four interleaved states (dispatched back-end). */
-void dsig_keccak_f1600_x4(uint64_t s[100])
-{
-    x4_get()(s);
-}
+/* Any CPU: the four states one after another; the last entry of keccak_dispatch.c's list. */
+const dsig_keccak_x4_backend dsig_keccak_x4_portable_backend = {
+    .name = "portable",
+    .needs = 0,
+    .lanes = 1,
+    .f1600_x4 = dsig_keccak_f1600_x4_portable,
+};
 
 /* @spec FIPS 202 §4 absorbing + §5.1 padding for four equal-length inputs into the interleaved state. */
 void dsig_keccak_x4_absorb_once(dsig_keccak_x4 *k, unsigned rate, uint8_t ds,
                                 const uint8_t *const in[4], size_t inlen)
 {
-    x4_fn perm = x4_get();
+    void (*perm)(uint64_t s[100]) = dsig_keccak_x4_get()->f1600_x4;
     memset(k->s, 0, sizeof k->s);
     k->rate = rate;
     size_t off = 0;
@@ -353,7 +328,7 @@ void dsig_keccak_x4_absorb_once(dsig_keccak_x4 *k, unsigned rate, uint8_t ds,
 /* @spec FIPS 202 §4 squeezing, whole blocks, four instances: lane stores straight to each output. */
 void dsig_keccak_x4_squeezeblocks(dsig_keccak_x4 *k, uint8_t *const out[4], size_t nblocks)
 {
-    x4_fn perm = x4_get();
+    void (*perm)(uint64_t s[100]) = dsig_keccak_x4_get()->f1600_x4;
     unsigned rate = k->rate;
     for (size_t n = 0; n < nblocks; n++) {
         perm(k->s);
@@ -367,10 +342,4 @@ void dsig_keccak_x4_squeezeblocks(dsig_keccak_x4 *k, uint8_t *const out[4], size
 void dsig_keccak_x4_wipe(dsig_keccak_x4 *k)
 {
     dsig_memzero(k, sizeof *k);
-}
-
-/* "avx2" when the x4 permutation runs on AVX2, else "portable" (one state is always portable C). */
-const char *dsig_keccak_backend(void)
-{
-    return x4_get() == dsig_keccak_f1600_x4_portable ? "portable" : "avx2";
 }

@@ -6,8 +6,8 @@
  * States are caller-allocated and hold no pointers; copying a state forks the hash (used to absorb a
  * common prefix once). Wipe states that absorbed secrets with dsig_keccak_wipe().
  *
- * The permutation and the x4 permutation are chosen at run time (src/core/cpu.h): AVX2 when the CPU has
- * it and DSIG_CPU_DISABLE does not name it, portable 64-bit C otherwise. Every back-end is constant time
+ * The x4 permutation is chosen once per process by keccak_dispatch.c (src/core/cpu.h): AVX2 when the
+ * CPU has it and DSIG_CPU_DISABLE does not name it, portable 64-bit C otherwise. Every back-end is constant time
  * (no data-dependent branches or table lookups).
  */
 #ifndef DSIG_HASH_KECCAK_H
@@ -84,5 +84,8 @@ void dsig_keccak_x4_wipe(dsig_keccak_x4 *k);
 
 /* Name of the permutation back-ends in use ("avx2", "portable"), for benchmarks and tests. */
 const char *dsig_keccak_backend(void);
+/* How many of the four x4 states are permuted side by side: 4 (AVX2) or 1 (one after another). A
+ * caller with independent inputs batches them four at a time when this is 4. */
+unsigned dsig_keccak_simd_degree(void);
 
 #endif

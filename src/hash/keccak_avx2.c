@@ -7,6 +7,8 @@
  */
 #include "hash/keccak_impl.h"
 
+#include "core/cpu.h"
+
 #ifdef DSIG_KECCAK_X86
 
 #include <immintrin.h>
@@ -52,5 +54,12 @@ K_AVX2 void dsig_keccak_f1600_x4_avx2(uint64_t s[100])
     DSIG_KECCAK_LANES(STORE)
 #undef STORE
 }
+
+const dsig_keccak_x4_backend dsig_keccak_x4_avx2_backend = {
+    .name = "avx2",
+    .needs = DSIG_CPU_AVX2,
+    .lanes = 4,
+    .f1600_x4 = dsig_keccak_f1600_x4_avx2,
+};
 
 #endif

@@ -7,6 +7,7 @@
 #ifndef DSIG_HASH_KECCAK_IMPL_H
 #define DSIG_HASH_KECCAK_IMPL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* @spec FIPS 202 §3.2.5 ι: the 24 round constants RC[i_r]. */
@@ -21,6 +22,34 @@ void dsig_keccak_f1600_x4_portable(uint64_t s[100]);
 /* 4-way AVX2 (keccak_avx2.c): needs DSIG_CPU_AVX2 in dsig_cpu_features(). */
 void dsig_keccak_f1600_x4_avx2(uint64_t s[100]);
 #endif
+
+/* One back-end of the x4 permutation, defined next to its code and listed in order of preference in
+ * keccak_dispatch.c; it declines when the CPU lacks a feature in `needs`. One state always runs the
+ * portable permutation (the 4-way kernels gain nothing on a single state). */
+typedef struct dsig_keccak_x4_backend {
+    const char *name;
+    unsigned needs; /* DSIG_CPU_* bits, all required */
+    unsigned lanes; /* states permuted side by side: 4 (AVX2) or 1 (portable, one after another) */
+    void (*f1600_x4)(uint64_t s[100]);
+} dsig_keccak_x4_backend;
+
+extern const dsig_keccak_x4_backend dsig_keccak_x4_portable_backend;
+#ifdef DSIG_KECCAK_X86
+extern const dsig_keccak_x4_backend dsig_keccak_x4_avx2_backend;
+#endif
+/* The dispatcher's list, in order of preference (portable last): *n entries. */
+const dsig_keccak_x4_backend *const *dsig_keccak_backends(size_t *n);
+/* The x4 back-end chosen for this process (never NULL; chosen once, thread-safe). Inline: one acquire
+ * load on the fast path; the slot is keccak_dispatch.c's, only it writes it. */
+extern const void *dsig_keccak_x4_slot;
+const dsig_keccak_x4_backend *dsig_keccak_x4_resolve(void);
+static inline const dsig_keccak_x4_backend *dsig_keccak_x4_get(void)
+{
+    const void *v = __atomic_load_n(&dsig_keccak_x4_slot, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(v != NULL, 1))
+        return (const dsig_keccak_x4_backend *)v;
+    return dsig_keccak_x4_resolve();
+}
 
 /*
  * Visit the 25 lanes: M(y, x, index) with index = x + 5y (FIPS 202 §3.1.4 order). Used to load and

@@ -1,13 +1,12 @@
 /*
- * src/hash/sha256.c — SHA-256 (FIPS 180-4) for hot paths: the portable compression function, the
- * run-time choice between it and SHA-NI (sha256_shani.c), padding for whole-message hashing, and the
- * big-endian state encoding.
+ * src/hash/sha256.c — SHA-256 (FIPS 180-4) for hot paths: the portable compression function and its
+ * back-end table, padding for whole-message hashing, and the big-endian state encoding. The choice
+ * between back-ends is sha256_dispatch.c's.
  */
 #include "hash/sha256.h"
 
 #include <string.h>
 
-#include "core/cpu.h"
 #include "dsig/mem.h"
 #include "hash/sha256_impl.h"
 #include "core/bytes.h"
@@ -73,39 +72,27 @@ void dsig_sha256_compress_portable(uint32_t state[8], const uint8_t *blocks, siz
     dsig_memzero(w, sizeof w); /* the schedule is derived from possibly secret input */
 }
 
-/* SHA-NI usable: the instructions plus SSE4.1 (the byte shuffles and blends around them). */
-int dsig_sha256_have_shani(void)
+/* One lane of the portable "wide kernel": out[0] = compress(init, blocks[0]). */
+static void compress_lane_from(uint32_t out[][8], const uint32_t init[8], const uint8_t *const blocks[])
 {
-#if defined(__x86_64__) || defined(__i386__)
-    unsigned f = dsig_cpu_features();
-    return (f & DSIG_CPU_SHANI) && (f & DSIG_CPU_SSE41);
-#else
-    return 0;
-#endif
+    memcpy(out[0], init, 8 * sizeof(uint32_t));
+    dsig_sha256_compress_portable(out[0], blocks[0], 1);
 }
 
-static dsig_sha256_compress_fn selected; /* accessed only with __atomic builtins */
-
-/* The chosen compression function. Racing first calls store the same value. */
-static inline dsig_sha256_compress_fn compress_fn(void)
+static void compress_lane(uint32_t st[][8], const uint8_t *const blocks[])
 {
-    dsig_sha256_compress_fn f = __atomic_load_n(&selected, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(f != NULL, 1))
-        return f;
-    f = dsig_sha256_compress_portable;
-#if defined(__x86_64__) || defined(__i386__)
-    if (dsig_sha256_have_shani())
-        f = dsig_sha256_compress_shani;
-#endif
-    __atomic_store_n(&selected, f, __ATOMIC_RELEASE);
-    return f;
+    dsig_sha256_compress_portable(st[0], blocks[0], 1);
 }
 
-/* state = compress(state, block) for each of n blocks, with the best back-end. */
-void dsig_sha256_compress(uint32_t state[8], const uint8_t *blocks, size_t n)
-{
-    compress_fn()(state, blocks, n);
-}
+/* Any CPU; the last entry of the dispatcher's list, so every operation has a back-end. */
+const dsig_sha256_backend dsig_sha256_backend_portable = {
+    .name = "portable",
+    .needs = 0,
+    .compress = dsig_sha256_compress_portable,
+    .lanes = 1,
+    .lanes_from = compress_lane_from,
+    .lanes_cont = compress_lane,
+};
 
 /* @spec FIPS 180-4 §5.1.1 (padding), §5.3.3 (H(0)), §6.2 (hash computation) with a given back-end. */
 void dsig_sha256_with(dsig_sha256_compress_fn compress, uint8_t out[32], const void *in, size_t len)
@@ -133,21 +120,9 @@ void dsig_sha256_with(dsig_sha256_compress_fn compress, uint8_t out[32], const v
     dsig_memzero(st, sizeof st);
 }
 
-/* Full SHA-256 of any message, with the best back-end. */
-void dsig_sha256(uint8_t out[32], const void *in, size_t len)
-{
-    dsig_sha256_with(compress_fn(), out, in, len);
-}
-
 /* @spec FIPS 180-4 §6.2.2 step 4 / §3.1: the digest is H0..H7 as big-endian words. */
 void dsig_sha256_store(uint8_t out[32], const uint32_t state[8])
 {
     for (int i = 0; i < 8; i++)
         dsig_store_be32(out + 4 * i, state[i]);
-}
-
-/* Name of the compression back-end in use. */
-const char *dsig_sha256_impl(void)
-{
-    return compress_fn() == dsig_sha256_compress_portable ? "portable" : "shani";
 }

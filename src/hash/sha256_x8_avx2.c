@@ -6,17 +6,10 @@
  *
  * Message blocks and states are transposed in registers on load and states transposed back on store
  * (dsig_avx2_transpose8x32). Constant time: only shifts, xors, ands and additions; no data-dependent
- * branch or index. Built with target("avx2"); run only after dsig_sha256_have_x8() said yes.
- *
- * Also here, the other multi-message kernel: two SHA-NI compressions interleaved instruction by
- * instruction. One SHA-NI compression is a chain of 32 dependent SHA256RNDS2 (~43 ns per block when
- * each block depends on the last, ~25 ns when the out-of-order core overlaps neighbours); two
- * independent chains in one instruction stream fill the gaps (~18 ns per block on AMD EPYC), which is
- * why SLH-DSA prefers it to the 8 AVX2 lanes (~38 ns per block and lane) wherever SHA-NI exists.
+ * branch or index. Built with target("avx2"); run only when the dispatcher
+ * (sha256_dispatch.c) found DSIG_CPU_AVX2.
  */
 #include "hash/sha256.h"
-
-#include <string.h>
 
 #include "core/cpu.h"
 #include "dsig/mem.h"
@@ -147,96 +140,13 @@ TARGET_AVX2 void dsig_sha256_compress_x8_avx2_from(uint32_t out[8][8], const uin
     dsig_memzero(w, sizeof w);
 }
 
-#define TARGET_SHANI __attribute__((target("sha,sse4.1")))
-
-/* @spec FIPS 180-4 §6.2.2 step 1: W_t..W_{t+3} from the previous 16 words (w0 oldest .. w3 newest),
- * W_t = σ1(W_{t-2}) + W_{t-7} + σ0(W_{t-15}) + W_{t-16} (SHA256MSG1 adds σ0, SHA256MSG2 σ1). */
-static inline TARGET_SHANI __m128i shani_schedule(__m128i w0, __m128i w1, __m128i w2, __m128i w3)
-{
-    __m128i x = _mm_sha256msg1_epu32(w0, w1);
-    x = _mm_add_epi32(x, _mm_alignr_epi8(w3, w2, 4));
-    return _mm_sha256msg2_epu32(x, w3);
-}
-
-/* @spec FIPS 180-4 §6.2.2: out[l] = compress(init, blocks[l]) for l = 0, 1 with SHA-NI, the two
- * compressions interleaved (SHA256RNDS2 takes {A,B,E,F} / {C,D,G,H} with A in the top dword, see
- * sha256_shani.c). Needs dsig_sha256_have_shani(). */
-TARGET_SHANI void dsig_sha256_compress_x2_shani_from(uint32_t out[2][8], const uint32_t init[8],
-                                                     const uint8_t *const blocks[2])
-{
-    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
-    __m128i abcd = _mm_loadu_si128((const __m128i *)init);
-    __m128i efgh = _mm_loadu_si128((const __m128i *)(init + 4));
-    __m128i badc = _mm_shuffle_epi32(abcd, 0xb1), hgfe = _mm_shuffle_epi32(efgh, 0x1b);
-    const __m128i abef0 = _mm_alignr_epi8(badc, hgfe, 8);    /* dwords f e b a */
-    const __m128i cdgh0 = _mm_blend_epi16(hgfe, badc, 0xf0); /* dwords h g d c */
-    __m128i abef[2] = {abef0, abef0}, cdgh[2] = {cdgh0, cdgh0}, w[2][4];
-    for (int l = 0; l < 2; l++)
-        for (int q = 0; q < 4; q++)
-            w[l][q] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(blocks[l] + 16 * q)), bswap);
-    /* Fully unrolled so the 4-group window w[l][q] stays in registers (q is a constant). */
-#pragma GCC unroll 16
-    for (int t = 0; t < 64; t += 4) {
-        const int q = (t / 4) & 3;
-        if (t >= 16)
-            for (int l = 0; l < 2; l++)
-                w[l][q] = shani_schedule(w[l][q], w[l][(q + 1) & 3], w[l][(q + 2) & 3],
-                                         w[l][(q + 3) & 3]);
-        const __m128i k = _mm_load_si128((const __m128i *)&dsig_sha256_k[t]);
-        __m128i wk0 = _mm_add_epi32(w[0][q], k), wk1 = _mm_add_epi32(w[1][q], k);
-        cdgh[0] = _mm_sha256rnds2_epu32(cdgh[0], abef[0], wk0);
-        cdgh[1] = _mm_sha256rnds2_epu32(cdgh[1], abef[1], wk1);
-        abef[0] = _mm_sha256rnds2_epu32(abef[0], cdgh[0], _mm_shuffle_epi32(wk0, 0x0e));
-        abef[1] = _mm_sha256rnds2_epu32(abef[1], cdgh[1], _mm_shuffle_epi32(wk1, 0x0e));
-    }
-    for (int l = 0; l < 2; l++) {
-        /* Feed-forward, then back from {f e b a}/{h g d c} to a b c d / e f g h. */
-        __m128i abef_r = _mm_shuffle_epi32(_mm_add_epi32(abef[l], abef0), 0x1b); /* a b e f */
-        __m128i cdgh_r = _mm_shuffle_epi32(_mm_add_epi32(cdgh[l], cdgh0), 0x1b); /* c d g h */
-        _mm_storeu_si128((__m128i *)out[l], _mm_unpacklo_epi64(abef_r, cdgh_r));
-        _mm_storeu_si128((__m128i *)(out[l] + 4), _mm_unpackhi_epi64(abef_r, cdgh_r));
-    }
-    /* The message words derive from possibly secret input: clear the registers' spill copies. */
-    dsig_memzero(w, sizeof w);
-}
+/* AVX2 has no one-message compression of its own: compress is left to the next back-end. */
+const dsig_sha256_backend dsig_sha256_backend_avx2 = {
+    .name = "avx2",
+    .needs = DSIG_CPU_AVX2,
+    .lanes = 8,
+    .lanes_from = dsig_sha256_compress_x8_avx2_from,
+    .lanes_cont = dsig_sha256_compress_x8_avx2,
+};
 
 #endif /* __x86_64__ */
-
-/* Whether the 8-lane AVX2 compression may run here (DSIG_CPU_DISABLE=avx2 says no). */
-int dsig_sha256_have_x8(void)
-{
-#if defined(__x86_64__)
-    return (dsig_cpu_features() & DSIG_CPU_AVX2) != 0;
-#else
-    return 0;
-#endif
-}
-
-/* out[l] = compress(init, blocks[l]) for l < 8: AVX2 when usable, else the scalar dispatcher. */
-void dsig_sha256_compress_x8_from(uint32_t out[8][8], const uint32_t init[8],
-                                  const uint8_t *const blocks[8])
-{
-#if defined(__x86_64__)
-    if (dsig_sha256_have_x8()) {
-        dsig_sha256_compress_x8_avx2_from(out, init, blocks);
-        return;
-    }
-#endif
-    for (int l = 0; l < 8; l++) {
-        memcpy(out[l], init, 8 * sizeof(uint32_t));
-        dsig_sha256_compress(out[l], blocks[l], 1);
-    }
-}
-
-/* state[l] = compress(state[l], blocks[l]) for l < 8: AVX2 when usable, else the scalar dispatcher. */
-void dsig_sha256_compress_x8(uint32_t state[8][8], const uint8_t *const blocks[8])
-{
-#if defined(__x86_64__)
-    if (dsig_sha256_have_x8()) {
-        dsig_sha256_compress_x8_avx2(state, blocks);
-        return;
-    }
-#endif
-    for (int l = 0; l < 8; l++)
-        dsig_sha256_compress(state[l], blocks[l], 1);
-}

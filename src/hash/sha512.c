@@ -127,6 +127,27 @@ void dsig_sha512_compress(uint64_t state[8], const uint8_t *blocks, size_t n)
     dsig_memzero(w, sizeof w); /* the schedule is derived from possibly secret input */
 }
 
+/* One lane of the portable wide kernel: out[0] = compress(init, blocks[0]). */
+static void compress_lane_from(uint64_t out[][8], const uint64_t init[8], const uint8_t *const blocks[])
+{
+    memcpy(out[0], init, 8 * sizeof(uint64_t));
+    dsig_sha512_compress(out[0], blocks[0], 1);
+}
+
+static void compress_lane(uint64_t st[][8], const uint8_t *const blocks[])
+{
+    dsig_sha512_compress(st[0], blocks[0], 1);
+}
+
+/* Any CPU; the last entry of the dispatcher's list. */
+const dsig_sha512_backend dsig_sha512_backend_portable = {
+    .name = "portable",
+    .needs = 0,
+    .lanes = 1,
+    .lanes_from = compress_lane_from,
+    .lanes_cont = compress_lane,
+};
+
 /* @spec FIPS 180-4 §5.1.2 (padding), §5.3.5 (H(0)), §6.4 (hash computation). */
 void dsig_sha512(uint8_t out[64], const void *in, size_t len)
 {

@@ -5,11 +5,10 @@
  * over in batches.
  *
  * Blocks and states are transposed in registers (dsig_avx2_transpose4x64). Constant time: shifts,
- * xors, ands and additions only. Built with target("avx2"); run only after dsig_sha512_have_x4().
+ * xors, ands and additions only. Built with target("avx2"); run only when the dispatcher
+ * (sha512_dispatch.c) found DSIG_CPU_AVX2.
  */
 #include "hash/sha512.h"
-
-#include <string.h>
 
 #include "core/cpu.h"
 #include "dsig/mem.h"
@@ -142,43 +141,12 @@ TARGET_AVX2 void dsig_sha512_compress_x4_avx2_from(uint64_t out[4][8], const uin
     dsig_memzero(w, sizeof w);
 }
 
+const dsig_sha512_backend dsig_sha512_backend_avx2 = {
+    .name = "avx2",
+    .needs = DSIG_CPU_AVX2,
+    .lanes = 4,
+    .lanes_from = dsig_sha512_compress_x4_avx2_from,
+    .lanes_cont = dsig_sha512_compress_x4_avx2,
+};
+
 #endif /* __x86_64__ */
-
-/* Whether the 4-lane AVX2 compression may run here (DSIG_CPU_DISABLE=avx2 says no). */
-int dsig_sha512_have_x4(void)
-{
-#if defined(__x86_64__)
-    return (dsig_cpu_features() & DSIG_CPU_AVX2) != 0;
-#else
-    return 0;
-#endif
-}
-
-/* out[l] = compress(init, blocks[l]) for l < 4: AVX2 when usable, else the portable compression. */
-void dsig_sha512_compress_x4_from(uint64_t out[4][8], const uint64_t init[8],
-                                  const uint8_t *const blocks[4])
-{
-#if defined(__x86_64__)
-    if (dsig_sha512_have_x4()) {
-        dsig_sha512_compress_x4_avx2_from(out, init, blocks);
-        return;
-    }
-#endif
-    for (int l = 0; l < 4; l++) {
-        memcpy(out[l], init, 8 * sizeof(uint64_t));
-        dsig_sha512_compress(out[l], blocks[l], 1);
-    }
-}
-
-/* state[l] = compress(state[l], blocks[l]) for l < 4: AVX2 when usable, else portable. */
-void dsig_sha512_compress_x4(uint64_t state[4][8], const uint8_t *const blocks[4])
-{
-#if defined(__x86_64__)
-    if (dsig_sha512_have_x4()) {
-        dsig_sha512_compress_x4_avx2(state, blocks);
-        return;
-    }
-#endif
-    for (int l = 0; l < 4; l++)
-        dsig_sha512_compress(state[l], blocks[l], 1);
-}

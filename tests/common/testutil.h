@@ -36,13 +36,13 @@ const char *tu_str(const json_t *obj, const char *key);
 
 /* Deterministic pseudo-random bytes for tests (xorshift; NOT cryptographic). */
 void tu_fill(uint8_t *buf, size_t n, uint64_t seed);
-/* In main() of a test of one CPU back-end: if the CPU lacks `feature` (a string literal for
- * __builtin_cpu_supports, e.g. "avx2"), say so and exit 77, which CTest reports as skipped
- * (SKIP_RETURN_CODE). */
-#define TU_SKIP_WITHOUT_CPU(feature)                                                                  \
+/* In main() of a test of one CPU back-end: if the back-end would decline here (`needs`, DSIG_CPU_* bits
+ * from src/core/cpu.h, which the test includes: the dispatchers' own rule, so OS support and
+ * DSIG_CPU_DISABLE count), say so and exit 77, which CTest reports as skipped (SKIP_RETURN_CODE). */
+#define TU_SKIP_WITHOUT_CPU(needs)                                                                    \
     do {                                                                                              \
-        if (!__builtin_cpu_supports(feature)) {                                                       \
-            printf("skipped: this CPU has no %s\n", feature);                                          \
+        if (!dsig_cpu_usable(needs)) {                                                                \
+            printf("skipped: back-end declines here (cpu: %s)\n", dsig_cpu_describe());               \
             return 77;                                                                                \
         }                                                                                             \
     } while (0)

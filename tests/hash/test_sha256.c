@@ -13,26 +13,36 @@
 #include "hash/sha256_impl.h"
 #include "testutil.h"
 
-/* One compression back-end as the tests see it. */
+/* One compression back-end as the tests see it: every table of the dispatcher's list that has a
+ * one-message compression (so a new kernel listed in sha256_dispatch.c is tested here with no change),
+ * then the dispatched function itself. */
 struct backend {
     const char *name;
     dsig_sha256_compress_fn fn;
-    int needs_shani;
+    unsigned needs; /* DSIG_CPU_* */
 };
 
-static const struct backend backends[] = {
-    {"portable", dsig_sha256_compress_portable, 0},
-#if defined(__x86_64__) || defined(__i386__)
-    {"shani", dsig_sha256_compress_shani, 1},
-#endif
-    {"dispatch", dsig_sha256_compress, 0},
-};
-#define N_BACKENDS (sizeof backends / sizeof backends[0])
+static struct backend backends[8];
+static size_t n_backends;
+#define N_BACKENDS n_backends
 
-/* Whether back-end b can run here (honouring DSIG_CPU_DISABLE). */
+static int collect_backends(void **state)
+{
+    (void)state;
+    size_t n;
+    const dsig_sha256_backend *const *list = dsig_sha256_backends(&n);
+    n_backends = 0;
+    for (size_t i = 0; i < n; i++)
+        if (list[i]->compress)
+            backends[n_backends++] = (struct backend){list[i]->name, list[i]->compress, list[i]->needs};
+    backends[n_backends++] = (struct backend){"dispatch", dsig_sha256_compress, 0};
+    return 0;
+}
+
+/* Whether back-end b can run here (the dispatcher's rule, so DSIG_CPU_DISABLE applies). */
 static int usable(const struct backend *b)
 {
-    return !b->needs_shani || dsig_sha256_have_shani();
+    return dsig_cpu_usable(b->needs);
 }
 
 /* Hex of a 32-byte digest into a 65-byte buffer. */
@@ -176,12 +186,53 @@ static void test_sha256_impl_name(void **state)
     print_message("sha256 back-end: %s (cpu: %s)\n", dsig_sha256_impl(), dsig_cpu_describe());
 }
 
+/* Every usable wide kernel of the list (and the dispatched one) equals one-at-a-time portable
+ * compressions, from a shared initial state and from per-lane states, on random blocks. */
+static void test_sha256_wide_kernels(void **state)
+{
+    (void)state;
+    size_t n;
+    const dsig_sha256_backend *const *list = dsig_sha256_backends(&n);
+    uint8_t blocks[DSIG_SHA256_MAX_LANES][64];
+    const uint8_t *bp[DSIG_SHA256_MAX_LANES];
+    uint32_t init[8], ref[DSIG_SHA256_MAX_LANES][8], got[DSIG_SHA256_MAX_LANES][8];
+    for (size_t i = 0; i <= n; i++) {
+        const char *name = i < n ? list[i]->name : "dispatch";
+        unsigned lanes = i < n ? list[i]->lanes : dsig_sha256_simd_degree();
+        dsig_sha256_lanes_from_fn from = i < n ? list[i]->lanes_from : dsig_sha256_ops_get()->lanes_from;
+        dsig_sha256_lanes_fn cont = i < n ? list[i]->lanes_cont : dsig_sha256_ops_get()->lanes_cont;
+        if (!lanes || (i < n && !dsig_cpu_usable(list[i]->needs)))
+            continue;
+        assert_true(lanes <= DSIG_SHA256_MAX_LANES);
+        for (uint64_t seed = 1; seed <= 20; seed++) {
+            tu_fill(blocks[0], sizeof blocks, seed);
+            tu_fill((uint8_t *)init, sizeof init, seed + 100);
+            for (unsigned l = 0; l < lanes; l++) {
+                bp[l] = blocks[l];
+                memcpy(ref[l], init, sizeof init);
+                dsig_sha256_compress_portable(ref[l], blocks[l], 1);
+            }
+            from(got, init, bp);
+            for (unsigned l = 0; l < lanes; l++)
+                if (memcmp(got[l], ref[l], sizeof ref[l]) != 0)
+                    fail_msg("%s: lanes_from lane %u differs (seed %llu)", name, l, (unsigned long long)seed);
+            for (unsigned l = 0; l < lanes; l++)
+                dsig_sha256_compress_portable(ref[l], blocks[l], 1);
+            cont(got, bp);
+            for (unsigned l = 0; l < lanes; l++)
+                if (memcmp(got[l], ref[l], sizeof ref[l]) != 0)
+                    fail_msg("%s: lanes_cont lane %u differs (seed %llu)", name, l, (unsigned long long)seed);
+        }
+        print_message("sha256 wide kernel %s x%u: ok\n", name, lanes);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sha256_nist_examples), cmocka_unit_test(test_sha256_vs_openssl),
         cmocka_unit_test(test_sha256_compress_blocks), cmocka_unit_test(test_sha256_store),
-        cmocka_unit_test(test_sha256_impl_name),
+        cmocka_unit_test(test_sha256_impl_name), cmocka_unit_test(test_sha256_wide_kernels),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, collect_backends, NULL);
 }

@@ -1,6 +1,6 @@
 /*
  * tests/lms/test_lms_incr.c — "signing must not hide a tree computation": the HSS core
- * (src/pq/lms/lms.c) builds every level's NEXT child tree a slice per signature. Measures no time:
+ * (src/pq/lms/hss_key.c) builds every level's NEXT child tree a slice per signature. Measures no time:
  * it counts work through the core's per-thread test hooks (dsig_lms_test_leaves = LM-OTS public
  * keys computed, dsig_lms_test_child_signs = signatures of child public keys) and checks that, in
  * sequence, no signature does more than one leaf per non-top level and one child signature per

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "pq/mldsa/ntt.h"
 
 #define Q 8380417
@@ -272,7 +273,7 @@ static void test_pointwise_acc_worst(void **state)
 int main(void)
 {
 #ifdef DSIG_MLDSA_HAVE_AVX2
-    TU_SKIP_WITHOUT_CPU("avx2");
+    TU_SKIP_WITHOUT_CPU(DSIG_CPU_AVX2);
     for (unsigned m = 0; m < 256; m++)
         zeta_exact[m] = (int32_t)powq(1753, brv8(m));
     const struct CMUnitTest tests[] = {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hash/keccak.h"
+#include "core/cpu.h"
 #include "pq/mldsa/ntt.h"
 #include "pq/mldsa/kernels.h"
 
@@ -134,7 +135,7 @@ static void test_acvp_keygen(void **state)
 int main(void)
 {
 #ifdef DSIG_MLDSA_HAVE_AVX2
-    TU_SKIP_WITHOUT_CPU("avx2");
+    TU_SKIP_WITHOUT_CPU(DSIG_CPU_AVX2);
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_acvp_keygen)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 #else

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "pq/mldsa/kernels.h"
 
 #define Q DSIG_MLDSA_Q
@@ -242,7 +243,7 @@ static void test_rej_eta(void **state)
 int main(void)
 {
 #ifdef DSIG_MLDSA_HAVE_AVX2
-    TU_SKIP_WITHOUT_CPU("avx2");
+    TU_SKIP_WITHOUT_CPU(DSIG_CPU_AVX2);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_elementwise), cmocka_unit_test(test_norm),
         cmocka_unit_test(test_rounding_exhaustive), cmocka_unit_test(test_make_hint),

@@ -1,7 +1,7 @@
 /*
- * src/pq/mldsa/kernels.c — the back-end tables of the ML-DSA kernels, the once-per-process choice
- * between them, and the unsuffixed functions of ntt.h, poly.h and rounding.h, which forward to the
- * chosen table (see kernels.h).
+ * src/pq/mldsa/kernels.c — the ML-DSA dispatch file: the back-end tables of the kernels, the
+ * once-per-process walk between them (src/core/cpu.h), and the unsuffixed functions of ntt.h, poly.h
+ * and rounding.h, which forward to the chosen table (see kernels.h).
  */
 #include "pq/mldsa/kernels.h"
 
@@ -29,22 +29,33 @@ const dsig_mldsa_kernels dsig_mldsa_kernels_portable = KERNELS("portable", c);
 const dsig_mldsa_kernels dsig_mldsa_kernels_avx2 = KERNELS("avx2", avx2);
 #endif
 
-static const dsig_mldsa_kernels *selected; /* accessed only with __atomic builtins */
+/* The walk, in order of preference: the first table whose CPU features are all present. Adding a
+ * back-end: its functions, its table above (KERNELS) and one line here. */
+static const struct {
+    unsigned needs; /* DSIG_CPU_* bits, all required, or the back-end declines */
+    const dsig_mldsa_kernels *table;
+} backends[] = {
+#ifdef DSIG_MLDSA_HAVE_AVX2
+    {DSIG_CPU_AVX2, &dsig_mldsa_kernels_avx2},
+#endif
+    {0, &dsig_mldsa_kernels_portable},
+};
 
-/* The table for this process: AVX2 if the CPU has it and DSIG_CPU_DISABLE does not veto it. A race
- * between two first callers is harmless: both compute the same pointer. */
+static const void *slot;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void resolve(void)
+{
+    size_t i = 0;
+    while (!dsig_cpu_usable(backends[i].needs))
+        i++;
+    __atomic_store_n(&slot, (const void *)backends[i].table, __ATOMIC_RELEASE);
+}
+
+/* The table for this process, chosen once; the choice depends on the CPU only, never on the data. */
 const dsig_mldsa_kernels *dsig_mldsa_kernels_get(void)
 {
-    const dsig_mldsa_kernels *k = __atomic_load_n(&selected, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(k != NULL, 1))
-        return k;
-    k = &dsig_mldsa_kernels_portable;
-#ifdef DSIG_MLDSA_HAVE_AVX2
-    if (dsig_cpu_features() & DSIG_CPU_AVX2)
-        k = &dsig_mldsa_kernels_avx2;
-#endif
-    __atomic_store_n(&selected, k, __ATOMIC_RELEASE);
-    return k;
+    return dsig_cpu_once(&slot, &once, resolve);
 }
 
 #define K dsig_mldsa_kernels_get()

@@ -34,12 +34,10 @@ typedef struct dsig_slhdsa_ctx {
     uint8_t sk_seed[DSIG_SLHDSA_NMAX];   /* zero for verification */
     uint32_t sha256_seeded[8];           /* SHA-256 state after PK.seed ‖ 0^(64-n) */
     uint64_t sha512_seeded[8];           /* SHA-512 state after PK.seed ‖ 0^(128-n) (n > 16) */
-    void (*compress256)(uint32_t state[8], const uint8_t *blocks, size_t n); /* chosen once */
-    unsigned wide;                       /* 1 if a multi-lane back-end batches the calls */
 } dsig_slhdsa_ctx;
 
 struct dsig_slhdsa_hash_ops {
-    /* Precompute the seeded states and choose back-ends (p, pk_seed, sk_seed already set). */
+    /* Precompute the seeded states (p, pk_seed, sk_seed already set). */
     void (*init)(dsig_slhdsa_ctx *c);
     /* out[i] = F(PK.seed, adrs[i], in[i]) for i < count (in n bytes; out may alias in). */
     void (*f_many)(const dsig_slhdsa_ctx *c, const uint8_t *const *adrs, const uint8_t *const *in,

@@ -5,18 +5,18 @@
  * block size), computed once per key, so F/PRF (and H for n = 16, and H for n > 16 on SHA-512) are one
  * compression each: ADRSc ‖ input ‖ padding fits one block.
  *
- * Back-ends, chosen once per key from dsig_cpu_features() (DSIG_CPU_DISABLE applies):
- *   SHA-256 batches (f_many, h_many at n = 16): SHA-NI when present, two compressions interleaved
- *     (dsig_sha256_compress_x2_shani_from, ~18 ns per block on the development CPU, AMD EPYC with
- *     SHA-NI + AVX2; one at a time ~25-43 ns) — the 8-lane AVX2 kernel (~38 ns per block and lane)
- *     loses to SHA-NI there, so it runs only without SHA-NI; else portable.
+ * Back-ends: the process-wide choice of src/hash/sha256_dispatch.c and sha512_dispatch.c (see
+ * src/core/cpu.h), read at every batch:
+ *   SHA-256 batches (f_many, h_many at n = 16): the SHA-256 wide kernel in groups of
+ *     dsig_sha256_simd_degree() — two interleaved SHA-NI compressions (~18 ns per block on the
+ *     development CPU, AMD EPYC with SHA-NI + AVX2; one at a time ~25-43 ns), else 8 AVX2 lanes (~38 ns
+ *     per block and lane), else one at a time.
  *   SHA-512 batches (h_many at n = 24/32): 4 lanes of AVX2 (93 ns per block and lane against the
  *     portable compression's ~150-180 ns); else portable.
- *   T_l (one call, many blocks): SHA-NI / portable SHA-256, portable SHA-512.
+ *   T_l (one call, many blocks): the dispatched SHA-256 compression, portable SHA-512.
  */
 #include <string.h>
 
-#include "core/cpu.h"
 #include "dsig/mem.h"
 #include "hash/sha256.h"
 #include "hash/sha256_impl.h"
@@ -24,38 +24,19 @@
 #include "pq/slhdsa/hash.h"
 #include "core/bytes.h"
 
-/* Bits of dsig_slhdsa_ctx.wide: which batched kernels this key's f_many / h_many use. */
-enum {
-    WIDE_SHA256_X8 = 1, /* dsig_sha256_compress_x8_avx2_from (AVX2 without SHA-NI) */
-    WIDE_SHA512_X4 = 2, /* dsig_sha512_compress_x4_avx2_from (AVX2) */
-    WIDE_SHA256_X2 = 4, /* dsig_sha256_compress_x2_shani_from (SHA-NI) */
-};
-
-/* Precompute the seeded SHA-256 (and SHA-512) states; choose the compression back-ends. */
+/* Precompute the seeded SHA-256 (and SHA-512) states. */
 static void sha2_init(dsig_slhdsa_ctx *c)
 {
     uint8_t blk[128];
     unsigned n = c->p->n;
     memset(blk, 0, sizeof blk);
     memcpy(blk, c->pk_seed, n);
-    c->compress256 = dsig_sha256_have_shani() ? dsig_sha256_compress_shani
-                                              : dsig_sha256_compress_portable;
     memcpy(c->sha256_seeded, dsig_sha256_iv, sizeof c->sha256_seeded);
-    c->compress256(c->sha256_seeded, blk, 1);
+    dsig_sha256_compress(c->sha256_seeded, blk, 1);
     if (n > 16) {
         memcpy(c->sha512_seeded, dsig_sha512_iv, sizeof c->sha512_seeded);
         dsig_sha512_compress(c->sha512_seeded, blk, 1);
     }
-    c->wide = 0;
-    /* SHA-NI beats 8 AVX2 lanes per block here (see the top of the file): AVX2 only without it. */
-#if defined(__x86_64__)
-    if (dsig_sha256_have_shani())
-        c->wide |= WIDE_SHA256_X2;
-    else if (dsig_sha256_have_x8())
-        c->wide |= WIDE_SHA256_X8;
-#endif
-    if (n > 16 && dsig_sha512_have_x4())
-        c->wide |= WIDE_SHA512_X4;
 }
 
 /* Fill a one-block SHA-256 tail: ADRSc ‖ in ‖ 0x80 ‖ zeros ‖ bit length of (64 + 22 + inlen). */
@@ -76,63 +57,47 @@ static inline void out256(uint8_t *out, const uint32_t st[8], unsigned n)
 }
 
 /* count one-block SHA-256 hashes over the seeded state: out[i] = Trunc_n(SHA-256(seed ‖ ADRSc ‖ in)).
- * With the 8-lane kernel, groups of 8 go through AVX2; a remainder of 2..7 runs as one more padded
- * group (unused lanes recompute lane 0: cheaper than 2+ portable compressions). With SHA-NI, pairs
- * run interleaved. A last single call runs scalar. Inputs are copied into the blocks before
- * anything is written, so out may alias in. */
+ * With a wide kernel of L lanes, groups of L; a remainder of 2..L-1 runs as one more padded group
+ * (unused lanes recompute lane 0: cheaper than 2+ single compressions). A last single call runs
+ * alone. Inputs are copied into the blocks before anything is written, so out may alias in. */
 static void sha256_many(const dsig_slhdsa_ctx *c, const uint8_t *const *adrs,
                         const uint8_t *const *in, uint8_t *const *out, size_t count, size_t inlen)
 {
+    const dsig_sha256_ops *o = dsig_sha256_ops_get();
+    const size_t L = o->lanes < DSIG_SHA256_MAX_LANES ? o->lanes : DSIG_SHA256_MAX_LANES; /* = o->lanes */
     unsigned n = c->p->n;
     size_t i = 0;
-#if defined(__x86_64__)
-    if ((c->wide & WIDE_SHA256_X8) && count >= 2) {
-        uint8_t blk[8][64];
-        const uint8_t *bp[8];
-        uint32_t st8[8][8];
-        while (i < count) {
-            size_t lanes = count - i < 8 ? count - i : 8;
-            if (lanes < 2)
-                break;
-            for (size_t l = 0; l < 8; l++) {
+    if (L >= 2 && count >= 2) {
+        uint8_t blk[DSIG_SHA256_MAX_LANES][64];
+        const uint8_t *bp[DSIG_SHA256_MAX_LANES];
+        uint32_t st[DSIG_SHA256_MAX_LANES][8];
+        while (count - i >= 2) {
+            size_t lanes = count - i < L ? count - i : L;
+            for (size_t l = 0; l < L; l++) {
                 if (l < lanes)
                     block256(blk[l], adrs[i + l], in[i + l], inlen);
                 bp[l] = blk[l < lanes ? l : 0];
             }
-            dsig_sha256_compress_x8_avx2_from(st8, c->sha256_seeded, bp);
+            o->lanes_from(st, c->sha256_seeded, bp);
             for (size_t l = 0; l < lanes; l++)
-                out256(out[i + l], st8[l], n);
+                out256(out[i + l], st[l], n);
             i += lanes;
         }
-        dsig_memzero(blk, sizeof blk);
-        dsig_memzero(st8, sizeof st8);
-    } else if (c->wide & WIDE_SHA256_X2) {
-        uint8_t blk[2][64];
-        uint32_t st2[2][8];
-        for (; i + 2 <= count; i += 2) {
-            block256(blk[0], adrs[i], in[i], inlen);
-            block256(blk[1], adrs[i + 1], in[i + 1], inlen);
-            const uint8_t *bp[2] = {blk[0], blk[1]};
-            dsig_sha256_compress_x2_shani_from(st2, c->sha256_seeded, bp);
-            out256(out[i], st2[0], n);
-            out256(out[i + 1], st2[1], n);
-        }
-        dsig_memzero(blk, sizeof blk);
-        dsig_memzero(st2, sizeof st2);
+        dsig_memzero(blk, L * sizeof blk[0]); /* only the rows used */
+        dsig_memzero(st, L * sizeof st[0]);
     }
-#endif
     if (i == count)
         return;
     uint8_t blk1[64];
-    uint32_t st[8];
+    uint32_t st1[8];
     for (; i < count; i++) {
         block256(blk1, adrs[i], in[i], inlen);
-        memcpy(st, c->sha256_seeded, sizeof st);
-        c->compress256(st, blk1, 1);
-        out256(out[i], st, n);
+        memcpy(st1, c->sha256_seeded, sizeof st1);
+        o->compress(st1, blk1, 1);
+        out256(out[i], st1, n);
     }
     dsig_memzero(blk1, sizeof blk1);
-    dsig_memzero(st, sizeof st);
+    dsig_memzero(st1, sizeof st1);
 }
 
 /* @spec FIPS 205 §11.2.1/§11.2.2 F (and PRF): Trunc_n(SHA-256(PK.seed ‖ 0^(64-n) ‖ ADRSc ‖ M1)). */
@@ -162,28 +127,27 @@ static inline void out512(uint8_t *out, const uint64_t st[8], unsigned n)
 }
 
 /* @spec FIPS 205 §11.2.2 H for n > 16: Trunc_n(SHA-512(PK.seed ‖ 0^(128-n) ‖ ADRSc ‖ M2)).
- * With the 4-lane kernel, groups of 4 through AVX2; a remainder of 3 as one padded group (unused
- * lane recomputes lane 0), 1-2 scalar (a 4-lane call costs about two portable compressions). */
+ * With the 4-lane kernel, groups of 4; a remainder of 3 as one padded group (unused lane recomputes
+ * lane 0), 1-2 one at a time (a 4-lane call costs about two portable compressions). */
 static void sha512_h_many(const dsig_slhdsa_ctx *c, const uint8_t *const *adrs,
                           const uint8_t *const *in, uint8_t *const *out, size_t count)
 {
+    const dsig_sha512_backend *b = dsig_sha512_lanes_get();
+    const size_t L = b->lanes < 4 ? b->lanes : 4, min_group = L - 1; /* L = 4: at least 3 real lanes */
     unsigned n = c->p->n;
     size_t i = 0;
-#if defined(__x86_64__)
-    if ((c->wide & WIDE_SHA512_X4) && count >= 3) {
+    if (L >= 4 && count >= min_group) {
         uint8_t blk[4][128];
         const uint8_t *bp[4];
         uint64_t st4[4][8];
-        while (i < count) {
-            size_t lanes = count - i < 4 ? count - i : 4;
-            if (lanes < 3)
-                break;
-            for (size_t l = 0; l < 4; l++) {
+        while (count - i >= min_group) {
+            size_t lanes = count - i < L ? count - i : L;
+            for (size_t l = 0; l < L; l++) {
                 if (l < lanes)
                     block512(blk[l], adrs[i + l], in[i + l], n);
                 bp[l] = blk[l < lanes ? l : 0];
             }
-            dsig_sha512_compress_x4_avx2_from(st4, c->sha512_seeded, bp);
+            b->lanes_from(st4, c->sha512_seeded, bp);
             for (size_t l = 0; l < lanes; l++)
                 out512(out[i + l], st4[l], n);
             i += lanes;
@@ -191,7 +155,6 @@ static void sha512_h_many(const dsig_slhdsa_ctx *c, const uint8_t *const *adrs,
         dsig_memzero(blk, sizeof blk);
         dsig_memzero(st4, sizeof st4);
     }
-#endif
     if (i == count)
         return;
     uint8_t blk1[128];
@@ -224,6 +187,7 @@ static void sha2_t(const dsig_slhdsa_ctx *c, const uint8_t adrs[32], const uint8
     unsigned n = c->p->n;
     int big = n > 16;
     size_t bs = big ? 128 : 64, lenpos = big ? 112 : 56;
+    void (*compress256)(uint32_t state[8], const uint8_t *blocks, size_t n) = dsig_sha256_ops_get()->compress;
     uint8_t blk[128];
     uint32_t s256[8];
     uint64_t s512[8];
@@ -244,7 +208,7 @@ static void sha2_t(const dsig_slhdsa_ctx *c, const uint8_t adrs[32], const uint8
             if (big)
                 dsig_sha512_compress(s512, blk, 1);
             else
-                c->compress256(s256, blk, 1);
+                compress256(s256, blk, 1);
             fill = 0;
         }
     }
@@ -254,7 +218,7 @@ static void sha2_t(const dsig_slhdsa_ctx *c, const uint8_t adrs[32], const uint8
         if (big)
             dsig_sha512_compress(s512, blk, 1);
         else
-            c->compress256(s256, blk, 1);
+            compress256(s256, blk, 1);
         fill = 0;
     }
     memset(blk + fill, 0, bs - fill);
@@ -263,7 +227,7 @@ static void sha2_t(const dsig_slhdsa_ctx *c, const uint8_t adrs[32], const uint8
         dsig_sha512_compress(s512, blk, 1);
         out512(out, s512, n);
     } else {
-        c->compress256(s256, blk, 1);
+        compress256(s256, blk, 1);
         out256(out, s256, n);
     }
     dsig_memzero(blk, sizeof blk);
@@ -280,8 +244,9 @@ static const char *sha2_backend(const dsig_slhdsa_ctx *c)
         {"sha256-portable+sha512-x4-avx2", "sha256-shani-x2+sha512-x4-avx2",
          "sha256-x8-avx2+sha512-x4-avx2"},
     };
-    int k = (c->wide & WIDE_SHA256_X8) ? 2 : (c->wide & WIDE_SHA256_X2) ? 1 : 0;
-    return names[(c->wide & WIDE_SHA512_X4) ? 1 : 0][k];
+    unsigned lanes = dsig_sha256_simd_degree();
+    int k = lanes == 8 ? 2 : lanes == 2 ? 1 : 0;
+    return names[(c->p->n > 16 && dsig_sha512_simd_degree() == 4) ? 1 : 0][k];
 }
 
 const struct dsig_slhdsa_hash_ops dsig_slhdsa_sha2_ops = {
