@@ -1,7 +1,9 @@
 /*
  * bench/bench_internal.h — pieces of the benchmark harness shared between its files and its tests
- * (tests/bench/). Not part of the library API: the harness itself uses only include/dsig/ headers plus
- * OpenSSL for the bare-hash baselines.
+ * (tests/bench/). Not part of the library API: the harness uses the include/dsig/ headers, libsodium and
+ * OpenSSL for the baselines, and of the library's own headers only the header-only byte helpers
+ * (core/bytes.h), the kernels the kernel benchmarks time (bench_keccak.c, bench_feed.c) and the
+ * applications bench_apps.c drives (apps/apps.h, with net/net.h to reach their servers).
  */
 #ifndef DSIG_BENCH_INTERNAL_H
 #define DSIG_BENCH_INTERNAL_H
@@ -90,6 +92,12 @@ void bench_payload_fill(uint8_t *buf, size_t n, uint64_t seed);
 uint64_t bench_rand_u64(uint64_t *state);
 bench_stat bench_stat_of(double *v, size_t n);           /* sorts v */
 double bench_percentile(const double *sorted, size_t n, double q); /* nearest rank */
+/* Median, p90 and p99 (nearest rank) of one latency quantity: the percentiles every latency report
+ * prints (`dsig ping` rows, `dsig bench dsig` rows). */
+typedef struct bench_pctl {
+    double median, p90, p99;
+} bench_pctl;
+bench_pctl bench_pctl_of(double *v, size_t n);            /* sorts v; all 0 when n is 0 */
 double bench_now_ms(void);                                /* CLOCK_MONOTONIC */
 double bench_cpu_ms(void);                                /* CLOCK_THREAD_CPUTIME_ID */
 
@@ -113,6 +121,10 @@ int bench_make_keys(const dsig_alg *alg, unsigned bits, uint64_t seed, uint64_t 
 /* "<strerror>: <detail>" for a failed call. */
 const char *bench_errstr(int rc, char *buf, size_t cap);
 int bench_mkdir_p(const char *dir);
+/* A whole small file, NUL-terminated, read with the library's chunked reader (dsig_read_fd): 0, or -1
+ * with errno set (EFBIG when it holds more than max bytes). Free *out with free() (wipe it first when
+ * it holds a secret). */
+int bench_read_file(const char *path, size_t max, char **out, size_t *len);
 void bench_timestamp(char *buf, size_t cap);   /* local time, YYYYMMDD_HHMMSS */
 void bench_utc_date(char *buf, size_t cap);    /* "YYYY-MM-DD HH:MM UTC" */
 /* The CPU model (/proc/cpuinfo) and the number of online CPUs, e.g. "Intel(R) Xeon(R) ..., 2 CPUs". */
