@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "bench_ping_internal.h"
-#include "dsig/hybrid.h"
 
 /* CPU time of a clock in ns (0 if the clock is unavailable). */
 static uint64_t cpu_ns(clockid_t c)
