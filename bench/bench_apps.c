@@ -893,7 +893,10 @@ static void write_svg(const bench *B, FILE *f, int app, const char *date, const 
     snprintf(s3, sizeof s3, "%ld CPUs: unpinned, the DSig background threads share the cores with client, server%s",
              ncpu, app == A_KV ? " and redis-server" : "");
     const char *sub[4] = {s0, s1, s2, s3};
-    bench_svg_latency(f, title, sub, 4, bars, n, scheme_titles, NSCHEMES, notep);
+    const bench_lat_chart chart = {.title = title, .subtitle = sub, .nsub = 4, .series = scheme_titles,
+                                   .nseries = NSCHEMES, .unit = "µs", .group_notes = notep,
+                                   .axis = "latency per request, µs (bar: median; whisker: p10 to p90)"};
+    bench_svg_latency(f, &chart, bars, n);
 }
 
 /* Audit every signed log on the slow path. 0 or -1. */

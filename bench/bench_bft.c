@@ -1034,7 +1034,7 @@ static void write_files(const bft_opts *o, const row *rows, size_t nr, const cha
     f = fopen(path, "w");
     if (!f)
         return;
-    bench_series_bar bars[N_LAYOUTS * N_PROTOS * 2 * N_SCHEMES];
+    bench_lat_bar bars[N_LAYOUTS * N_PROTOS * 2 * N_SCHEMES];
     char groups[N_LAYOUTS * N_PROTOS * 2][64];
     const char *series[N_SCHEMES];
     size_t nb = 0, ng = 0, ns = 0;
@@ -1054,8 +1054,11 @@ static void write_files(const bft_opts *o, const row *rows, size_t nr, const cha
             k++;
         if (k == ng)
             snprintf(groups[ng++], sizeof groups[0], "%s", g);
-        bars[nb++] = (bench_series_bar){.group = groups[k], .series = scheme_names[r->scheme], .p10 = r->p10,
-                                     .p50 = r->p50, .p90 = r->p90};
+        size_t si = 0;
+        while (si < ns && strcmp(series[si], scheme_names[r->scheme]) != 0)
+            si++;
+        bars[nb++] = (bench_lat_bar){.group = groups[k], .series = (int)si, .p10 = r->p10, .p50 = r->p50,
+                                     .p90 = r->p90};
     }
     char sub1[400], sub2[200];
     snprintf(sub1, sizeof sub1, "%s; %s", machine, date);
@@ -1066,8 +1069,11 @@ static void write_files(const bft_opts *o, const row *rows, size_t nr, const cha
                            "pbft client: request -> f+1 replies",
                            "procs: one OS process per BFT process; fit: threads of one process, background threads "
                            "(key generation, batch verification) at SCHED_IDLE"};
-    bench_svg_latency_series(f, "dsig bench bft: BFT latency with no signature, Ed25519 and DSig (lower is better)", subs, 4,
-                      "latency, microseconds", series, ns, bars, nb, 1);
+    const bench_lat_chart chart = {
+        .title = "dsig bench bft: BFT latency with no signature, Ed25519 and DSig (lower is better)",
+        .subtitle = subs, .nsub = 4, .series = series, .nseries = ns, .unit = "µs",
+        .axis = "latency, microseconds", .log_axis = 1};
+    bench_svg_latency(f, &chart, bars, nb);
     fclose(f);
     printf("# SVG: %s\n", path);
 }

@@ -1,7 +1,9 @@
 /*
  * bench/bench_internal.h — pieces of the benchmark harness shared between its files and its tests
- * (tests/bench/). Not part of the library API: the harness itself uses only include/dsig/ headers plus
- * OpenSSL for the bare-hash baselines.
+ * (tests/bench/). Not part of the library API: the harness uses the include/dsig/ headers, libsodium and
+ * OpenSSL for the baselines, and of the library's own headers only the header-only byte helpers
+ * (core/bytes.h), the kernels the kernel benchmarks time (bench_keccak.c, bench_feed.c) and the
+ * applications bench_apps.c drives (apps/apps.h, with net/net.h to reach their servers).
  */
 #ifndef DSIG_BENCH_INTERNAL_H
 #define DSIG_BENCH_INTERNAL_H
@@ -90,6 +92,12 @@ void bench_payload_fill(uint8_t *buf, size_t n, uint64_t seed);
 uint64_t bench_rand_u64(uint64_t *state);
 bench_stat bench_stat_of(double *v, size_t n);           /* sorts v */
 double bench_percentile(const double *sorted, size_t n, double q); /* nearest rank */
+/* Median, p90 and p99 (nearest rank) of one latency quantity: the percentiles every latency report
+ * prints (`dsig ping` rows, `dsig bench dsig` rows). */
+typedef struct bench_pctl {
+    double median, p90, p99;
+} bench_pctl;
+bench_pctl bench_pctl_of(double *v, size_t n);            /* sorts v; all 0 when n is 0 */
 double bench_now_ms(void);                                /* CLOCK_MONOTONIC */
 double bench_cpu_ms(void);                                /* CLOCK_THREAD_CPUTIME_ID */
 
@@ -113,6 +121,10 @@ int bench_make_keys(const dsig_alg *alg, unsigned bits, uint64_t seed, uint64_t 
 /* "<strerror>: <detail>" for a failed call. */
 const char *bench_errstr(int rc, char *buf, size_t cap);
 int bench_mkdir_p(const char *dir);
+/* A whole small file, NUL-terminated, read with the library's chunked reader (dsig_read_fd): 0, or -1
+ * with errno set (EFBIG when it holds more than max bytes). Free *out with free() (wipe it first when
+ * it holds a secret). */
+int bench_read_file(const char *path, size_t max, char **out, size_t *len);
 void bench_timestamp(char *buf, size_t cap);   /* local time, YYYYMMDD_HHMMSS */
 void bench_utc_date(char *buf, size_t cap);    /* "YYYY-MM-DD HH:MM UTC" */
 /* The CPU model (/proc/cpuinfo) and the number of online CPUs, e.g. "Intel(R) Xeon(R) ..., 2 CPUs". */
@@ -176,32 +188,31 @@ double bench_svg_tick_step(double max);
 void bench_csv_str(FILE *f, const char *s);
 void bench_xml_str(FILE *f, const char *s);
 
-/* One bar of a latency chart: the median as a bar, p10..p90 as a whisker, in µs. Bars of one `group`
- * are drawn together under the group's title; `series` picks the colour and the legend entry. */
+/* One bar of a latency chart: the median as a bar, p10..p90 as a whisker. Bars of one `group` are drawn
+ * together under the group's title (groups in order of first appearance); `series` indexes the chart's
+ * legend and picks the colour. */
 typedef struct bench_lat_bar {
     const char *group;
-    const char *label;
+    const char *label;           /* left of the bar; NULL: the series name */
     int series;
     double p10, p50, p90;
-    unsigned long n;             /* samples behind it (printed) */
+    unsigned long n;             /* samples behind it (printed when not 0) */
 } bench_lat_bar;
-/* A horizontal latency chart readable without the table: title, subtitle lines (machine, date, counts,
- * method), x axis in µs with ticks and grid, value labels, a legend of `nseries` names, and one note per
- * group (NULL: none) printed under its title. */
-void bench_svg_latency(FILE *f, const char *title, const char *const *subtitle, size_t nsub,
-                       const bench_lat_bar *bars, size_t n, const char *const *series, size_t nseries,
-                       const char *const *group_notes);
-/* One bar of a series latency chart: a group (e.g. "cbc, procs"), a series (e.g. "dsig"), percentiles. */
-typedef struct bench_series_bar {
-    const char *group, *series;
-    double p10, p50, p90;
-} bench_series_bar;
-/* Horizontal latency bars (median, its value printed) with p10..p90 whiskers, one bar per series in each
- * group, a legend, an x axis with ticks in `unit` (logarithmic when log_axis: 1-2-5 per decade), the
- * title and nsub subtitle lines (machine, date, counts): readable without the table. */
-void bench_svg_latency_series(FILE *f, const char *title, const char *const *subtitle, size_t nsub,
-                              const char *unit, const char *const *series, size_t ns, const bench_series_bar *bars,
-                              size_t n, int log_axis);
+/* What a latency chart says besides its bars. */
+typedef struct bench_lat_chart {
+    const char *title;
+    const char *const *subtitle; /* machine, date, counts, method */
+    size_t nsub;
+    const char *const *series;   /* legend names */
+    size_t nseries;
+    const char *unit;            /* of the values, printed after each median ("µs") */
+    const char *axis;            /* caption under the x axis */
+    const char *const *group_notes; /* NULL, or one per group (NULL entries: none), printed under its title */
+    int log_axis;                /* logarithmic x axis (1-2-5 per decade) for latencies spanning decades */
+} bench_lat_chart;
+/* The benchmarks' one latency chart (bench_svg_latency.c): horizontal bars with whiskers, grouped and
+ * coloured by series, title, subtitles, legend, axis with ticks and grid, value labels, group notes. */
+void bench_svg_latency(FILE *f, const bench_lat_chart *c, const bench_lat_bar *bars, size_t n);
 
 /* ---- runners ---- */
 int bench_stream_run(const bench_stream_opts *o);

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench_internal.h"
+
 #define PING_MAX_SIZES 16
 #define PING_MAX_MSG 8192u        /* --size ceiling: 8 KiB, as in the paper's sweep */
 #define PING_MAX_COUNT 1000000u
@@ -36,10 +38,8 @@ typedef struct ping_opts {
     int have_id;
 } ping_opts;
 
-/* Percentiles of one measured quantity, in ns. */
-typedef struct ping_stat {
-    double median, p90, p99;
-} ping_stat;
+/* Percentiles of one measured quantity, in ns: the shared latency percentiles of the report code. */
+typedef bench_pctl ping_stat;
 
 /* One result row: one scheme at one message size, every run pooled. */
 typedef struct ping_row {

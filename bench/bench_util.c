@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bench_internal.h"
+#include "dsig/io.h"
 
 /* One splitmix64 step: a full-period, well-mixed 64-bit sequence (enough for reproducible bytes). */
 static uint64_t splitmix64(uint64_t *state)
@@ -75,6 +76,19 @@ double bench_percentile(const double *sorted, size_t n, double q)
     if (rank > n)
         rank = n;
     return sorted[rank - 1];
+}
+
+/* Median / p90 / p99 of v (sorted in place). */
+bench_pctl bench_pctl_of(double *v, size_t n)
+{
+    bench_pctl s = {0, 0, 0};
+    if (n == 0)
+        return s;
+    bench_stat b = bench_stat_of(v, n);
+    s.median = b.median;
+    s.p90 = bench_percentile(v, n, 0.90);
+    s.p99 = bench_percentile(v, n, 0.99);
+    return s;
 }
 
 /* Milliseconds from a clock. */
@@ -236,6 +250,48 @@ int bench_mkdir_p(const char *dir)
     }
     if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
         return -1;
+    return 0;
+}
+
+/* The growing text of bench_read_file. */
+typedef struct file_text {
+    char *buf;
+    size_t len, max;
+} file_text;
+
+/* dsig_read_fd callback: append, or stop past the bound. */
+static int file_text_add(void *arg, const uint8_t *data, size_t n)
+{
+    file_text *t = arg;
+    if (n > t->max - t->len)
+        return DSIG_E_TOO_LARGE;
+    memcpy(t->buf + t->len, data, n);
+    t->len += n;
+    return DSIG_OK;
+}
+
+/* Read a whole small file (at most max bytes) into a NUL-terminated buffer. */
+int bench_read_file(const char *path, size_t max, char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    file_text t = {malloc(max + 1), 0, max};
+    int rc = t.buf ? dsig_read_fd(fd, NULL, DSIG_IO_DEFAULT_CHUNK, file_text_add, &t, NULL) : DSIG_E_NOMEM;
+    int e = errno;
+    close(fd);
+    if (rc != DSIG_OK) {
+        if (t.buf)
+            dsig_memzero(t.buf, t.len);
+        free(t.buf);
+        errno = rc == DSIG_E_TOO_LARGE ? EFBIG : rc == DSIG_E_NOMEM ? ENOMEM : (e ? e : EIO);
+        return -1;
+    }
+    t.buf[t.len] = '\0';
+    *out = t.buf;
+    *len = t.len;
     return 0;
 }
 

@@ -40,6 +40,8 @@ DSIG_BEGIN_DECLS
 #define DSIG_NODE_MAX_GROUPS 64u         /* groups in a configuration */
 #define DSIG_NODE_MAX_GROUP_MEMBERS 64u  /* nodes in one group */
 #define DSIG_NODE_MAX_NAME 64u           /* bytes in a group name ([A-Za-z0-9._-], non-empty) */
+#define DSIG_NODE_MAX_ADDRESS 128u      /* bytes of an address text with its NUL ("tcp:HOST:PORT",
+                                            "unix:PATH"): enough for dsig_node_listen_address */
 #define DSIG_NODE_MAX_CONFIG_BYTES (1024u * 1024u) /* configuration file / text size */
 #define DSIG_NODE_MAX_ID UINT64_C(0x7FFFFFFFFFFFFFFF) /* ids are 1..2^63-1 */
 

@@ -19,31 +19,31 @@
 #include <string.h>
 
 #include "bft/bft.h"
+#include "bft/window.h"
 #include "core/internal.h"
 
 #define WITNESS_MAX 16u
 
 typedef struct cbc_slot {
-    int used;
-    uint64_t k;
+    bft_slot_head h;     /* first: the window's part (instance, used, delivered, acks) */
     int have_send;       /* first valid SEND seen: d, value, send */
     uint8_t d[BFT_DIGEST];
     uint8_t *value;
     size_t vlen;
     bft_vote send;       /* the origin's signature on SEND */
     bft_vote echo;       /* this member's echo */
-    int delivered, witnessed, proven;
+    int witnessed, proven;
     uint64_t t;          /* last (re)transmission by the origin */
     unsigned tries;      /* retransmissions so far: the period doubles (up to 64x) */
     /* origin == self */
     bft_vote echoes[DSIG_BFT_MAX_MEMBERS];
-    uint64_t echo_mask, ack_mask;
+    uint64_t echo_mask;
     uint8_t *final;      /* the FINAL frame, once built */
     size_t final_len;
 } cbc_slot;
 
 typedef struct cbc_origin {
-    uint64_t floor;      /* lowest instance still held; below it everything is refused */
+    bft_window w;        /* over slot[] */
     cbc_slot slot[BFT_WINDOW];
 } cbc_origin;
 
@@ -70,6 +70,24 @@ static void slot_clear(cbc_slot *s)
     memset(s, 0, sizeof *s);
 }
 
+/* The slot of (origin index, k) within its window, created if asked; NULL outside. */
+static cbc_slot *slot_of(bft_cbc *b, int oi, uint64_t k, int create)
+{
+    return bft_window_slot(&b->o[oi].w, k, create);
+}
+
+/* Retire what can be retired at the bottom of origin oi's window (bft_window_advance). */
+static void window_advance(bft_cbc *b, int oi, int force)
+{
+    bft_window_advance(&b->o[oi].w, &b->c, force);
+}
+
+/* bft_window's view of slot_clear. */
+static void slot_clear_any(void *s)
+{
+    slot_clear(s);
+}
+
 int bft_cbc_new(bft_cbc **out, const bft_env *env, dsig_bft_stats *st, uint64_t session, uint64_t self,
                 const uint64_t *members, size_t n, unsigned retransmit_ms)
 {
@@ -86,8 +104,9 @@ int bft_cbc_new(bft_cbc **out, const bft_env *env, dsig_bft_stats *st, uint64_t 
         dsig_xfree(b, 0);
         return rc;
     }
-    for (size_t i = 0; i < n; i++)
-        b->o[i].floor = 1;
+    for (size_t i = 0; i < n; i++) /* only the own instances wait for acknowledgements */
+        bft_window_init(&b->o[i].w, b->o[i].slot, sizeof b->o[i].slot[0], slot_clear_any,
+                        (int)i == b->c.self_idx);
     b->next_k = 1;
     b->retransmit_ms = retransmit_ms ? retransmit_ms : 50;
     *out = b;
@@ -99,68 +118,10 @@ void bft_cbc_free(bft_cbc *b)
     if (!b)
         return;
     for (size_t i = 0; b->o && i < b->c.n; i++)
-        for (size_t j = 0; j < BFT_WINDOW; j++)
-            slot_clear(&b->o[i].slot[j]);
+        bft_window_clear_all(&b->o[i].w);
     dsig_xfree(b->o, 0);
     bft_core_free(&b->c);
     dsig_xfree(b, 0);
-}
-
-/* Member bit mask of everyone but this process. */
-static uint64_t others_mask(const bft_core *c)
-{
-    uint64_t all = c->n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << c->n) - 1;
-    return all & ~(UINT64_C(1) << c->self_idx);
-}
-
-/* The slot of (origin index, k) within the window, created if asked; NULL outside. */
-static cbc_slot *slot_of(bft_cbc *b, int oi, uint64_t k, int create)
-{
-    cbc_origin *o = &b->o[oi];
-    if (k < o->floor || k - o->floor >= BFT_WINDOW)
-        return NULL;
-    cbc_slot *s = &o->slot[k % BFT_WINDOW];
-    if (s->used)
-        return s->k == k ? s : NULL;
-    if (!create)
-        return NULL;
-    s->used = 1;
-    s->k = k;
-    return s;
-}
-
-/* Retire delivered instances at the bottom of an origin's window. The own origin's also need every
- * member's ACK, unless `force` (n-f members delivered and the window is needed). */
-static void advance(bft_cbc *b, int oi, int force)
-{
-    cbc_origin *o = &b->o[oi];
-    for (;;) {
-        cbc_slot *s = &o->slot[o->floor % BFT_WINDOW];
-        if (!s->used || s->k != o->floor || !s->delivered)
-            return;
-        if (oi == b->c.self_idx) {
-            uint64_t acked = s->ack_mask & others_mask(&b->c);
-            if (acked != others_mask(&b->c) &&
-                !(force && (size_t)__builtin_popcountll(acked) + 1 >= b->c.n - b->c.f))
-                return;
-            force = 0;
-        }
-        slot_clear(s);
-        o->floor++;
-    }
-}
-
-/* Move an origin's window so that k is its top (a certificate proved the origin is that far). */
-static void jump(bft_cbc *b, int oi, uint64_t k)
-{
-    cbc_origin *o = &b->o[oi];
-    uint64_t nf = k - BFT_WINDOW + 1;
-    for (uint64_t x = o->floor; x < nf && x < o->floor + BFT_WINDOW; x++) {
-        cbc_slot *s = &o->slot[x % BFT_WINDOW];
-        if (s->used && s->k == x)
-            slot_clear(s);
-    }
-    o->floor = nf;
 }
 
 /* Keep the value of an instance. */
@@ -178,9 +139,9 @@ static int keep_value(cbc_slot *s, const uint8_t *v, size_t len)
 
 static void deliver(bft_cbc *b, uint64_t origin, cbc_slot *s, const uint8_t *cert, size_t cert_len)
 {
-    s->delivered = 1;
+    s->h.delivered = 1;
     b->c.st->delivered++;
-    dsig_bft_event ev = {.kind = DSIG_BFT_EV_DELIVER, .origin = origin, .instance = s->k, .value = s->value,
+    dsig_bft_event ev = {.kind = DSIG_BFT_EV_DELIVER, .origin = origin, .instance = s->h.k, .value = s->value,
                          .value_len = s->vlen, .proof = cert, .proof_len = cert_len};
     memcpy(ev.digest, s->d, 32);
     b->c.env->event(b->c.env->ctx, &ev);
@@ -198,7 +159,7 @@ static void finalize(bft_cbc *b, cbc_slot *s)
             q[nq++] = s->echoes[i];
     bft_begin(c, BT_CBC_FINAL);
     bb_u64(&c->out, c->self);
-    bb_u64(&c->out, s->k);
+    bb_u64(&c->out, s->h.k);
     bb_blob16(&c->out, s->value, s->vlen);
     bb_blob16(&c->out, s->send.sig, s->send.len);
     size_t cert_at = c->out.len;
@@ -231,9 +192,7 @@ int bft_cbc_broadcast(bft_cbc *b, const uint8_t *value, size_t len, uint64_t *in
     if (!value || len == 0 || len > DSIG_BFT_MAX_VALUE)
         return dsig_fail(DSIG_E_ARG, "bft broadcast: value of %zu bytes, 1..%u allowed", len, DSIG_BFT_MAX_VALUE);
     uint64_t k = b->next_k;
-    cbc_origin *o = &b->o[c->self_idx];
-    if (k - o->floor >= BFT_WINDOW)
-        advance(b, c->self_idx, 1);
+    bft_window_make_room(&b->o[c->self_idx].w, c, k);
     cbc_slot *s = slot_of(b, c->self_idx, k, 1);
     if (!s)
         return dsig_fail(DSIG_E_WOULD_BLOCK, "bft broadcast: %u instances not yet acknowledged", BFT_WINDOW);
@@ -276,7 +235,7 @@ static void send_echo(bft_cbc *b, uint64_t origin, const cbc_slot *s)
     bft_core *c = &b->c;
     bft_begin(c, BT_CBC_ECHO);
     bb_u64(&c->out, origin);
-    bb_u64(&c->out, s->k);
+    bb_u64(&c->out, s->h.k);
     bb_put(&c->out, s->d, BFT_DIGEST);
     bft_put_vote(&c->out, &s->echo);
     bft_send(c, origin);
@@ -291,13 +250,13 @@ static void check_conflict(bft_cbc *b, uint64_t origin, cbc_slot *s, const uint8
         c->st->replayed++;
         return;
     }
-    int rc = bft_verify(c, origin, BT_CBC_SEND, origin, s->k, 0, d, sig, len);
+    int rc = bft_verify(c, origin, BT_CBC_SEND, origin, s->h.k, 0, d, sig, len);
     if (rc != DSIG_OK) {
         c->st->forged++;
         return;
     }
     s->proven = 1;
-    bft_evidence(c, BT_CBC_SEND, origin, origin, s->k, 0, s->d, s->send.sig, s->send.len, d, sig, len, 0);
+    bft_evidence(c, BT_CBC_SEND, origin, origin, s->h.k, 0, s->d, s->send.sig, s->send.len, d, sig, len, 0);
 }
 
 static void on_send(bft_cbc *b, bft_rd *r)
@@ -331,7 +290,7 @@ static void on_send(bft_cbc *b, bft_rd *r)
     }
     if (bft_verify(c, o, BT_CBC_SEND, o, k, 0, d, sig, slen) != DSIG_OK) {
         c->st->forged++;
-        if (!s->delivered && !s->have_send)
+        if (!s->h.delivered && !s->have_send)
             slot_clear(s);
         return;
     }
@@ -397,7 +356,7 @@ static void on_final(bft_cbc *b, bft_rd *r)
         return;
     }
     cbc_origin *org = &b->o[oi];
-    if (oi == c->self_idx || k < org->floor) {
+    if (oi == c->self_idx || k < org->w.floor) {
         c->st->replayed++;
         if (oi != c->self_idx && k >= 1)
             send_ack(b, o, k); /* delivered and retired here: the origin lacks the ACK */
@@ -406,7 +365,7 @@ static void on_final(bft_cbc *b, bft_rd *r)
     uint8_t d[BFT_DIGEST];
     bft_hash("DSig-bft value v1", v, vlen, NULL, 0, d);
     cbc_slot *s = slot_of(b, oi, k, 0);
-    if (s && s->delivered) {
+    if (s && s->h.delivered) {
         c->st->replayed++;
         if (memcmp(d, s->d, BFT_DIGEST) == 0)
             send_ack(b, o, k);
@@ -418,8 +377,8 @@ static void on_final(bft_cbc *b, bft_rd *r)
         bft_count_refusal(c, rc);
         return;
     }
-    if (k - org->floor >= BFT_WINDOW)
-        jump(b, oi, k);
+    if (k - org->w.floor >= BFT_WINDOW)
+        bft_window_jump(&org->w, k);
     s = slot_of(b, oi, k, 1);
     if (!s)
         return;
@@ -440,7 +399,7 @@ static void on_final(bft_cbc *b, bft_rd *r)
     s->witnessed = 1; /* what a FINAL carries is certified: nothing to witness */
     deliver(b, o, s, r->p + cert_at, r->n - cert_at);
     send_ack(b, o, k);
-    advance(b, oi, 0);
+    window_advance(b, oi, 0);
 }
 
 static void on_ack(bft_cbc *b, uint64_t from, bft_rd *r)
@@ -457,8 +416,8 @@ static void on_ack(bft_cbc *b, uint64_t from, bft_rd *r)
         c->st->replayed++;
         return;
     }
-    s->ack_mask |= UINT64_C(1) << fi;
-    advance(b, c->self_idx, 0);
+    s->h.ack_mask |= UINT64_C(1) << fi;
+    window_advance(b, c->self_idx, 0);
 }
 
 static void on_witness(bft_cbc *b, bft_rd *r)
@@ -515,13 +474,13 @@ static void retransmit(bft_cbc *b, uint64_t now)
 {
     bft_core *c = &b->c;
     cbc_origin *o = &b->o[c->self_idx];
-    for (uint64_t k = o->floor; k < o->floor + BFT_WINDOW; k++) {
+    for (uint64_t k = o->w.floor; k < o->w.floor + BFT_WINDOW; k++) {
         cbc_slot *s = slot_of(b, c->self_idx, k, 0);
         if (!s || now - s->t < (uint64_t)b->retransmit_ms << (s->tries < 6 ? s->tries : 6))
             continue;
         s->t = now;
         s->tries++;
-        uint64_t need = s->final ? s->ack_mask : s->echo_mask;
+        uint64_t need = s->final ? s->h.ack_mask : s->echo_mask;
         for (size_t i = 0; i < c->n; i++) {
             if ((int)i == c->self_idx || (need >> i & 1))
                 continue;
@@ -552,11 +511,11 @@ static void witness(bft_cbc *b)
             continue;
         for (size_t j = 0; j < BFT_WINDOW; j++) {
             cbc_slot *s = &b->o[oi].slot[j];
-            if (!s->used || !s->have_send || s->witnessed || !s->echo.sig)
+            if (!s->h.used || !s->have_send || s->witnessed || !s->echo.sig)
                 continue;
             s->witnessed = 1;
             bb_u64(&w, c->members[oi]);
-            bb_u64(&w, s->k);
+            bb_u64(&w, s->h.k);
             bb_put(&w, s->d, BFT_DIGEST);
             bb_blob16(&w, s->send.sig, s->send.len);
             if (++n == WITNESS_MAX) {

@@ -819,6 +819,27 @@ static void on_preprepare(bft_replica *r, bft_rd *rd)
     pb_accept_pp(r, e, v, d, &q, pp.sig, pp.len, 1);
 }
 
+/*
+ * Keep a member's vote (index vi) on (type, a, b, d) once its signature verifies: the vote in votes[vi],
+ * its digest in digests[vi], its bit in *mask. 1 when recorded; 0 when the signature does not verify
+ * (counted as forged) or the vote cannot be stored. The callers refuse replays before (their rules
+ * differ), so that a refused frame costs no signature check.
+ */
+static int record_vote(bft_replica *r, int type, uint64_t a, uint64_t b, const uint8_t d[BFT_DIGEST],
+                       const bft_vref *vote, int vi, bft_vote *votes, uint8_t (*digests)[BFT_DIGEST],
+                       uint64_t *mask)
+{
+    if (bft_verify(&r->c, vote->signer, type, a, b, 0, d, vote->sig, vote->len) != DSIG_OK) {
+        r->st->forged++;
+        return 0;
+    }
+    if (bft_vote_set(&votes[vi], vote->signer, vote->sig, vote->len) != DSIG_OK)
+        return 0;
+    memcpy(digests[vi], d, BFT_DIGEST);
+    *mask |= UINT64_C(1) << vi;
+    return 1;
+}
+
 static void on_prepare(bft_replica *r, bft_rd *rd)
 {
     bft_core *c = &r->c;
@@ -860,15 +881,8 @@ static void on_prepare(bft_replica *r, bft_rd *rd)
         }
         return;
     }
-    if (bft_verify(c, vote.signer, BT_PB_PREPARE, v, s, 0, d, vote.sig, vote.len) != DSIG_OK) {
-        r->st->forged++;
-        return;
-    }
-    if (bft_vote_set(&e->prep[vi], vote.signer, vote.sig, vote.len) != DSIG_OK)
-        return;
-    memcpy(e->prep_d[vi], d, BFT_DIGEST);
-    e->prep_mask |= UINT64_C(1) << vi;
-    pb_check(r, e);
+    if (record_vote(r, BT_PB_PREPARE, v, s, d, &vote, vi, e->prep, e->prep_d, &e->prep_mask))
+        pb_check(r, e);
 }
 
 static void on_commit(bft_replica *r, bft_rd *rd)
@@ -894,15 +908,8 @@ static void on_commit(bft_replica *r, bft_rd *rd)
         r->st->replayed++;
         return;
     }
-    if (bft_verify(c, vote.signer, BT_PB_COMMIT, v, s, 0, d, vote.sig, vote.len) != DSIG_OK) {
-        r->st->forged++;
-        return;
-    }
-    if (bft_vote_set(&e->com[vi], vote.signer, vote.sig, vote.len) != DSIG_OK)
-        return;
-    memcpy(e->com_d[vi], d, BFT_DIGEST);
-    e->com_mask |= UINT64_C(1) << vi;
-    pb_check(r, e);
+    if (record_vote(r, BT_PB_COMMIT, v, s, d, &vote, vi, e->com, e->com_d, &e->com_mask))
+        pb_check(r, e);
 }
 
 static void on_checkpoint(bft_replica *r, bft_rd *rd)
@@ -942,14 +949,8 @@ static void on_checkpoint(bft_replica *r, bft_rd *rd)
         r->st->replayed++;
         return;
     }
-    if (bft_verify(c, vote.signer, BT_PB_CHECKPOINT, s, 0, 0, d, vote.sig, vote.len) != DSIG_OK) {
-        r->st->forged++;
+    if (!record_vote(r, BT_PB_CHECKPOINT, s, 0, d, &vote, vi, k->v, k->dd, &k->mask))
         return;
-    }
-    if (bft_vote_set(&k->v[vi], vote.signer, vote.sig, vote.len) != DSIG_OK)
-        return;
-    memcpy(k->dd[vi], d, BFT_DIGEST);
-    k->mask |= UINT64_C(1) << vi;
     if (tally(k->mask, k->dd, c->n, d, -1) >= 2 * c->f + 1) {
         bft_vote cert[DSIG_BFT_MAX_MEMBERS];
         size_t n = 0;

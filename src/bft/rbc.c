@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "bft/bft.h"
+#include "bft/window.h"
 #include "core/internal.h"
 
 #define MAX_CANDS (2u * DSIG_BFT_MAX_MEMBERS + 1u)
@@ -29,8 +30,7 @@ typedef struct rbc_cand {
 } rbc_cand;
 
 typedef struct rbc_slot {
-    int used;
-    uint64_t k;
+    bft_slot_head h;                          /* first: the window's part */
     int have_send;
     uint8_t d_send[BFT_DIGEST];
     bft_vote send;                            /* the origin's SEND signature */
@@ -38,17 +38,17 @@ typedef struct rbc_slot {
     bft_vote echo[DSIG_BFT_MAX_MEMBERS];      /* per member index (own included) */
     uint8_t ready_d[DSIG_BFT_MAX_MEMBERS][BFT_DIGEST];
     bft_vote ready[DSIG_BFT_MAX_MEMBERS];
-    uint64_t echo_mask, ready_mask, ack_mask;
+    uint64_t echo_mask, ready_mask;
     rbc_cand cand[MAX_CANDS];
     size_t n_cand;
-    int delivered, proven;
+    int proven;
     uint8_t d_deliv[BFT_DIGEST];
     uint64_t t;
     unsigned tries;      /* retransmissions so far: the period doubles (up to 64x) */
 } rbc_slot;
 
 typedef struct rbc_origin {
-    uint64_t floor;
+    bft_window w;                             /* over slot[] */
     rbc_slot slot[BFT_WINDOW];
 } rbc_origin;
 
@@ -76,6 +76,24 @@ static void slot_clear(rbc_slot *s)
     memset(s, 0, sizeof *s);
 }
 
+/* The slot of (origin index, k) within its window, created if asked; NULL outside. */
+static rbc_slot *slot_of(bft_rbc *b, int oi, uint64_t k, int create)
+{
+    return bft_window_slot(&b->o[oi].w, k, create);
+}
+
+/* Retire what can be retired at the bottom of origin oi's window (bft_window_advance). */
+static void window_advance(bft_rbc *b, int oi, int force)
+{
+    bft_window_advance(&b->o[oi].w, &b->c, force);
+}
+
+/* bft_window's view of slot_clear. */
+static void slot_clear_any(void *s)
+{
+    slot_clear(s);
+}
+
 int bft_rbc_new(bft_rbc **out, const bft_env *env, dsig_bft_stats *st, uint64_t session, uint64_t self,
                 const uint64_t *members, size_t n, unsigned retransmit_ms)
 {
@@ -92,8 +110,8 @@ int bft_rbc_new(bft_rbc **out, const bft_env *env, dsig_bft_stats *st, uint64_t 
         dsig_xfree(b, 0);
         return rc;
     }
-    for (size_t i = 0; i < n; i++)
-        b->o[i].floor = 1;
+    for (size_t i = 0; i < n; i++) /* every member retransmits: every slot waits for acknowledgements */
+        bft_window_init(&b->o[i].w, b->o[i].slot, sizeof b->o[i].slot[0], slot_clear_any, 1);
     b->next_k = 1;
     b->retransmit_ms = retransmit_ms ? retransmit_ms : 50;
     *out = b;
@@ -105,65 +123,10 @@ void bft_rbc_free(bft_rbc *b)
     if (!b)
         return;
     for (size_t i = 0; b->o && i < b->c.n; i++)
-        for (size_t j = 0; j < BFT_WINDOW; j++)
-            slot_clear(&b->o[i].slot[j]);
+        bft_window_clear_all(&b->o[i].w);
     dsig_xfree(b->o, 0);
     bft_core_free(&b->c);
     dsig_xfree(b, 0);
-}
-
-static uint64_t others_mask(const bft_core *c)
-{
-    uint64_t all = c->n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << c->n) - 1;
-    return all & ~(UINT64_C(1) << c->self_idx);
-}
-
-static rbc_slot *slot_of(bft_rbc *b, int oi, uint64_t k, int create)
-{
-    rbc_origin *o = &b->o[oi];
-    if (k < o->floor || k - o->floor >= BFT_WINDOW)
-        return NULL;
-    rbc_slot *s = &o->slot[k % BFT_WINDOW];
-    if (s->used)
-        return s->k == k ? s : NULL;
-    if (!create)
-        return NULL;
-    s->used = 1;
-    s->k = k;
-    return s;
-}
-
-/* Retire delivered instances at the bottom of a window once every other member acknowledged them; with
- * `force` (the window is needed for a new instance), also one that n-f members acknowledged: a crashed
- * member must not stop an origin for good, while a slow one keeps getting retransmissions as long as
- * the window has room. */
-static void advance(bft_rbc *b, int oi, int force)
-{
-    rbc_origin *o = &b->o[oi];
-    for (;;) {
-        rbc_slot *s = &o->slot[o->floor % BFT_WINDOW];
-        if (!s->used || s->k != o->floor || !s->delivered)
-            return;
-        uint64_t acked = s->ack_mask & others_mask(&b->c);
-        int enough = (size_t)__builtin_popcountll(acked) + 1 >= b->c.n - b->c.f;
-        if (acked != others_mask(&b->c) && !(force && enough))
-            return;
-        force = 0;
-        slot_clear(s);
-        o->floor++;
-    }
-}
-
-/* Room in origin oi's window for instance k: retire (forced) from the bottom while possible. */
-static void make_room(bft_rbc *b, int oi, uint64_t k)
-{
-    rbc_origin *o = &b->o[oi];
-    while (k >= o->floor + BFT_WINDOW) {
-        uint64_t before = o->floor;
-        advance(b, oi, 1);
-        if (o->floor == before)
-            return;
-    }
 }
 
 /* The value of digest d, kept once per distinct digest. */
@@ -206,7 +169,7 @@ static void send_vote(bft_rbc *b, int type, uint64_t o, const rbc_slot *s, const
         return;
     bft_begin(c, type);
     bb_u64(&c->out, o);
-    bb_u64(&c->out, s->k);
+    bb_u64(&c->out, s->h.k);
     bb_blob16(&c->out, cd->value, cd->vlen);
     if (type == BT_RBC_ECHO)
         bb_blob16(&c->out, s->send.sig, s->send.len);
@@ -231,7 +194,7 @@ static void do_echo(bft_rbc *b, int oi, rbc_slot *s)
     int me = c->self_idx;
     if (s->echo_mask >> me & 1)
         return;
-    if (bft_sign(c, BT_RBC_ECHO, c->members[oi], s->k, 0, s->d_send, &s->echo[me]) != DSIG_OK)
+    if (bft_sign(c, BT_RBC_ECHO, c->members[oi], s->h.k, 0, s->d_send, &s->echo[me]) != DSIG_OK)
         return;
     memcpy(s->echo_d[me], s->d_send, BFT_DIGEST);
     s->echo_mask |= UINT64_C(1) << me;
@@ -253,17 +216,17 @@ static void deliver(bft_rbc *b, int oi, rbc_slot *s, const uint8_t d[32])
     bft_buf cert;
     bb_init(&cert);
     bft_put_cert(&cert, q, nq);
-    s->delivered = 1;
+    s->h.delivered = 1;
     memcpy(s->d_deliv, d, BFT_DIGEST);
     c->st->delivered++;
-    dsig_bft_event ev = {.kind = DSIG_BFT_EV_DELIVER, .origin = c->members[oi], .instance = s->k,
+    dsig_bft_event ev = {.kind = DSIG_BFT_EV_DELIVER, .origin = c->members[oi], .instance = s->h.k,
                          .value = cd->value, .value_len = cd->vlen, .proof = cert.p, .proof_len = cert.len};
     memcpy(ev.digest, d, 32);
     c->env->event(c->env->ctx, &ev);
     bb_free(&cert);
     bft_begin(c, BT_RBC_ACK);
     bb_u64(&c->out, c->members[oi]);
-    bb_u64(&c->out, s->k);
+    bb_u64(&c->out, s->h.k);
     bft_send_all(c);
 }
 
@@ -275,7 +238,7 @@ static void thresholds(bft_rbc *b, int oi, rbc_slot *s, const uint8_t d[32])
     size_t echoes = count(s->echo_mask, s->echo_d, c->n, d);
     size_t readies = count(s->ready_mask, s->ready_d, c->n, d);
     if (!(s->ready_mask >> me & 1) && (echoes >= bft_q_echo(c) || readies >= c->f + 1) && cand_of(s, d)) {
-        if (bft_sign(c, BT_RBC_READY, c->members[oi], s->k, 0, d, &s->ready[me]) != DSIG_OK)
+        if (bft_sign(c, BT_RBC_READY, c->members[oi], s->h.k, 0, d, &s->ready[me]) != DSIG_OK)
             return;
         memcpy(s->ready_d[me], d, BFT_DIGEST);
         s->ready_mask |= UINT64_C(1) << me;
@@ -284,7 +247,7 @@ static void thresholds(bft_rbc *b, int oi, rbc_slot *s, const uint8_t d[32])
         readies++;
         send_vote(b, BT_RBC_READY, c->members[oi], s, d, &s->ready[me], 0, 1);
     }
-    if (!s->delivered && readies >= bft_q_vote(c))
+    if (!s->h.delivered && readies >= bft_q_vote(c))
         deliver(b, oi, s, d);
 }
 
@@ -294,7 +257,7 @@ int bft_rbc_broadcast(bft_rbc *b, const uint8_t *value, size_t len, uint64_t *in
     if (!value || len == 0 || len > DSIG_BFT_MAX_VALUE)
         return dsig_fail(DSIG_E_ARG, "bft broadcast: value of %zu bytes, 1..%u allowed", len, DSIG_BFT_MAX_VALUE);
     uint64_t k = b->next_k, now = c->env->now_ms(c->env->ctx);
-    make_room(b, c->self_idx, k);
+    bft_window_make_room(&b->o[c->self_idx].w, &b->c, k);
     rbc_slot *s = slot_of(b, c->self_idx, k, 1);
     if (!s)
         return dsig_fail(DSIG_E_WOULD_BLOCK, "bft broadcast: %u instances not yet acknowledged", BFT_WINDOW);
@@ -330,15 +293,15 @@ static int take_send(bft_rbc *b, int oi, rbc_slot *s, const uint8_t d[32], const
     if (s->have_send) {
         if (memcmp(d, s->d_send, BFT_DIGEST) == 0 || s->proven)
             return 0;
-        if (bft_verify(c, o, BT_RBC_SEND, o, s->k, 0, d, sig, len) != DSIG_OK) {
+        if (bft_verify(c, o, BT_RBC_SEND, o, s->h.k, 0, d, sig, len) != DSIG_OK) {
             c->st->forged++;
             return -1;
         }
         s->proven = 1;
-        bft_evidence(c, BT_RBC_SEND, o, o, s->k, 0, s->d_send, s->send.sig, s->send.len, d, sig, len, 0);
+        bft_evidence(c, BT_RBC_SEND, o, o, s->h.k, 0, s->d_send, s->send.sig, s->send.len, d, sig, len, 0);
         return 0;
     }
-    if (!verified && bft_verify(c, o, BT_RBC_SEND, o, s->k, 0, d, sig, len) != DSIG_OK) {
+    if (!verified && bft_verify(c, o, BT_RBC_SEND, o, s->h.k, 0, d, sig, len) != DSIG_OK) {
         c->st->forged++;
         return -1;
     }
@@ -355,7 +318,7 @@ static int take_send(bft_rbc *b, int oi, rbc_slot *s, const uint8_t d[32], const
 static void re_ack(bft_rbc *b, int oi, uint64_t k, const rbc_slot *s, uint64_t to)
 {
     bft_core *c = &b->c;
-    if (!(s && s->delivered) && !(k >= 1 && k < b->o[oi].floor))
+    if (!(s && s->h.delivered) && !(k >= 1 && k < b->o[oi].w.floor))
         return;
     bft_begin(c, BT_RBC_ACK);
     bb_u64(&c->out, c->members[oi]);
@@ -376,9 +339,9 @@ static void on_send(bft_rbc *b, uint64_t from, bft_rd *r)
         return;
     }
     if (oi != c->self_idx)
-        make_room(b, oi, k);
+        bft_window_make_room(&b->o[oi].w, &b->c, k);
     rbc_slot *s = oi == c->self_idx ? NULL : slot_of(b, oi, k, 1);
-    if (!s || s->delivered) {
+    if (!s || s->h.delivered) {
         c->st->replayed++;
         if (oi != c->self_idx)
             re_ack(b, oi, k, s, from);
@@ -412,7 +375,7 @@ static void on_vote(bft_rbc *b, uint64_t from, int type, bft_rd *r)
         return;
     }
     if (vi != c->self_idx)
-        make_room(b, oi, k);
+        bft_window_make_room(&b->o[oi].w, &b->c, k);
     rbc_slot *s = vi == c->self_idx ? NULL : slot_of(b, oi, k, 1);
     uint64_t mask = !s ? 0 : type == BT_RBC_ECHO ? s->echo_mask : s->ready_mask;
     if (!s || (mask >> vi & 1)) {
@@ -447,8 +410,8 @@ static void on_vote(bft_rbc *b, uint64_t from, int type, bft_rd *r)
         keep_cand(s, d, v, vlen);
     }
     thresholds(b, oi, s, d);
-    if (s->delivered)
-        advance(b, oi, 0);
+    if (s->h.delivered)
+        window_advance(b, oi, 0);
 }
 
 static void on_ack(bft_rbc *b, uint64_t from, bft_rd *r)
@@ -465,8 +428,8 @@ static void on_ack(bft_rbc *b, uint64_t from, bft_rd *r)
         c->st->replayed++;
         return;
     }
-    s->ack_mask |= UINT64_C(1) << fi;
-    advance(b, oi, 0);
+    s->h.ack_mask |= UINT64_C(1) << fi;
+    window_advance(b, oi, 0);
 }
 
 int bft_rbc_receive(bft_rbc *b, uint64_t from, const uint8_t *bytes, size_t len)
@@ -500,11 +463,11 @@ void bft_rbc_tick(bft_rbc *b)
         for (size_t j = 0; j < BFT_WINDOW; j++) {
             rbc_slot *s = &b->o[oi].slot[j];
             int mine = (int)oi == me || (s->echo_mask >> me & 1) || (s->ready_mask >> me & 1);
-            if (!s->used || !mine || now - s->t < (uint64_t)b->retransmit_ms << (s->tries < 6 ? s->tries : 6))
+            if (!s->h.used || !mine || now - s->t < (uint64_t)b->retransmit_ms << (s->tries < 6 ? s->tries : 6))
                 continue;
             s->t = now;
             s->tries++;
-            uint64_t skip = s->ack_mask;
+            uint64_t skip = s->h.ack_mask;
             if ((int)oi == me) {
                 const rbc_cand *cd = cand_of(s, s->d_send);
                 for (size_t i = 0; cd && i < c->n; i++) {
@@ -512,7 +475,7 @@ void bft_rbc_tick(bft_rbc *b)
                         continue;
                     bft_begin(c, BT_RBC_SEND);
                     bb_u64(&c->out, c->self);
-                    bb_u64(&c->out, s->k);
+                    bb_u64(&c->out, s->h.k);
                     bb_blob16(&c->out, cd->value, cd->vlen);
                     bb_blob16(&c->out, s->send.sig, s->send.len);
                     c->st->retransmits++;
@@ -524,6 +487,6 @@ void bft_rbc_tick(bft_rbc *b)
             if (s->ready_mask >> me & 1)
                 send_vote(b, BT_RBC_READY, c->members[oi], s, s->ready_d[me], &s->ready[me], skip, 0);
         }
-        advance(b, (int)oi, 0);
+        window_advance(b, (int)oi, 0);
     }
 }

@@ -150,6 +150,7 @@ static int parse_node(dsig_node_config *cfg, size_t i, const json_t *o)
     if (!json_is_string(addr))
         return dsig_fail(DSIG_E_JSON, CFG "%s.address: missing or not a string", where);
     dsig_net_addr na;
+    _Static_assert(DSIG_NODE_MAX_ADDRESS == DSIG_NET_ADDR_TEXT_MAX, "dsig/node.h names the net layer's bound");
     if (json_string_length(addr) >= DSIG_NET_ADDR_TEXT_MAX ||
         dsig_net_addr_parse(json_string_value(addr), &na) != DSIG_OK)
         return dsig_fail(DSIG_E_FORMAT, CFG "%s.address: invalid address \"%.80s\" (tcp:HOST:PORT or "

@@ -1,0 +1,81 @@
+/*
+ * src/node/node_verify.c — verification of any configured signer's signature: routed to the group its
+ * batch seq names, on the fast path through that group's verifier when this node caches the signer's
+ * batches (a member of a group of ours), else on the slow path.
+ *
+ * No lock of its own: the hybrid verifiers lock themselves (see node_state.h).
+ */
+#include "core/internal.h"
+#include "node/node_state.h"
+
+/*
+ * Where a signature from `signer_id` is checked: the group its batch seq names (top byte) when the
+ * parameter set matches; *v is that group's verifier if this node caches it for this signer (a member
+ * of a group of ours), else NULL (the slow path). DSIG_OK, or DSIG_E_VERIFY for a signature of no
+ * configured group.
+ */
+static int route(dsig_node *n, uint64_t signer_id, const uint8_t *sig, size_t sig_len,
+                 const struct node_cfg_group **cg, dsig_hybrid_verifier **v)
+{
+    uint64_t seq;
+    uint32_t idx;
+    *v = NULL;
+    for (size_t gi = 0; gi < n->cfg->n_groups; gi++) {
+        const struct node_cfg_group *g = &n->cfg->groups[gi];
+        if (dsig_hybrid_sig_locate(g->params, sig, sig_len, &seq, &idx) != DSIG_OK)
+            continue;
+        size_t named = (size_t)(seq >> NODE_SEQ_GROUP_SHIFT);
+        if (named < n->cfg->n_groups && n->cfg->groups[named].params == g->params) {
+            gi = named;
+            g = &n->cfg->groups[gi];
+        }
+        *cg = g;
+        if (n->groups[gi].verifier && signer_id != n->my_id && node_cfg_member_pos(g, signer_id) >= 0)
+            *v = n->groups[gi].verifier;
+        return DSIG_OK;
+    }
+    return dsig_fail(DSIG_E_VERIFY, "node: signature of no configured parameter set");
+}
+
+/* Verify any configured signer's signature (fast path when cached). */
+int dsig_node_verify(dsig_node *n, uint64_t signer_id, const uint8_t *msg, size_t len, const uint8_t *sig,
+                     size_t sig_len)
+{
+    if (!n || (!msg && len) || !sig)
+        return dsig_fail(DSIG_E_ARG, "dsig_node_verify: NULL argument");
+    long si = node_cfg_index(n->cfg, signer_id);
+    if (si < 0) {
+        bump(n, C_VFAIL);
+        return dsig_fail(DSIG_E_UNKNOWN_SIGNER, "node: signer %llu is not in the configuration",
+                         (unsigned long long)signer_id);
+    }
+    const struct node_cfg_group *cg = NULL;
+    dsig_hybrid_verifier *v;
+    int rc = route(n, signer_id, sig, sig_len, &cg, &v);
+    if (rc == DSIG_OK && v) {
+        rc = dsig_hybrid_verify(v, signer_id, msg, len, sig, sig_len);
+    } else if (rc == DSIG_OK) {
+        bump(n, C_SLOW_DIRECT);
+        rc = dsig_hybrid_verify_slow(cg->params, n->cfg->nodes[si].pk, signer_id, msg, len, sig, sig_len);
+    }
+    if (rc != DSIG_OK && rc != DSIG_E_EQUIVOCATION)
+        bump(n, C_VFAIL);
+    return rc;
+}
+
+int dsig_node_can_verify_fast(dsig_node *n, uint64_t signer_id, const uint8_t *sig, size_t sig_len)
+{
+    if (!n || !sig)
+        return 0;
+    const struct node_cfg_group *cg = NULL;
+    dsig_hybrid_verifier *v;
+    if (route(n, signer_id, sig, sig_len, &cg, &v) != DSIG_OK || !v)
+        return 0;
+    return dsig_hybrid_can_verify_fast(v, signer_id, sig, sig_len);
+}
+
+size_t dsig_node_sig_bytes(dsig_node *n, const char *group)
+{
+    struct ngroup *g = n ? node_my_group(n, group) : NULL;
+    return g ? dsig_hybrid_params_sig_bytes(g->cg->params) : 0;
+}
