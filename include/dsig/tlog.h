@@ -32,6 +32,8 @@ DSIG_EXPORT void dsig_tlog_leaf_hash(const void *entry, size_t len, uint8_t out[
 /* SHA-256(0x01 ‖ left ‖ right). */
 DSIG_EXPORT void dsig_tlog_node_hash(const uint8_t left[DSIG_TLOG_HASH_LEN], const uint8_t right[DSIG_TLOG_HASH_LEN],
                                      uint8_t out[DSIG_TLOG_HASH_LEN]);
+/* Plain SHA-256: what a log record's "jws_sha256" holds of the JWS it records. */
+DSIG_EXPORT void dsig_tlog_sha256(const void *data, size_t len, uint8_t out[DSIG_TLOG_HASH_LEN]);
 /* SHA-256(""): the root of the empty tree. */
 DSIG_EXPORT void dsig_tlog_empty_root(uint8_t out[DSIG_TLOG_HASH_LEN]);
 

@@ -84,6 +84,11 @@ void dsig_tlog_node_hash(const uint8_t left[DSIG_TLOG_HASH_LEN], const uint8_t r
     dsig_sha256(out, buf, sizeof buf);
 }
 
+void dsig_tlog_sha256(const void *data, size_t len, uint8_t out[DSIG_TLOG_HASH_LEN])
+{
+    dsig_sha256(out, data, len);
+}
+
 void dsig_tlog_empty_root(uint8_t out[DSIG_TLOG_HASH_LEN])
 {
     dsig_sha256(out, "", 0);

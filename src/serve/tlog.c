@@ -6,8 +6,10 @@
  * the leaf hashes of the records appended but not durable yet, in order. The hashes of every complete
  * subtree go to a side file, "<log>.tree", in post-order (dsig_tlog_node_pos: 2n - popcount(n) hashes of
  * 32 bytes for n records), from which any inclusion or consistency proof takes O(log n) reads — the
- * service never holds the leaves. The side file is a cache: not synced, rebuilt from the log at every
- * start (from the log's first record on), and checked against the last signed checkpoint then.
+ * service never holds the leaves. The side file is not synced: at every start the log is read again,
+ * every record the side file already holds must hash to the leaf it holds (else the log was changed
+ * and the start is refused, the side file kept as evidence), and the records it misses (a crash before
+ * the kernel wrote it, or a new side file) are added. The last signed checkpoint is checked then too.
  *
  * A rotated log (rename, SIGHUP) continues the tree in the next file: the first record of a file says
  * its index, and the side file keeps the hashes of the records before it, so that a restart after a
@@ -170,6 +172,12 @@ int serve_tlog_open(struct serve_tlog **out, const char *log_path)
         goto out;
     }
     uint64_t have = leaves_in((uint64_t)ns.st_size / 32);
+    /* A side file that ends inside a record's subtrees (a crash mid-write) is cut back to whole ones. */
+    if ((uint64_t)ns.st_size != dsig_tlog_stored_nodes(have) * 32 &&
+        ftruncate(t->node_fd, (off_t)(dsig_tlog_stored_nodes(have) * 32)) != 0) {
+        rc = dsig_fail(DSIG_E_IO, "tree file \"%s\": %s", t->node_path, strerror(errno));
+        goto out;
+    }
     atomic_store(&t->stored, have);
     if ((lfd = open(log_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0 && errno != ENOENT) {
         rc = dsig_fail(DSIG_E_IO, "audit log \"%s\": %s", log_path, strerror(errno));
@@ -218,18 +226,30 @@ int serve_tlog_open(struct serve_tlog **out, const char *log_path)
                                    log_path, (unsigned long long)b, t->node_path, (unsigned long long)have);
                     goto out;
                 }
-                if (ftruncate(t->node_fd, (off_t)(dsig_tlog_stored_nodes(b) * 32)) != 0) {
-                    rc = dsig_fail(DSIG_E_IO, "tree file \"%s\": %s", t->node_path, strerror(errno));
-                    goto out;
-                }
-                atomic_store(&t->stored, b);
                 if ((rc = range_from_store(t, b)) != DSIG_OK)
                     goto out;
                 first = 0;
             }
-            uint8_t leaf[32];
+            uint8_t leaf[32], kept[32];
             dsig_tlog_leaf_hash(line, ll, leaf);
-            add_leaf(t, leaf);
+            uint64_t rec = t->range.size;
+            if (rec < have) {
+                /* Already in the side file: it must be the same record. The side file is left as it
+                 * is, the evidence of what the service wrote. */
+                if ((rc = serve_tlog_fetch(t, 0, rec, kept)) != DSIG_OK)
+                    goto out;
+                if (memcmp(leaf, kept, 32) != 0) {
+                    rc = dsig_fail(DSIG_E_VERIFY, "record %llu of the audit log \"%s\" is not the one the service wrote "
+                                   "(its tree file \"%s\" says otherwise): the log was changed (dsig log verify "
+                                   "finds how) — or the tree file was damaged by a crash: move it away, the "
+                                   "service then rebuilds it and checks the log against its last checkpoint",
+                                   (unsigned long long)rec, log_path, t->node_path);
+                    goto out;
+                }
+                (void)dsig_tlog_range_append(&t->range, leaf, NULL, NULL);
+            } else {
+                add_leaf(t, leaf);
+            }
             off += ll + 1;
             clen = 0;
         }
@@ -242,11 +262,13 @@ int serve_tlog_open(struct serve_tlog **out, const char *log_path)
         /* An empty (or new) file: it continues the tree the side file holds (a rotation), if any. */
         if ((rc = range_from_store(t, have)) != DSIG_OK)
             goto out;
-        if (ftruncate(t->node_fd, (off_t)(dsig_tlog_stored_nodes(have) * 32)) != 0) {
-            rc = dsig_fail(DSIG_E_IO, "tree file \"%s\": %s", t->node_path, strerror(errno));
-            goto out;
-        }
+    } else if (t->range.size < have) {
+        rc = dsig_fail(DSIG_E_VERIFY, "the audit log \"%s\" ends at record %llu, but the service wrote %llu (its tree "
+                       "file \"%s\"): records were removed", log_path, (unsigned long long)t->range.size,
+                       (unsigned long long)have, t->node_path);
+        goto out;
     }
+
     wbuf_flush(t);
     if (t->store_failed) {
         rc = dsig_fail(DSIG_E_IO, "tree file \"%s\": cannot write it", t->node_path);
