@@ -222,6 +222,9 @@ struct serve_tlog;
  * what the side file holds), DSIG_E_NOMEM. A missing log is an empty one. */
 int serve_tlog_open(struct serve_tlog **out, const char *log_path);
 void serve_tlog_free(struct serve_tlog *t);
+/* Cut the side file back to what it held before serve_tlog_open added to it: a start refused (the log
+ * does not match its last checkpoint) leaves no hashes of the changed log behind. */
+void serve_tlog_undo_open(struct serve_tlog *t);
 /* The log file's length up to its last whole line, when it was opened (a torn tail is cut there). */
 uint64_t serve_tlog_file_end(const struct serve_tlog *t);
 /* The index the next record gets (durable records + pending ones). */

@@ -281,8 +281,8 @@ static int start_tlog(struct dsig_server *s, const struct dsig_serve_config *cfg
     int rc = serve_tlog_open(&t, cfg->audit_path);
     if (rc == DSIG_OK && (rc = serve_audit_attach_tlog(s->audit, t)) == DSIG_OK) /* takes t */
         s->tlog = t;
-    if (rc == DSIG_OK)
-        rc = serve_ckpt_start(&s->ckpt, s->audit, s->tlog, cfg, key_warn, s);
+    if (rc == DSIG_OK && (rc = serve_ckpt_start(&s->ckpt, s->audit, s->tlog, cfg, key_warn, s)) != DSIG_OK)
+        serve_tlog_undo_open(s->tlog);
     if (rc == DSIG_OK)
         serve_log(&s->log, DSIG_SERVE_LOG_INFO, NULL, "transparency log: origin %s, note verifier key %s",
                   serve_ckpt_origin(s->ckpt), serve_ckpt_vkey(s->ckpt));

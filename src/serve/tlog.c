@@ -42,6 +42,7 @@ struct serve_tlog {
     int store_failed;            /* the side file could not be written: no more proofs */
     _Atomic uint64_t stored;     /* records whose subtrees are all in the side file */
     uint64_t file_end;           /* the log file's length up to its last whole line (at open) */
+    uint64_t had;                /* records the side file held at open */
 };
 
 static int wbuf_put(void *arg, unsigned level, uint64_t index, const uint8_t h[32])
@@ -179,6 +180,7 @@ int serve_tlog_open(struct serve_tlog **out, const char *log_path)
         goto out;
     }
     atomic_store(&t->stored, have);
+    t->had = have;
     if ((lfd = open(log_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0 && errno != ENOENT) {
         rc = dsig_fail(DSIG_E_IO, "audit log \"%s\": %s", log_path, strerror(errno));
         goto out;
@@ -343,4 +345,10 @@ void serve_tlog_head(const struct serve_tlog *t, uint64_t *size, uint8_t root[32
 uint64_t serve_tlog_stored(struct serve_tlog *t)
 {
     return t->store_failed ? 0 : atomic_load_explicit(&t->stored, memory_order_acquire);
+}
+
+void serve_tlog_undo_open(struct serve_tlog *t)
+{
+    if (t && ftruncate(t->node_fd, (off_t)(dsig_tlog_stored_nodes(t->had) * 32)) == 0)
+        atomic_store(&t->stored, t->had);
 }
