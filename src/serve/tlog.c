@@ -39,7 +39,7 @@ struct serve_tlog {
     size_t npend, pcap;
     uint8_t *wbuf;               /* subtree hashes not written yet */
     size_t wlen;
-    int store_failed;            /* the side file could not be written: no more proofs */
+    _Atomic int store_failed;    /* the side file could not be written: no more proofs */
     _Atomic uint64_t stored;     /* records whose subtrees are all in the side file */
     uint64_t file_end;           /* the log file's length up to its last whole line (at open) */
     uint64_t had;                /* records the side file held at open */
