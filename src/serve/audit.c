@@ -47,6 +47,7 @@
 
 #include "core/applog.h"
 #include "core/internal.h"
+#include "dsig/tlog.h"
 #include "jose/jose_internal.h"
 #include "serve_internal.h"
 
@@ -84,7 +85,18 @@ struct serve_audit {
     uint64_t syncs, sync_failures, write_failures, recoveries, lost_total;
     pthread_t thread;
     int have_thread;
+    struct serve_tlog *tlog;   /* the Merkle tree of the records (NULL: none): tlog.c */
 };
+
+/* Move the durability watermark to s: the records it passes join the tree. */
+static void set_durable(struct serve_audit *a, uint64_t s)
+{
+    if (s <= a->durable)
+        return;
+    if (a->tlog)
+        serve_tlog_advance(a->tlog, s - a->durable);
+    a->durable = s;
+}
 
 /* Stop the log (sticky until a recovery): wake the writers waiting for durability and the log thread. */
 static void log_stop(struct serve_audit *a, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -237,20 +249,37 @@ static void sync_step(struct serve_audit *a, int unlock, int rotating)
         log_stop(a, e, "the audit log \"%s\" %s", a->path, what);
         return;
     }
-    if (target_seq > a->durable)
-        a->durable = target_seq;
+    set_durable(a, target_seq);
     pthread_cond_broadcast(&a->done);
 }
 
 /* Queue one record into buf (with its newline); its number, or 0 when there is no room. The log's
- * own events may use EVENT_ROOM bytes more than records: a full buffer still gets its recovery event. */
-static uint64_t buf_add(struct serve_audit *a, const char *rec, size_t n, int event)
+ * own events may use EVENT_ROOM bytes more than records: a full buffer still gets its recovery event.
+ * With a tree, a JSON object record gets its index as first member and its leaf hash is taken now:
+ * records reach the file in queue order, a recovery rewrites them byte for byte. */
+static uint64_t buf_add(struct serve_audit *a, const char *rec, size_t n, int event, uint64_t *index)
 {
-    if (!buf_room(a, n + 1, SERVE_AUDIT_MEM_MAX + (event ? EVENT_ROOM : 0)))
+    char pre[48];
+    size_t pl = 0, skip = 0;
+    if (a->tlog && n >= 2 && rec[0] == '{') {
+        uint64_t idx = serve_tlog_next_index(a->tlog);
+        pl = (size_t)snprintf(pre, sizeof pre, "{\"index\":%llu%s", (unsigned long long)idx, rec[1] == '}' ? "" : ",");
+        skip = 1;
+    }
+    size_t total = pl + n - skip;
+    if (!buf_room(a, total + 1, SERVE_AUDIT_MEM_MAX + (event ? EVENT_ROOM : 0)))
         return 0;
-    memcpy(a->buf + a->len, rec, n);
-    a->buf[a->len + n] = '\n';
-    a->len += n + 1;
+    char *line = a->buf + a->len;
+    memcpy(line, pre, pl);
+    memcpy(line + pl, rec + skip, n - skip);
+    if (a->tlog) {
+        if (index)
+            *index = serve_tlog_next_index(a->tlog);
+        if (serve_tlog_pend(a->tlog, line, total) != 0)
+            return 0;
+    }
+    line[total] = '\n';
+    a->len += total + 1;
     return ++a->appended;
 }
 
@@ -267,7 +296,7 @@ static void add_event(struct serve_audit *a, const char *event, const char *caus
     snprintf(num, sizeof num, ",\"rewritten\":%llu,\"lost\":%llu}", (unsigned long long)rewritten,
              (unsigned long long)a->lost);
     jose_buf_adds(&b, num);
-    if (!b.oom && buf_add(a, b.p, b.len, 1))
+    if (!b.oom && buf_add(a, b.p, b.len, 1, NULL))
         a->lost = 0;
     jose_buf_wipe(&b);
 }
@@ -293,7 +322,7 @@ static void recover(struct serve_audit *a)
     }
     a->in_file = 0;
     a->in_file_seq = a->durable;
-    size_t keep_len = a->len;
+    size_t keep_len = a->len, keep_pend = a->tlog ? serve_tlog_pending(a->tlog) : 0;
     uint64_t keep_seq = a->appended, keep_lost = a->lost;
     add_event(a, "audit_recovered", a->why, a->appended - a->durable);
     size_t done = 0;
@@ -310,6 +339,8 @@ static void recover(struct serve_audit *a)
         a->len = keep_len;
         a->appended = keep_seq;
         a->lost = keep_lost;
+        if (a->tlog)
+            serve_tlog_unpend(a->tlog, keep_pend);
         if (done)
             (void)ftruncate(a->fd, a->durable_off);
         snprintf(a->retry_why, sizeof a->retry_why, "%s", what ? what : strerror(e));
@@ -318,7 +349,8 @@ static void recover(struct serve_audit *a)
     a->recoveries++;
     a->in_file = a->len;
     buf_drop(a, a->len);
-    a->in_file_seq = a->durable = a->appended;
+    set_durable(a, a->appended);
+    a->in_file_seq = a->appended;
     a->failed = 0;
     a->why[0] = a->retry_why[0] = '\0';
     pthread_cond_broadcast(&a->done);
@@ -412,7 +444,14 @@ int serve_audit_open(struct serve_audit **out, const char *path, enum serve_audi
 /* Append one record (see the file comment). */
 int serve_audit_append(struct serve_audit *a, const char *rec, size_t n, uint64_t *seq)
 {
+    return serve_audit_append_indexed(a, rec, n, seq, NULL);
+}
+
+int serve_audit_append_indexed(struct serve_audit *a, const char *rec, size_t n, uint64_t *seq, uint64_t *index)
+{
     *seq = 0;
+    if (index)
+        *index = UINT64_MAX;
     if (!a || !a->enabled)
         return DSIG_OK;
     if (n == 0 || memchr(rec, '\n', n))
@@ -420,7 +459,7 @@ int serve_audit_append(struct serve_audit *a, const char *rec, size_t n, uint64_
     pthread_mutex_lock(&a->mu);
     if (!a->failed && a->len + n + 1 > SERVE_AUDIT_MEM_MAX)
         sync_step(a, 0, 0); /* running but far behind ("interval"): make room before queueing more */
-    uint64_t s = buf_add(a, rec, n, 0);
+    uint64_t s = buf_add(a, rec, n, 0, index);
     if (!s) {
         a->lost++;
         a->lost_total++;
@@ -435,7 +474,7 @@ int serve_audit_append(struct serve_audit *a, const char *rec, size_t n, uint64_
             sync_step(a, 0, 0);
             break;
         case SERVE_SYNC_NONE: /* settled once written: nothing to keep for a rewrite */
-            a->durable = a->in_file_seq;
+            set_durable(a, a->in_file_seq);
             buf_drop(a, a->in_file);
             break;
         case SERVE_SYNC_INTERVAL:
@@ -573,5 +612,54 @@ void serve_audit_close(struct serve_audit *a)
     pthread_mutex_destroy(&a->mu);
     dsig_xfree(a->buf, a->cap);
     dsig_xfree(a->path, 0);
+    serve_tlog_free(a->tlog);
     dsig_xfree(a, 0);
+}
+
+/* Attach the tree (before any record); cut a torn tail the tree did not count. */
+int serve_audit_attach_tlog(struct serve_audit *a, struct serve_tlog *t)
+{
+    if (!a || !a->enabled) {
+        serve_tlog_free(t);
+        return DSIG_OK;
+    }
+    pthread_mutex_lock(&a->mu);
+    int rc = DSIG_OK;
+    off_t end = (off_t)serve_tlog_file_end(t);
+    if (a->durable_off > end) {
+        if (ftruncate(a->fd, end) != 0)
+            rc = dsig_fail(DSIG_E_IO, "audit log \"%s\": cannot cut its torn last line: %s", a->path, strerror(errno));
+        else
+            a->durable_off = end;
+    }
+    if (rc == DSIG_OK)
+        a->tlog = t;
+    pthread_mutex_unlock(&a->mu);
+    if (rc != DSIG_OK)
+        serve_tlog_free(t);
+    return rc;
+}
+
+void serve_audit_tree_head(struct serve_audit *a, uint64_t *size, uint8_t root[32])
+{
+    *size = 0;
+    if (!a || !a->enabled || !a->tlog) {
+        dsig_tlog_empty_root(root);
+        return;
+    }
+    pthread_mutex_lock(&a->mu);
+    serve_tlog_head(a->tlog, size, root);
+    pthread_mutex_unlock(&a->mu);
+}
+
+void serve_audit_settle(struct serve_audit *a)
+{
+    if (!a || !a->enabled)
+        return;
+    pthread_mutex_lock(&a->mu);
+    if (!a->failed) {
+        write_pending(a);
+        sync_step(a, 0, 0);
+    }
+    pthread_mutex_unlock(&a->mu);
 }

@@ -149,10 +149,12 @@ static int parse_listen(struct dsig_serve_config *c, const json_t *root)
     return DSIG_OK;
 }
 
-/* "audit": {"path", "sync", "interval_ms", "payload_digest", "digest_threads"}. */
+/* "audit": {"path", "sync", "interval_ms", "payload_digest", "digest_threads", "log_key", "log_origin",
+ * "checkpoint_interval_ms"}. */
 static int parse_audit(struct dsig_serve_config *c, const json_t *root)
 {
-    static const char *const allowed[] = {"path", "sync", "interval_ms", "payload_digest", "digest_threads", NULL};
+    static const char *const allowed[] = {"path", "sync", "interval_ms", "payload_digest", "digest_threads",
+                                          "log_key", "log_origin", "checkpoint_interval_ms", NULL};
     json_t *o;
     int rc;
     if ((rc = get_obj(root, "config", "audit", &o)) != DSIG_OK || !o)
@@ -202,6 +204,20 @@ static int parse_audit(struct dsig_serve_config *c, const json_t *root)
     if ((rc = get_uint(o, "audit", "digest_threads", 0, 64, &dt)) != DSIG_OK)
         return rc;
     c->audit_digest_threads = dt == UINT64_MAX ? -1 : (int)dt;
+    if ((rc = get_str(o, "audit", "log_key", &c->log_key, 0)) != DSIG_OK ||
+        (rc = get_str(o, "audit", "log_origin", &c->log_origin, 0)) != DSIG_OK)
+        return rc;
+    if (c->log_origin) {
+        int okname = c->log_origin[0] != '\0' && strlen(c->log_origin) <= 255;
+        for (const char *p = c->log_origin; *p; p++)
+            okname &= (unsigned char)*p > 0x20 && *p != '+' && *p != 0x7f;
+        if (!okname)
+            return dsig_fail(DSIG_E_ARG, "config: audit.log_origin: 1 to 255 bytes without spaces, '+' or control characters");
+    }
+    uint64_t cms = c->checkpoint_interval_ms;
+    if ((rc = get_uint(o, "audit", "checkpoint_interval_ms", 10, 3600000, &cms)) != DSIG_OK)
+        return rc;
+    c->checkpoint_interval_ms = (unsigned)cms;
     return DSIG_OK;
 }
 
@@ -465,6 +481,7 @@ static int set_defaults(struct dsig_serve_config *c)
     c->audit_interval_ms = 200;
     c->audit_digest = SERVE_DIGEST_BLAKE3; /* the cheapest strong hash here: see docs/serve.md Performance */
     c->audit_digest_threads = -1;
+    c->checkpoint_interval_ms = 1000;
     c->max_header = 8192;
     c->upload_buffer = 1024u * 1024u; /* 1 MiB: measured sweet spot between 512 KiB and 4 MiB */
     c->max_body = UINT64_C(4) << 30; /* 4 GiB: a release image fits; raise it (or 0 = none) for more */
@@ -521,6 +538,7 @@ int dsig_serve_config_parse(dsig_serve_config **out, const char *json, size_t le
     }
     if ((rc = resolve_path(&c->key_dir, base_dir)) != DSIG_OK ||
         (rc = resolve_path(&c->audit_path, base_dir)) != DSIG_OK ||
+        (rc = resolve_path(&c->log_key, base_dir)) != DSIG_OK ||
         (rc = resolve_path(&c->tls_cert, base_dir)) != DSIG_OK ||
         (rc = resolve_path(&c->tls_key, base_dir)) != DSIG_OK ||
         (c->state_registry && c->state_registry[0] && (rc = resolve_path(&c->state_registry, base_dir)) != DSIG_OK))
@@ -619,6 +637,9 @@ int serve_config_restart_diff(const struct dsig_serve_config *a, const struct ds
                     : a->audit_interval_ms != b->audit_interval_ms ? "audit.interval_ms"
                     : a->audit_digest != b->audit_digest          ? "audit.payload_digest"
                     : a->audit_digest_threads != b->audit_digest_threads ? "audit.digest_threads"
+                    : !same_str(a->log_key, b->log_key)           ? "audit.log_key"
+                    : !same_str(a->log_origin, b->log_origin)     ? "audit.log_origin"
+                    : a->checkpoint_interval_ms != b->checkpoint_interval_ms ? "audit.checkpoint_interval_ms"
                                                                   : NULL;
     if (m && what && n)
         snprintf(what, n, "%s", m);
@@ -647,6 +668,8 @@ void dsig_serve_config_free(dsig_serve_config *c)
     dsig_xfree(c->key_dir, 0);
     dsig_xfree(c->state_registry, 0);
     dsig_xfree(c->audit_path, 0);
+    dsig_xfree(c->log_key, 0);
+    dsig_xfree(c->log_origin, 0);
     dsig_xfree(c->tls_cert, 0);
     dsig_xfree(c->tls_key, 0);
     dsig_xfree(c, 0);

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include <jansson.h>
 #include <microhttpd.h>
 
 #include "serve_internal.h"
@@ -45,6 +46,8 @@ struct dsig_server {
     struct serve_runtime *rt;
     struct serve_metrics *metrics;
     struct serve_audit *audit;
+    struct serve_tlog *tlog;             /* the audit log's tree (owned by audit), NULL without a log */
+    struct serve_ckpt *ckpt;             /* its signed checkpoints, NULL without a log */
     struct serve_digest_pool *digests;   /* audit digest workers; NULL: hashed inline */
     struct serve_peer_limiter *peers;    /* failed authentications per client address */
     struct serve_conns *conns;           /* deadlines and the per-address limit */
@@ -110,6 +113,14 @@ enum MHD_Result serve_on_access(void *cls, struct MHD_Connection *c, const char 
                                 const char *version, const char *upload_data, size_t *upload_data_size,
                                 void **con_cls);
 void serve_on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe);
+
+/* ---- tlog_api.c: the log endpoints' answers ---------------------------------------------------- */
+
+/* Each returns its answer, or 0/NULL with the HTTP status in *code and the reason in msg[n]. */
+int serve_log_checkpoint(struct dsig_server *s, char **body, size_t *len, unsigned *code, char *msg, size_t n);
+json_t *serve_log_proof(struct dsig_server *s, const char *index, unsigned *code, char *msg, size_t n);
+json_t *serve_log_consistency(struct dsig_server *s, const char *from, const char *to, unsigned *code, char *msg,
+                              size_t n);
 
 /* ---- http_strict.c ---------------------------------------------------------------------------- */
 

@@ -30,6 +30,7 @@
 
 #define SIG_HEADER "DSig-Signature"      /* verify: the detached JWS (compact or flattened JSON) */
 #define ID_HEADER "DSig-Request-Id"      /* every response: the request id of the audit record and log */
+#define INDEX_HEADER "DSig-Log-Index"    /* sign: the index of the signature's record in the audit log */
 
 /* Queue a response with a copy of body; `close_after` adds Connection: close (the framing cannot be
  * trusted: nothing after this request may be read from the connection). */
@@ -134,6 +135,9 @@ static enum serve_endpoint classify(const char *path)
         return EP_METRICS;
     if (strcmp(path, "/v1/keys") == 0)
         return EP_KEYS;
+    if (strcmp(path, "/v1/log/checkpoint") == 0 || strcmp(path, "/v1/log/proof") == 0 ||
+        strcmp(path, "/v1/log/consistency") == 0)
+        return EP_LOG;
     if (strncmp(path, "/v1/keys/", 9) == 0) {
         const char *rest = path + 9, *slash = strchr(rest, '/');
         if (!slash)
@@ -230,8 +234,10 @@ void serve_note_audit(struct dsig_server *s)
 }
 
 /* Write a record of the request: its outcome, or (correction) what the client got in the end. *seq: the
- * writer's record number (0: not accepted). */
-static int audit_write(struct dsig_server *s, struct req *r, const char *result, int correction, uint64_t *seq)
+ * writer's record number (0: not accepted); *index (may be NULL) its index in the log's tree; jws: the
+ * SHA-256 of the signature released on it, or NULL. */
+static int audit_write_full(struct dsig_server *s, struct req *r, const char *result, int correction,
+                            const uint8_t *jws, uint64_t *seq, uint64_t *index)
 {
     struct serve_audit_rec a = {0};
     a.request_id = r->id;
@@ -248,13 +254,24 @@ static int audit_write(struct dsig_server *s, struct req *r, const char *result,
     a.queue_ns = r->queue_ns;
     a.duration_ns = serve_now_ns() - r->t0 + r->queue_ns;
     a.peer = serve_conn_peer(r->conn);
+    if (r->key) {
+        a.alg = dsig_alg_name(r->key->alg);
+        a.thumbprint = r->key->thumbprint;
+    }
+    a.jws_sha256 = jws;
     char line[SERVE_AUDIT_REC_MAX];
     size_t n = serve_audit_record(&a, line);
     *seq = 0;
-    int rc = n ? serve_audit_append(s->audit, line, n, seq) : dsig_fail(DSIG_E_INTERNAL, "audit record too long");
+    int rc = n ? serve_audit_append_indexed(s->audit, line, n, seq, index)
+               : dsig_fail(DSIG_E_INTERNAL, "audit record too long");
     if (rc != DSIG_OK)
         serve_note_audit(s);
     return rc;
+}
+
+static int audit_write(struct dsig_server *s, struct req *r, const char *result, int correction, uint64_t *seq)
+{
+    return audit_write_full(s, r, result, correction, NULL, seq, NULL);
 }
 
 /* Authenticate (401), apply the token's rate limit (429). Returns 1 to go on, 0 if a response was queued.
@@ -496,6 +513,35 @@ static enum MHD_Result metrics(struct dsig_server *s, struct MHD_Connection *c, 
     return ret;
 }
 
+/* GET /v1/log/...: the transparency log (tlog_api.c), for any authenticated token. */
+static enum MHD_Result log_endpoint(struct dsig_server *s, struct MHD_Connection *c, struct req *r)
+{
+    enum MHD_Result ret = MHD_NO;
+    if (!authenticate(s, c, r, &ret))
+        return ret;
+    unsigned code = 500;
+    char msg[256] = "internal error";
+    if (strcmp(r->path, "/v1/log/checkpoint") == 0) {
+        char *note = NULL;
+        size_t len = 0;
+        if (!serve_log_checkpoint(s, &note, &len, &code, msg, sizeof msg))
+            return respond_error(c, r, code, code == 404 ? ERR_NOT_FOUND : ERR_INTERNAL, msg, NULL, NULL);
+        ret = respond(c, r, 200, "text/plain; charset=utf-8", note, len, NULL, NULL);
+        dsig_free(note);
+        return ret;
+    }
+    json_t *doc;
+    if (strcmp(r->path, "/v1/log/proof") == 0)
+        doc = serve_log_proof(s, MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "index"), &code, msg, sizeof msg);
+    else
+        doc = serve_log_consistency(s, MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "from"),
+                                    MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "to"), &code, msg, sizeof msg);
+    if (!doc)
+        return respond_error(c, r, code,
+                             code == 400 ? ERR_BAD_REQUEST : code == 404 ? ERR_NOT_FOUND : ERR_INTERNAL, msg, NULL, NULL);
+    return respond_json(c, r, 200, doc);
+}
+
 /* Route a request whose head passed the check: GETs are answered, POSTs set up their stream. */
 static enum MHD_Result route(struct dsig_server *s, struct MHD_Connection *c, struct req *r, const char *method)
 {
@@ -536,6 +582,10 @@ static enum MHD_Result route(struct dsig_server *s, struct MHD_Connection *c, st
         if (!is_get)
             break;
         return get_key(s, c, r);
+    case EP_LOG:
+        if (!is_get)
+            break;
+        return log_endpoint(s, c, r);
     case EP_SIGN:
         if (!is_post)
             break;
@@ -627,8 +677,11 @@ static enum MHD_Result release_signature(struct dsig_server *s, struct MHD_Conne
                                          size_t len)
 {
     r->code = 200;
-    uint64_t seq = 0, ignored;
-    int rc = audit_write(s, r, "ok", 0, &seq);
+    uint64_t seq = 0, ignored, index = UINT64_MAX;
+    uint8_t jws[32];
+    int rc = serve_sha256(sig, len, jws);
+    if (rc == DSIG_OK)
+        rc = audit_write_full(s, r, "ok", 0, jws, &seq, &index);
     if (rc == DSIG_OK)
         rc = serve_audit_wait(s->audit, seq);
     if (rc != DSIG_OK) {
@@ -649,7 +702,10 @@ static enum MHD_Result release_signature(struct dsig_server *s, struct MHD_Conne
     if (body) {
         memcpy(body, sig, len);
         body[len] = '\n';
-        ret = respond(c, r, 200, r->json ? "application/jose+json" : "application/jose", body, len + 1, NULL, NULL);
+        char idx[24];
+        snprintf(idx, sizeof idx, "%llu", (unsigned long long)index);
+        ret = respond(c, r, 200, r->json ? "application/jose+json" : "application/jose", body, len + 1,
+                      index != UINT64_MAX ? INDEX_HEADER : NULL, idx);
         dsig_xfree(body, 0);
     }
     dsig_free(sig);

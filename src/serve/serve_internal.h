@@ -64,6 +64,9 @@ struct dsig_serve_config {
     unsigned audit_interval_ms;
     int audit_digest;          /* payload digest in the audit line: SERVE_DIGEST_* */
     int audit_digest_threads;  /* digest worker threads; 0 = inline on the connection thread; -1 = auto */
+    char *log_key;             /* "audit.log_key": the Ed25519 JWK that signs checkpoints; NULL: <path>.key */
+    char *log_origin;          /* "audit.log_origin": the checkpoints' origin; NULL: dsig-serve/<thumbprint> */
+    unsigned checkpoint_interval_ms; /* "audit.checkpoint_interval_ms" (default 1000) */
     size_t max_header;
     size_t upload_buffer;      /* connection read buffer: the largest chunk a body streams in */
     uint64_t max_body;         /* 0 = unlimited */
@@ -211,10 +214,71 @@ struct serve_audit_stats {
 };
 void serve_audit_stats(struct serve_audit *a, struct serve_audit_stats *st);
 
+/* ---- tlog.c: the audit log as a Merkle tree -------------------------------------------------- */
+
+struct serve_tlog;
+/* Rebuild the tree of the log at log_path (its side file "<log_path>.tree" kept for the records of the
+ * rotated files before it): DSIG_OK, DSIG_E_IO (a file cannot be read or written, or the log starts past
+ * what the side file holds), DSIG_E_NOMEM. A missing log is an empty one. */
+int serve_tlog_open(struct serve_tlog **out, const char *log_path);
+void serve_tlog_free(struct serve_tlog *t);
+/* Cut the side file back to what it held before serve_tlog_open added to it: a start refused (the log
+ * does not match its last checkpoint) leaves no hashes of the changed log behind. */
+void serve_tlog_undo_open(struct serve_tlog *t);
+/* The log file's length up to its last whole line, when it was opened (a torn tail is cut there). */
+uint64_t serve_tlog_file_end(const struct serve_tlog *t);
+/* The index the next record gets (durable records + pending ones). */
+uint64_t serve_tlog_next_index(const struct serve_tlog *t);
+/* Queue the leaf hash of the next record (its line without the newline); -1 out of memory. */
+int serve_tlog_pend(struct serve_tlog *t, const char *line, size_t n);
+size_t serve_tlog_pending(const struct serve_tlog *t);
+/* Forget the pending records past the first `keep` (a recovery attempt undone). */
+void serve_tlog_unpend(struct serve_tlog *t, size_t keep);
+/* The first k pending records are durable: into the tree (and the side file). */
+void serve_tlog_advance(struct serve_tlog *t, uint64_t k);
+/* Size and root of the tree of the durable records. */
+void serve_tlog_head(const struct serve_tlog *t, uint64_t *size, uint8_t root[32]);
+/* How many records the side file serves proofs for (0 after a write failure); any thread. */
+uint64_t serve_tlog_stored(struct serve_tlog *t);
+/* dsig_tlog_fetch_fn over the side file (arg = the tree); any thread. */
+int serve_tlog_fetch(void *arg, unsigned level, uint64_t index, uint8_t out[32]);
+
+/* Attach a tree to an audit log just opened (before any record): every record then starts with its
+ * index ({"index":N,...}), its leaf hash is taken as it is queued, and it joins the tree once durable.
+ * A torn last line left by a crash is cut off. DSIG_E_IO if that cut fails. */
+int serve_audit_attach_tlog(struct serve_audit *a, struct serve_tlog *t);
+/* serve_audit_append that also says the record's index (UINT64_MAX without a tree). */
+int serve_audit_append_indexed(struct serve_audit *a, const char *rec, size_t len, uint64_t *seq, uint64_t *index);
+/* The tree head of the durable records (0 and the empty root without a tree). */
+void serve_audit_tree_head(struct serve_audit *a, uint64_t *size, uint8_t root[32]);
+/* Make what is written durable now (a sync under the lock) unless the log is stopped: before the last
+ * checkpoint at shutdown. */
+void serve_audit_settle(struct serve_audit *a);
+
+/* ---- tlog_checkpoint.c: signed checkpoints of the tree ---------------------------------------- */
+
+struct serve_ckpt;
+/* Load (or make) the log key, check the latest checkpoint on disk against the key and the tree (a
+ * mismatch refuses the start: DSIG_E_VERIFY), make a first checkpoint if the tree grew, start the
+ * thread that makes one every cfg->checkpoint_interval_ms when it grew. `tlog` is the tree attached to
+ * `audit` (borrowed). Errors: DSIG_E_IO, DSIG_E_KEY, DSIG_E_KEY_MISMATCH, DSIG_E_VERIFY, DSIG_E_NOMEM. */
+int serve_ckpt_start(struct serve_ckpt **out, struct serve_audit *audit, struct serve_tlog *tlog,
+                     const struct dsig_serve_config *cfg, serve_warn_fn warn, void *warn_arg);
+/* Stop the thread, make the records written durable, sign a last checkpoint (before the audit log
+ * closes). NULL ok. */
+void serve_ckpt_stop(struct serve_ckpt *c);
+void serve_ckpt_free(struct serve_ckpt *c);
+/* The note verifier key text ("<origin>+<key ID>+<base64>") and the origin. */
+const char *serve_ckpt_vkey(const struct serve_ckpt *c);
+const char *serve_ckpt_origin(const struct serve_ckpt *c);
+/* A copy of the latest checkpoint (NUL-terminated, free with dsig_free), its size and root.
+ * DSIG_E_STATE when there is none (no transparency log), DSIG_E_NOMEM. */
+int serve_ckpt_latest(struct serve_ckpt *c, char **note, size_t *len, uint64_t *size, uint8_t root[32]);
+
 /* ---- audit_record.c: what the server writes in the audit log --------------------------------- */
 
 #define SERVE_REQUEST_ID_LEN 16 /* hexadecimal digits */
-#define SERVE_AUDIT_REC_MAX 768
+#define SERVE_AUDIT_REC_MAX 1024
 /* One request's record. A request has one record, or two when the first one (written before a
  * signature was released) turned out wrong: the second, with `correction`, says what the client got. */
 struct serve_audit_rec {
@@ -227,6 +291,9 @@ struct serve_audit_rec {
     uint64_t bytes;
     const uint8_t *digest;     /* 32-byte payload digest, NULL if none */
     const char *digest_name;   /* its JSON member: "sha256" or "blake3" */
+    const char *alg;           /* the key's algorithm, NULL if no key */
+    const char *thumbprint;    /* the key's RFC 7638 thumbprint, NULL if no key */
+    const uint8_t *jws_sha256; /* SHA-256 of the JWS released (the response body without its newline), NULL if none */
     unsigned code;             /* HTTP status, 0 = none sent */
     const char *result;        /* ok, or the error kind */
     uint64_t duration_ns;      /* from the request's arrival (queueing included) to its end */
@@ -278,7 +345,7 @@ void serve_conns_stats(struct serve_conns *g, struct serve_conns_stats *st);
 
 /* ---- metrics.c ---------------------------------------------------------------------------- */
 
-enum serve_endpoint { EP_SIGN, EP_VERIFY, EP_KEY, EP_KEYS, EP_HEALTHZ, EP_READYZ, EP_METRICS, EP_OTHER, EP_COUNT };
+enum serve_endpoint { EP_SIGN, EP_VERIFY, EP_KEY, EP_KEYS, EP_HEALTHZ, EP_READYZ, EP_METRICS, EP_LOG, EP_OTHER, EP_COUNT };
 enum serve_error {
     ERR_NONE = 0, ERR_UNAUTHENTICATED, ERR_FORBIDDEN, ERR_NOT_FOUND, ERR_RATE_LIMITED, ERR_BAD_REQUEST,
     ERR_TOO_LARGE, ERR_CLIENT_ABORT, ERR_TIMEOUT, ERR_SIGN, ERR_VERIFY_INVALID, ERR_METHOD, ERR_INTERNAL,

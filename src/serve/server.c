@@ -272,6 +272,23 @@ static int start_mhd(struct dsig_server *s, const struct dsig_serve_config *cfg)
     return DSIG_OK;
 }
 
+/* Make the audit log a transparency log: its tree (rebuilt from the file) and signed checkpoints. */
+static int start_tlog(struct dsig_server *s, const struct dsig_serve_config *cfg)
+{
+    if (!cfg->audit_path)
+        return DSIG_OK;
+    struct serve_tlog *t = NULL;
+    int rc = serve_tlog_open(&t, cfg->audit_path);
+    if (rc == DSIG_OK && (rc = serve_audit_attach_tlog(s->audit, t)) == DSIG_OK) /* takes t */
+        s->tlog = t;
+    if (rc == DSIG_OK && (rc = serve_ckpt_start(&s->ckpt, s->audit, s->tlog, cfg, key_warn, s)) != DSIG_OK)
+        serve_tlog_undo_open(s->tlog);
+    if (rc == DSIG_OK)
+        serve_log(&s->log, DSIG_SERVE_LOG_INFO, NULL, "transparency log: origin %s, note verifier key %s",
+                  serve_ckpt_origin(s->ckpt), serve_ckpt_vkey(s->ckpt));
+    return rc;
+}
+
 /* Start: load keys, open the audit log, start the guard, listen. */
 int dsig_server_start(dsig_server **out, dsig_serve_config *cfg, dsig_serve_log_fn log, void *log_arg)
 {
@@ -311,6 +328,7 @@ int dsig_server_start(dsig_server **out, dsig_serve_config *cfg, dsig_serve_log_
     cfg = s->rt->cfg;
     struct serve_conn_limits lim = conn_limits(cfg);
     if ((rc = serve_audit_open(&s->audit, cfg->audit_path, cfg->audit_sync, cfg->audit_interval_ms)) != DSIG_OK ||
+        (rc = start_tlog(s, cfg)) != DSIG_OK ||
         (rc = start_digests(s, cfg)) != DSIG_OK ||
         (rc = serve_peer_limiter_new(&s->peers, cfg->auth_fail_rate, cfg->auth_fail_burst)) != DSIG_OK ||
         (rc = serve_conns_new(&s->conns, &lim, guard_tick, s)) != DSIG_OK ||
@@ -394,7 +412,9 @@ void dsig_server_stop(dsig_server *s)
     }
     serve_conns_free(s->conns); /* after MHD: every connection is closed; its tick reads the audit log */
     serve_runtime_unref(s->rt);
+    serve_ckpt_stop(s->ckpt); /* the last checkpoint, while the audit log is still open */
     serve_audit_close(s->audit);
+    serve_ckpt_free(s->ckpt);
     serve_digest_pool_free(s->digests); /* after MHD: every request's digest is freed */
     serve_peer_limiter_free(s->peers);
     serve_metrics_free(s->metrics);

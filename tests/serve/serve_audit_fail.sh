@@ -8,6 +8,7 @@
 #     whose signature was held back (the id of its response header and of its audit record);
 #   - once syncs work again the log recovers by itself and signing resumes; every record of the
 #     refused requests says what the client got (503: a correction follows a record written as 200);
+#     the transparency log still verifies (`dsig log verify`), every record at its index;
 #   - the log deleted: signing stops (503) until SIGHUP creates it again; renamed: until it is renamed
 #     back;
 #   - queueing is measured: with one server thread held by a slow sync, a /healthz sent meanwhile has
@@ -80,6 +81,13 @@ while read -r code id; do
 done <"$T/codes"
 [ "$(jq -s --arg id "$held" '[.[] | select(.request_id == $id)] | map(.code) == [200, 503]' "$T/log/audit.log")" = true ] ||
     die "the held-back signature's record and its correction"
+ok
+# The transparency log survived the failure and the recovery's rewrite: every record in its place,
+# every checkpoint signed over records that stayed (a checkpoint covers durable records only).
+sleep 1.2 # the next checkpoint (every second by default)
+"$D" log verify -q "$T/log/audit.log" --log-key "$("$D" log key "$T/log/audit.log.key")" ||
+    die "the transparency log does not verify after the recovery"
+jq -s -e 'to_entries | all(.key == .value.index)' "$T/log/audit.log" >/dev/null || die "indexes after the recovery"
 ok
 
 # --- the log deleted, then renamed ------------------------------------------------------------------

@@ -28,6 +28,8 @@ int cmd_book(int argc, char **argv); /* cmd_book.c */
 extern const char cli_usage_book[];
 int cmd_audit(int argc, char **argv); /* cmd_audit.c */
 extern const char cli_usage_audit[];
+int cmd_log(int argc, char **argv); /* cmd_log.c */
+extern const char cli_usage_log[];
 
 static const char usage_help[] = "Usage: dsig help [COMMAND]\n\nShow the usage of dsig or of one command.\n";
 static const char usage_version[] = "Usage: dsig version\n\nShow the versions of the tool and of libdsig.\n";
@@ -49,6 +51,7 @@ static const struct cli_command commands[] = {
     {"kv", "auditable Redis: server and signing client (docs/kv.md)", cli_usage_kv, cmd_kv},
     {"book", "auditable order book: server and client (docs/orderbook.md)", cli_usage_book, cmd_book},
     {"audit", "verify a request log, replay it, check a receipt", cli_usage_audit, cmd_audit},
+    {"log", "verify a dsig serve transparency log, prove a record's inclusion", cli_usage_log, cmd_log},
     {"version", "show versions", usage_version, cmd_version},
     {"help", "show help for a command", usage_help, cmd_help},
 };
@@ -73,6 +76,7 @@ static void usage(FILE *f)
           "  -V, --version   same as 'dsig version'\n"
           "\n"
           "Exit status: 0 success, 1 what was checked does not verify (verify; audit: a log or a receipt;\n"
+          "log: a transparency log or a proof;\n"
           "bft: a client's wrong result), 2 any error.\n",
           f);
 }
