@@ -14,6 +14,11 @@
 #include <openssl/param_build.h>
 
 #include "classic/pkey.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/provider.h"
+#include "core/rng.h"
 
 #define EC_MAX_BYTES 66
 
@@ -382,8 +387,10 @@ EC_KEYTYPE(dsig_keytype_p521, "P-521");
 /* ---- ES256 / ES384 / ES512 ------------------------------------------------------------------- */
 
 /* Start a streaming signature (the hash only, until final); the curve outlives every key. */
-static int es_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
+static int es_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                        const dsig_sign_opts *opts)
 {
+    (void)opts; /* takes no options (not flagged DSIG_ALG_OPTIONS): always NULL */
     const struct ec_params *p = alg->params;
     const struct ec_impl *impl = key->impl;
     return dsig_pk_sign_init(state, alg, p->hash, impl->pkey, impl->curve);
@@ -418,8 +425,10 @@ static int es_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len)
 
 /* Start a streaming verification; a malformed signature is remembered and rejected at final. */
 static int es_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                          const uint8_t *sig, size_t sig_len)
+                          const uint8_t *sig, size_t sig_len,
+                          const dsig_sign_opts *opts)
 {
+    (void)opts; /* always NULL, as for sign_init */
     const struct ec_params *p = alg->params;
     const struct ec_impl *impl = key->impl;
     return dsig_pk_verify_init(state, alg, p->hash, impl->pkey, impl->curve, sig, sig_len,

@@ -11,6 +11,8 @@
 
 #include "classic/eddsa.h"
 #include "core/ct.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
 
 #define ED25519_KEY_BYTES 32
 #define ED25519_SIG_BYTES 64

@@ -7,7 +7,10 @@
 
 #include <sodium.h>
 
+#include "core/backend.h"
 #include "core/ct.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
 
 #include "classic/ed25519_derive.h"
 #include "classic/eddsa.h"

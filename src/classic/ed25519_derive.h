@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/internal.h"
+#include "core/keytype.h"
 
 /* A derived signing key: secret scalar s' (reduced mod L), secret nonce prefix p', public key A'. */
 typedef struct dsig_ed25519_dkey {

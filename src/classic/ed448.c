@@ -13,6 +13,8 @@
 #include <openssl/err.h>
 
 #include "classic/eddsa.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
 
 #define ED448_KEY_BYTES 57
 #define ED448_SIG_BYTES 114

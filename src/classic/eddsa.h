@@ -15,7 +15,9 @@
 
 #include <openssl/evp.h>
 
-#include "core/internal.h"
+#include "core/keytype.h"
+#include "core/provider.h"
+#include "core/rng.h"
 
 /* Largest encoded key / point / scalar (Ed448: 57 bytes); Ed25519 uses the first 32. */
 #define DSIG_EDDSA_MAX_BYTES 57
@@ -90,6 +92,9 @@ extern const dsig_alg dsig_alg_ed25519;
 extern const dsig_alg dsig_alg_ed448;
 extern const struct dsig_eddsa_curve dsig_eddsa_curve_ed25519;
 extern const struct dsig_eddsa_curve dsig_eddsa_curve_ed448;
+/* Their key types (OKP "Ed25519", "Ed448"); the DSig hybrid scheme takes Ed25519 keys too. */
+extern const struct dsig_keytype dsig_keytype_ed25519;
+extern const struct dsig_keytype dsig_keytype_ed448;
 
 /* SHA-512 and SHAKE256 implementations, fetched once per process (thread-safe); NULL on failure. */
 const EVP_MD *dsig_eddsa_sha512(void);

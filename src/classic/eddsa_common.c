@@ -15,6 +15,11 @@
 #include <openssl/err.h>
 
 #include "classic/eddsa.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/provider.h"
+#include "core/rng.h"
 
 const dsig_alg *const dsig_eddsa_algs[] = {&dsig_alg_ed25519, &dsig_alg_ed448, NULL};
 
@@ -377,8 +382,10 @@ static int squeeze(struct dsig_eddsa_state *st, uint8_t *h)
 }
 
 /* @spec RFC 8032 §5.1.6 / §5.2.6 steps 2-3 with the hedged one-pass nonce of docs/eddsa-one-pass.md */
-static int eddsa_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
+static int eddsa_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                           const dsig_sign_opts *opts)
 {
+    (void)opts; /* takes no options (not flagged DSIG_ALG_OPTIONS): always NULL */
     const struct dsig_eddsa_curve *c = alg->params;
     const struct dsig_eddsa_key *k = key->impl;
     int rc = need_private(c, k);
@@ -440,8 +447,10 @@ static int eddsa_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_l
 
 /* @spec RFC 8032 §5.1.7 / §5.2.7 step 1: length, S < L, R decodes; then start H(dom ‖ R ‖ A ‖ M). */
 static int eddsa_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                             const uint8_t *sig, size_t sig_len)
+                             const uint8_t *sig, size_t sig_len,
+                             const dsig_sign_opts *opts)
 {
+    (void)opts; /* always NULL, as for sign_init */
     const struct dsig_eddsa_curve *c = alg->params;
     const struct dsig_eddsa_key *k = key->impl;
     int rc = check_sig_len(c, sig_len);
@@ -475,8 +484,10 @@ static int eddsa_verify_final(void *state)
 
 /* @spec RFC 8032 §5.1.6 / §5.2.6 — exact deterministic one-shot signature (the curve's backend). */
 static int eddsa_sign_oneshot(const dsig_alg *alg, const struct dsig_key *key, const uint8_t *msg,
-                              size_t len, uint8_t *sig, size_t cap, size_t *sig_len)
+                              size_t len, uint8_t *sig, size_t cap, size_t *sig_len,
+                              const dsig_sign_opts *opts)
 {
+    (void)opts; /* always NULL, as for sign_init */
     const struct dsig_eddsa_curve *c = alg->params;
     int rc = need_private(c, key->impl);
     if (rc || (rc = check_cap(c, cap)) || (rc = c->sign_oneshot(key->impl, msg, len, sig)))
@@ -487,14 +498,21 @@ static int eddsa_sign_oneshot(const dsig_alg *alg, const struct dsig_key *key, c
 
 /* @spec RFC 8032 §5.1.7 / §5.2.7 — exact one-shot verification (the curve's backend). */
 static int eddsa_verify_oneshot(const dsig_alg *alg, const struct dsig_key *key, const uint8_t *msg,
-                                size_t len, const uint8_t *sig, size_t sig_len)
+                                size_t len, const uint8_t *sig, size_t sig_len,
+                                const dsig_sign_opts *opts)
 {
+    (void)opts; /* always NULL, as for sign_init */
     const struct dsig_eddsa_curve *c = alg->params;
     int rc = check_sig_len(c, sig_len);
     if (rc)
         return rc;
     return c->verify_oneshot(key->impl, msg, len, sig);
 }
+
+static const struct dsig_alg_oneshot eddsa_oneshot = {
+    .sign = eddsa_sign_oneshot,
+    .verify = eddsa_verify_oneshot,
+};
 
 const struct dsig_alg_ops dsig_eddsa_ops = {
     .sign_init = eddsa_sign_init,
@@ -504,6 +522,5 @@ const struct dsig_alg_ops dsig_eddsa_ops = {
     .verify_update = eddsa_update,
     .verify_final = eddsa_verify_final,
     .free_state = eddsa_free_state,
-    .sign_oneshot = eddsa_sign_oneshot,
-    .verify_oneshot = eddsa_verify_oneshot,
+    .oneshot = &eddsa_oneshot,
 };

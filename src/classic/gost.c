@@ -28,6 +28,12 @@
 #include <strings.h>
 
 #include "classic/regional_ec.h"
+#include "core/backend.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/provider.h"
+#include "core/rng.h"
 
 #define GOST_SIG_BYTES (2 * REC_BYTES)
 
@@ -250,8 +256,10 @@ static int gost_state_new(struct gost_state **out, const dsig_alg *alg, const st
 }
 
 /* Start a signature. */
-static int gost_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
+static int gost_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                          const dsig_sign_opts *opts)
 {
+    (void)opts; /* takes no options (not flagged DSIG_ALG_OPTIONS): always NULL */
     *state = NULL;
     if (!key->has_private)
         return dsig_fail(DSIG_E_NO_PRIVATE, "GOST3410-2012-256 signing needs the private key");
@@ -286,8 +294,10 @@ static int gost_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_le
 
 /* Start a verification; a signature of the wrong length is remembered and rejected at final. */
 static int gost_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                            const uint8_t *sig, size_t sig_len)
+                            const uint8_t *sig, size_t sig_len,
+                            const dsig_sign_opts *opts)
 {
+    (void)opts; /* always NULL, as for sign_init */
     struct gost_state *st = NULL;
     int rc = gost_state_new(&st, alg, key);
     *state = st;

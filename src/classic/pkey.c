@@ -6,6 +6,10 @@
 #include <openssl/err.h>
 
 #include "classic/pkey.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/provider.h"
 
 static pthread_once_t md_once = PTHREAD_ONCE_INIT;
 static EVP_MD *mds[3];

@@ -17,7 +17,11 @@
 #include <openssl/param_build.h>
 #include <openssl/params.h>
 
-#include "core/internal.h"
+#include "core/keytype.h"
+
+/* The key types of the two providers: RSA (rsa.c) and EC P-256 / P-384 / P-521 (ecdsa.c). */
+extern const struct dsig_keytype dsig_keytype_rsa;
+extern const struct dsig_keytype dsig_keytype_p256, dsig_keytype_p384, dsig_keytype_p521;
 
 /* The hashes used by RS*, PS* and ES*. */
 enum dsig_pk_hash { DSIG_PK_SHA256 = 0, DSIG_PK_SHA384 = 1, DSIG_PK_SHA512 = 2 };

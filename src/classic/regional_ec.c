@@ -11,6 +11,11 @@
 #include <string.h>
 
 #include "classic/regional_ec.h"
+#include "core/backend.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/rng.h"
 
 const struct rec_curve dsig_rec_sm2 = {&dsig_keytype_sm2, "sm2p256v1", NULL, "sm2p256v1",
                                         "1.2.156.10197.1.301"};

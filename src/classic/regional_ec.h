@@ -17,7 +17,8 @@
 
 #include <gcrypt.h>
 
-#include "core/internal.h"
+#include "core/keytype.h"
+#include "core/rng.h"
 
 #define REC_BYTES 32u
 
@@ -49,6 +50,12 @@ struct rec_ctx {
     gcry_mpi_point_t G;
     int cofactor_one;           /* h = 1: no subgroup check needed for points on the curve */
 };
+
+/* EC "SM2" (sm2.c) and EC "GOST-256-A".."GOST-256-D" = id-tc26-gost-3410-2012-256-paramSetA..D
+ * (gost.c; B is the default); see docs/regional.md. */
+extern const struct dsig_keytype dsig_keytype_sm2;
+extern const struct dsig_keytype dsig_keytype_gost256a, dsig_keytype_gost256b, dsig_keytype_gost256c,
+    dsig_keytype_gost256d;
 
 extern const struct rec_curve dsig_rec_sm2, dsig_rec_gost256a, dsig_rec_gost256b, dsig_rec_gost256c,
     dsig_rec_gost256d;

@@ -14,6 +14,11 @@
 #include <openssl/rsa.h>
 
 #include "classic/pkey.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/provider.h"
+#include "core/rng.h"
 
 #define RSA_MIN_BITS 2048
 #define RSA_MAX_BITS 16384
@@ -545,8 +550,10 @@ static int rsa_set_padding(EVP_PKEY_CTX *c, const struct dsig_pk_state *st)
 }
 
 /* Start a streaming signature: only the hash runs until final. */
-static int rsa_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
+static int rsa_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                         const dsig_sign_opts *opts)
 {
+    (void)opts; /* takes no options (not flagged DSIG_ALG_OPTIONS): always NULL */
     const struct rsa_params *p = alg->params;
     return dsig_pk_sign_init(state, alg, p->hash, ((const struct rsa_impl *)key->impl)->pkey, NULL);
 }
@@ -570,8 +577,10 @@ static int rsa_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len
 
 /* Start a streaming verification; a signature of the wrong length is remembered and rejected at final. */
 static int rsa_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                           const uint8_t *sig, size_t sig_len)
+                           const uint8_t *sig, size_t sig_len,
+                           const dsig_sign_opts *opts)
 {
+    (void)opts; /* always NULL, as for sign_init */
     const struct rsa_params *p = alg->params;
     EVP_PKEY *pkey = ((const struct rsa_impl *)key->impl)->pkey;
     return dsig_pk_verify_init(state, alg, p->hash, pkey, NULL, sig, sig_len,

@@ -21,6 +21,10 @@
 
 #include "classic/pkey.h"
 #include "classic/regional_ec.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/provider.h"
 
 #define SM2_SIG_BYTES (2 * REC_BYTES)
 
@@ -324,9 +328,10 @@ static int sm2_id(const dsig_sign_opts *opts, const uint8_t **id, size_t *id_len
     return DSIG_OK;
 }
 
-/* Start a signature with the identifier from the options (NULL = default). */
-static int sm2_sign_init_opts(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                              const dsig_sign_opts *opts)
+/* Ops hook: start a signature with the identifier from the options (NULL: the default
+ * "1234567812345678"). */
+static int sm2_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                         const dsig_sign_opts *opts)
 {
     *state = NULL;
     const uint8_t *id;
@@ -337,12 +342,6 @@ static int sm2_sign_init_opts(void **state, const dsig_alg *alg, const struct ds
     if (!key->has_private)
         return dsig_fail(DSIG_E_NO_PRIVATE, "SM2-SM3 signing needs the private key");
     return sm2_state_new((struct sm2_state **)state, alg, key, id, id_len);
-}
-
-/* Start a signature with the default identifier "1234567812345678". */
-static int sm2_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
-{
-    return sm2_sign_init_opts(state, alg, key, NULL);
 }
 
 /* Hot path: one SM3 write. */
@@ -372,8 +371,8 @@ static int sm2_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len
 }
 
 /* Start a verification; a signature of the wrong length is remembered and rejected at final. */
-static int sm2_verify_init_opts(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                                const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts)
+static int sm2_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                           const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts)
 {
     *state = NULL;
     const uint8_t *id;
@@ -389,13 +388,6 @@ static int sm2_verify_init_opts(void **state, const dsig_alg *alg, const struct 
         memcpy(st->sig, sig, SM2_SIG_BYTES);
     *state = st;
     return DSIG_OK;
-}
-
-/* Start a verification with the default identifier. */
-static int sm2_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                           const uint8_t *sig, size_t sig_len)
-{
-    return sm2_verify_init_opts(state, alg, key, sig, sig_len, NULL);
 }
 
 /* Finish e and check r ‖ s: DSIG_OK or DSIG_E_VERIFY. */
@@ -422,8 +414,6 @@ static const struct dsig_alg_ops sm2_ops = {
     .verify_update = sm2_update,
     .verify_final = sm2_verify_final,
     .free_state = sm2_free_state,
-    .sign_init_opts = sm2_sign_init_opts,
-    .verify_init_opts = sm2_verify_init_opts,
 };
 
 /* @spec GB/T 32918.2 with SM3 on sm2p256v1; project name (no JOSE registration). */

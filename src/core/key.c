@@ -237,7 +237,7 @@ DSIG_LAYER_API int dsig_pem_no_passphrase(char *buf, int size, int rwflag, void 
  * DSIG_E_KEY_MISMATCH owns it (a weak or malformed key of that type is reported as such). */
 static int key_from_pkey(EVP_PKEY *pkey, struct dsig_key **out)
 {
-    for (const struct dsig_keytype *const *t = dsig_keytypes; *t; t++) {
+    for (const struct dsig_keytype *const *t = dsig_keytype_list(); *t; t++) {
         if (!(*t)->from_pkey)
             continue;
         struct dsig_key *k = dsig_key_new(*t);

@@ -1,23 +1,55 @@
-/* Every key type, for JWK and PEM import (lookup by kty + crv). */
+/*
+ * Key-type lookup for JWK and PEM import (by kty + crv, or kty + alg). The key types are those the
+ * registered algorithms name (struct dsig_alg.keytype and .keytypes): a family adds its key types by
+ * adding its descriptors to the registry, with no list here.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/keytype.h"
+#include "core/provider.h"
 
-const struct dsig_keytype *const dsig_keytypes[] = {
-    &dsig_keytype_oct,  &dsig_keytype_rsa,     &dsig_keytype_p256, &dsig_keytype_p384,
-    &dsig_keytype_p521, &dsig_keytype_ed25519, &dsig_keytype_ed448, &dsig_keytype_mldsa44,
-    &dsig_keytype_mldsa65, &dsig_keytype_mldsa87,
-    &dsig_keytype_slhdsa_sha2_128s, &dsig_keytype_slhdsa_sha2_128f, &dsig_keytype_slhdsa_sha2_192s,
-    &dsig_keytype_slhdsa_sha2_192f, &dsig_keytype_slhdsa_sha2_256s, &dsig_keytype_slhdsa_sha2_256f,
-    &dsig_keytype_slhdsa_shake_128s, &dsig_keytype_slhdsa_shake_128f, &dsig_keytype_slhdsa_shake_192s,
-    &dsig_keytype_slhdsa_shake_192f, &dsig_keytype_slhdsa_shake_256s, &dsig_keytype_slhdsa_shake_256f,
-    &dsig_keytype_sm2, &dsig_keytype_gost256b, /* regional (src/classic/sm2.c, gost.c) */
-    &dsig_keytype_gost256a, &dsig_keytype_gost256c, &dsig_keytype_gost256d, /* GOST3410-2012-256 */
-    &dsig_keytype_xmss, &dsig_keytype_xmssmt, /* stateful (src/pq/xmss) */
-    &dsig_keytype_hss_lms, /* stateful (src/pq/lms) */
-    &dsig_keytype_falcon512, &dsig_keytype_falcon1024, /* src/pq/falcon */
-    NULL,
-};
+/* Far above the ~35 key types of today; collect() stops the process if the registry outgrows it
+ * (every test would fail at once, so it cannot ship). */
+#define KEYTYPES_MAX 128
+
+static const struct dsig_keytype *types[KEYTYPES_MAX + 1]; /* NULL-terminated */
+static pthread_once_t types_once = PTHREAD_ONCE_INIT;
+
+/* Append t unless it is already listed. */
+static void add_type(size_t *n, const struct dsig_keytype *t)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (types[i] == t)
+            return;
+    if (*n == KEYTYPES_MAX) {
+        fprintf(stderr, "dsig: more than %d key types in the registry: raise KEYTYPES_MAX in %s\n",
+                KEYTYPES_MAX, __FILE__);
+        abort();
+    }
+    types[(*n)++] = t;
+}
+
+/* The distinct key types of the registry, in registry order. */
+static void collect(void)
+{
+    size_t n = 0;
+    for (size_t i = 0, count = dsig_alg_count(); i < count; i++) {
+        const dsig_alg *a = dsig_alg_at(i);
+        add_type(&n, a->keytype);
+        for (const struct dsig_keytype *const *t = a->keytypes; t && *t; t++)
+            add_type(&n, *t);
+    }
+    types[n] = NULL;
+}
+
+const struct dsig_keytype *const *dsig_keytype_list(void)
+{
+    pthread_once(&types_once, collect);
+    return types;
+}
 
 /* Does type t answer to (kty, crv, alg)? A type named by "alg" needs that exact "alg". */
 static int type_matches(const struct dsig_keytype *t, const char *kty, const char *crv, const char *alg)
@@ -33,7 +65,7 @@ static int type_matches(const struct dsig_keytype *t, const char *kty, const cha
 
 const struct dsig_keytype *dsig_keytype_find_jwk(const char *kty, const char *crv, const char *alg)
 {
-    for (const struct dsig_keytype *const *t = dsig_keytypes; *t; t++)
+    for (const struct dsig_keytype *const *t = dsig_keytype_list(); *t; t++)
         if (type_matches(*t, kty, crv, alg))
             return *t;
     return NULL;
@@ -46,7 +78,7 @@ const struct dsig_keytype *dsig_keytype_find(const char *kty, const char *crv)
 
 int dsig_keytype_kty_needs_alg(const char *kty)
 {
-    for (const struct dsig_keytype *const *t = dsig_keytypes; *t; t++)
+    for (const struct dsig_keytype *const *t = dsig_keytype_list(); *t; t++)
         if ((*t)->alg && strcmp((*t)->kty, kty) == 0)
             return 1;
     return 0;

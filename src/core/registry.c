@@ -1,24 +1,36 @@
 /*
- * The algorithm registry: the concatenation of every provider's descriptor list, in a stable order.
- * Adding a family = one line in `families`.
+ * The algorithm registry: the concatenation of every family's descriptor list, in a stable order. It
+ * is the one list of what the library offers; key types come from the descriptors (keytypes.c).
+ *
+ * Adding a family = one descriptor file exporting `const dsig_alg *const dsig_NAME_algs[]` (NULL-
+ * terminated) and one line in DSIG_FAMILIES below (docs/adding-an-algorithm.md).
  */
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/keytype.h"
+#include "core/provider.h"
 
-static const dsig_alg *const *const families[] = {
-    dsig_mac_algs,
-    dsig_rsa_algs,
-    dsig_ecdsa_algs,
-    dsig_eddsa_algs,
-    dsig_hybrid_algs,
-    dsig_mldsa_algs,
-    dsig_slhdsa_algs,
-    dsig_falcon_algs, /* FALCON512, FALCON1024 */
-    dsig_sm2_algs, dsig_gost_algs, /* regional: SM2-SM3, GOST3410-2012-256 */
-    dsig_xmss_algs, /* XMSS, XMSSMT (stateful) */
-    dsig_lms_algs, /* HSS-LMS (stateful) */
-};
+/* Every family, in registry order (the order of `dsig list` and of key-type lookup). */
+#define DSIG_FAMILIES(X)                                                                           \
+    X(dsig_mac_algs)    /* HMAC, KMAC, CMAC (src/mac/mac.c) */                                     \
+    X(dsig_rsa_algs)    /* RS*, PS* (src/classic/rsa.c) */                                         \
+    X(dsig_ecdsa_algs)  /* ES256, ES384, ES512 (src/classic/ecdsa.c) */                            \
+    X(dsig_eddsa_algs)  /* Ed25519, Ed448 (src/classic/eddsa_common.c) */                          \
+    X(dsig_hybrid_algs) /* DSig (src/hybrid/hybrid_alg.c) */                                       \
+    X(dsig_mldsa_algs)  /* ML-DSA-44/65/87 (src/pq/mldsa/mldsa_alg.c) */                           \
+    X(dsig_slhdsa_algs) /* SLH-DSA-* (src/pq/slhdsa/slhdsa_alg.c) */                               \
+    X(dsig_falcon_algs) /* FALCON512, FALCON1024 (src/pq/falcon/falcon_alg.c) */                   \
+    X(dsig_sm2_algs)    /* SM2-SM3 (src/classic/sm2.c) */                                          \
+    X(dsig_gost_algs)   /* GOST3410-2012-256 (src/classic/gost.c) */                               \
+    X(dsig_xmss_algs)   /* XMSS, XMSSMT, stateful (src/pq/xmss/xmss_alg.c) */                      \
+    X(dsig_lms_algs)    /* HSS-LMS, stateful (src/pq/lms/lms_alg.c) */
+
+/* The families' lists are declared here and nowhere else: only the registry reaches them. */
+#define DSIG_FAMILY_DECLARE(list) extern const dsig_alg *const list[];
+DSIG_FAMILIES(DSIG_FAMILY_DECLARE)
+
+#define DSIG_FAMILY_ENTRY(list) list,
+static const dsig_alg *const *const families[] = {DSIG_FAMILIES(DSIG_FAMILY_ENTRY)};
 
 #define N_FAMILIES (sizeof families / sizeof families[0])
 

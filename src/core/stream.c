@@ -5,7 +5,11 @@
  */
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/backend.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/provider.h"
 
 /* What a sign and a verify context share; the public types wrap it so they cannot be mixed up. */
 struct stream {
@@ -81,6 +85,12 @@ static int opts_given(const dsig_sign_opts *o)
     return o && (o->context_len || o->deterministic || o->prehash);
 }
 
+/* The options a provider sees: NULL for the defaults (core/provider.h). */
+static const dsig_sign_opts *opts_for_provider(const dsig_sign_opts *o)
+{
+    return opts_given(o) ? o : NULL;
+}
+
 /* Checks on options before any provider sees them. */
 static int opts_check(const dsig_alg *alg, const dsig_sign_opts *o)
 {
@@ -92,7 +102,7 @@ static int opts_check(const dsig_alg *alg, const dsig_sign_opts *o)
     if (o->context_len > DSIG_SIGN_CONTEXT_MAX)
         return dsig_fail(DSIG_E_ARG, "signing options: context of %zu bytes exceeds %d",
                          o->context_len, DSIG_SIGN_CONTEXT_MAX);
-    if (!(alg->flags & DSIG_ALG_OPTIONS) || !alg->ops->sign_init_opts || !alg->ops->verify_init_opts)
+    if (!(alg->flags & DSIG_ALG_OPTIONS))
         return dsig_fail(DSIG_E_UNSUPPORTED,
                          "%s takes no signing options (context, deterministic, pre-hash)", alg->name);
     return DSIG_OK;
@@ -111,8 +121,7 @@ int dsig_sign_init_ex(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig_key *
     if (!c)
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
     c->s.alg = alg;
-    rc = opts_given(opts) ? alg->ops->sign_init_opts(&c->s.state, alg, key, opts)
-                          : alg->ops->sign_init(&c->s.state, alg, key);
+    rc = alg->ops->sign_init(&c->s.state, alg, key, opts_for_provider(opts));
     if (rc) {
         dsig_xfree(c, sizeof *c);
         return rc;
@@ -127,7 +136,7 @@ int dsig_sign_init_two_pass(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig
     if (!ctx || !alg || !key)
         return dsig_fail(DSIG_E_ARG, "dsig_sign_init_two_pass: NULL argument");
     *ctx = NULL;
-    if (!(alg->flags & DSIG_ALG_TWO_PASS) || !alg->ops->sign_init_two_pass || !alg->ops->sign_next_pass)
+    if (!(alg->flags & DSIG_ALG_TWO_PASS) || !alg->ops->two_pass)
         return dsig_fail(DSIG_E_UNSUPPORTED, "%s has no two-pass signature (sign it in one pass with "
                                              "dsig_sign_init)", alg->name);
     int rc = stream_check(alg, key, 1);
@@ -138,7 +147,7 @@ int dsig_sign_init_two_pass(dsig_sign_ctx **ctx, const dsig_alg *alg, const dsig
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
     c->s.alg = alg;
     c->s.pass = 1;
-    rc = alg->ops->sign_init_two_pass(&c->s.state, alg, key, opts_given(opts) ? opts : NULL);
+    rc = alg->ops->two_pass->sign_init(&c->s.state, alg, key, opts_for_provider(opts));
     if (rc) {
         dsig_xfree(c, sizeof *c);
         return rc;
@@ -158,7 +167,7 @@ int dsig_sign_next_pass(dsig_sign_ctx *ctx)
         return dsig_fail(DSIG_E_STATE, ctx->s.pass ? "dsig_sign_next_pass called twice"
                                                    : "dsig_sign_next_pass on a one-pass context "
                                                      "(start it with dsig_sign_init_two_pass)");
-    int rc = ctx->s.alg->ops->sign_next_pass(ctx->s.state);
+    int rc = ctx->s.alg->ops->two_pass->next_pass(ctx->s.state);
     if (rc) {
         ctx->s.failed = 1;
         return rc;
@@ -261,8 +270,7 @@ int dsig_verify_init_ex(dsig_verify_ctx **ctx, const dsig_alg *alg, const dsig_k
     c->s.alg = alg;
     if (!sig)
         sig = (const uint8_t *)"";
-    rc = opts_given(opts) ? alg->ops->verify_init_opts(&c->s.state, alg, key, sig, sig_len, opts)
-                          : alg->ops->verify_init(&c->s.state, alg, key, sig, sig_len);
+    rc = alg->ops->verify_init(&c->s.state, alg, key, sig, sig_len, opts_for_provider(opts));
     if (rc) {
         dsig_xfree(c, sizeof *c);
         return rc;
@@ -306,19 +314,12 @@ int dsig_sign_ex(const dsig_alg *alg, const dsig_key *key, const void *msg, size
 {
     if (!alg || !key || (!msg && msg_len) || !sig || !sig_len)
         return dsig_fail(DSIG_E_ARG, "dsig_sign: NULL argument");
-    if (alg->ops->sign_oneshot_opts) {
+    if (alg->ops->oneshot && alg->ops->oneshot->sign) {
         int rc = stream_check(alg, key, 1);
         if (rc || (rc = opts_check(alg, opts)))
             return rc;
-        return alg->ops->sign_oneshot_opts(alg, key, msg ? msg : (const void *)"", msg_len, sig, cap,
-                                           sig_len, opts_given(opts) ? opts : NULL);
-    }
-    if (alg->ops->sign_oneshot && !opts_given(opts)) {
-        int rc = stream_check(alg, key, 1);
-        if (rc)
-            return rc;
-        return alg->ops->sign_oneshot(alg, key, msg ? msg : (const void *)"", msg_len, sig, cap,
-                                      sig_len);
+        return alg->ops->oneshot->sign(alg, key, msg ? msg : (const void *)"", msg_len, sig, cap,
+                                       sig_len, opts_for_provider(opts));
     }
     dsig_sign_ctx *c;
     int rc = dsig_sign_init_ex(&c, alg, key, opts);
@@ -345,12 +346,13 @@ int dsig_verify_ex(const dsig_alg *alg, const dsig_key *key, const void *msg, si
 {
     if (!alg || !key || (!msg && msg_len) || (!sig && sig_len))
         return dsig_fail(DSIG_E_ARG, "dsig_verify: NULL argument");
-    if (alg->ops->verify_oneshot && !opts_given(opts)) {
+    if (alg->ops->oneshot && alg->ops->oneshot->verify) {
         int rc = stream_check(alg, key, 0);
-        if (rc)
+        if (rc || (rc = opts_check(alg, opts)))
             return rc;
-        return alg->ops->verify_oneshot(alg, key, msg ? msg : (const void *)"", msg_len,
-                                        sig ? sig : (const uint8_t *)"", sig_len);
+        return alg->ops->oneshot->verify(alg, key, msg ? msg : (const void *)"", msg_len,
+                                         sig ? sig : (const uint8_t *)"", sig_len,
+                                         opts_for_provider(opts));
     }
     dsig_verify_ctx *c;
     int rc = dsig_verify_init_ex(&c, alg, key, sig, sig_len, opts);

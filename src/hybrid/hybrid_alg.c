@@ -16,6 +16,11 @@
 
 #include "classic/ed25519_derive.h"
 #include "classic/eddsa.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/provider.h"
+#include "core/rng.h"
 #include "hash/blake3.h"
 #include "hybrid/runtime.h"
 
@@ -249,8 +254,10 @@ static int alg_init(void **state, const struct dsig_key *key, int signing)
 }
 
 /* Start signing: Ed25519 key pair and an empty BLAKE3 hasher. */
-static int alg_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
+static int alg_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                         const dsig_sign_opts *opts)
 {
+    (void)opts; /* takes no options (not flagged DSIG_ALG_OPTIONS): always NULL */
     (void)alg;
     return alg_init(state, key, 1);
 }
@@ -299,8 +306,10 @@ static int alg_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len
 
 /* Start verifying: public key, a copy of the signature, an empty hasher. */
 static int alg_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                           const uint8_t *sig, size_t sig_len)
+                           const uint8_t *sig, size_t sig_len,
+                           const dsig_sign_opts *opts)
 {
+    (void)opts; /* always NULL, as for sign_init */
     (void)alg;
     int rc = alg_init(state, key, 0);
     if (rc)

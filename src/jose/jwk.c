@@ -121,7 +121,7 @@ static int keep_kid(dsig_key *key, const char *kid)
 static void curves_of(const char *kty, char *buf, size_t cap)
 {
     buf[0] = '\0';
-    for (const struct dsig_keytype *const *t = dsig_keytypes; *t; t++)
+    for (const struct dsig_keytype *const *t = dsig_keytype_list(); *t; t++)
         if ((*t)->crv && strcmp((*t)->kty, kty) == 0 && strlen(buf) + strlen((*t)->crv) + 3 < cap)
             strcat(strcat(buf, *buf ? ", " : ""), (*t)->crv);
 }
@@ -223,7 +223,7 @@ int dsig_jwk_import(dsig_key **out, const char *json, size_t len)
         rc = import_object(out, jwk);
     /* The parsed private members are copies of secrets: wipe them before jansson frees them. */
     const struct dsig_keytype *const *t;
-    for (t = dsig_keytypes; *t; t++)
+    for (t = dsig_keytype_list(); *t; t++)
         for (const char *const *p = (*t)->priv_members; p && *p; p++)
             jose_json_wipe_string(jwk, *p);
     json_decref(jwk);

@@ -33,8 +33,13 @@
 
 #include <gcrypt.h>
 
+#include "core/backend.h"
 #include "core/ct.h"
-#include "core/internal.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/provider.h"
+#include "core/rng.h"
 #include "mac/mac.h"
 
 /* ---- the oct key type (RFC 7518 §6.4) ------------------------------------------------------- */
@@ -517,8 +522,10 @@ static void mac_free_state(void *state)
 }
 
 /* Start a MAC computation with the secret key. */
-static int mac_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
+static int mac_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                         const dsig_sign_opts *opts)
 {
+    (void)opts; /* takes no options (not flagged DSIG_ALG_OPTIONS): always NULL */
     struct mac_state *s;
     int rc = state_new(&s, alg, key);
     *state = s;
@@ -574,8 +581,10 @@ static int mac_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len
 
 /* Start verification: remember the presented tag (any length is accepted here). */
 static int mac_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                           const uint8_t *sig, size_t sig_len)
+                           const uint8_t *sig, size_t sig_len,
+                           const dsig_sign_opts *opts)
 {
+    (void)opts; /* always NULL, as for sign_init */
     struct mac_state *s;
     int rc = state_new(&s, alg, key);
     *state = s;
@@ -620,8 +629,6 @@ static const struct dsig_alg_ops mac_ops = {
     .verify_update = mac_update,
     .verify_final = mac_verify_final,
     .free_state = mac_free_state,
-    .sign_oneshot = NULL,
-    .verify_oneshot = NULL,
 };
 
 /* ---- descriptors ------------------------------------------------------------------------------ */

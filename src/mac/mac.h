@@ -1,7 +1,7 @@
 /*
  * src/mac/mac.h — internal test hook of the MAC provider (not installed).
  *
- * The provider itself is reached through the registry (dsig_mac_algs, dsig_keytype_oct); this hook
+ * The provider itself is reached through the registry (dsig_mac_algs); this hook
  * exists so that known-answer tests can drive the same EVP_MAC code path with the parameters the
  * official vectors vary but the registered algorithms fix: truncated / extended output lengths, KMAC
  * customization strings and KMACXOF.
@@ -11,6 +11,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+struct dsig_keytype;
+
+/* The key type of every MAC: JWK kty "oct" (mac.c). */
+extern const struct dsig_keytype dsig_keytype_oct;
 
 /*
  * Compute the MAC of `msg` under `key` for the registered algorithm `alg_name` ("HS256",

@@ -1,6 +1,10 @@
 /*
  * src/pq/akp.c — shared scaffolding of the AKP key types (RFC 9964 JWK "kty": "AKP"): see akp.h.
  */
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/provider.h"
 #include "pq/akp.h"
 
 #include <string.h>

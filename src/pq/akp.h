@@ -16,7 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/internal.h"
+#include "core/keytype.h"
+#include "core/rng.h"
 
 /* JWK members of every AKP key: public "pub", private "priv" (RFC 7638 order). */
 extern const char *const dsig_akp_pub_members[];

@@ -207,6 +207,38 @@ static void test_sign_opts(void **state)
     dsig_key_free(k);
 }
 
+/* Key types come from the registered descriptors: each one listed once, each listed one taken by some
+ * algorithm, each algorithm's found again by its JWK names (kty + crv, or kty + alg). */
+static void test_keytypes_from_registry(void **state)
+{
+    (void)state;
+    const struct dsig_keytype *const *list = dsig_keytype_list();
+    size_t n = 0;
+    for (; list[n]; n++) {
+        for (size_t j = 0; j < n; j++)
+            assert_ptr_not_equal(list[j], list[n]);
+        int taken = 0;
+        for (size_t i = 0; i < dsig_alg_count() && !taken; i++)
+            taken = dsig_alg_takes_keytype(dsig_alg_at(i), list[n]);
+        assert_true(taken);
+        assert_ptr_equal(dsig_keytype_find_jwk(list[n]->kty, list[n]->crv, list[n]->alg), list[n]);
+    }
+    for (size_t i = 0; i < dsig_alg_count(); i++) {
+        const dsig_alg *a = dsig_alg_at(i);
+        int found = 0;
+        for (size_t j = 0; j < n; j++)
+            found |= list[j] == a->keytype;
+        assert_true(found);
+    }
+    assert_ptr_equal(dsig_keytype_list(), list); /* built once */
+    assert_non_null(dsig_keytype_find("oct", NULL));
+    assert_non_null(dsig_keytype_find("EC", "GOST-256-A")); /* only in GOST's keytypes list */
+    assert_non_null(dsig_keytype_find_jwk("AKP", NULL, "ML-DSA-65"));
+    assert_null(dsig_keytype_find("AKP", NULL)); /* AKP types answer only with their "alg" */
+    assert_true(dsig_keytype_kty_needs_alg("AKP"));
+    assert_false(dsig_keytype_kty_needs_alg("EC"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -214,7 +246,7 @@ int main(void)
         cmocka_unit_test(test_b64url_stream),    cmocka_unit_test(test_registry),
         cmocka_unit_test(test_alloc_counters),   cmocka_unit_test(test_seeded_rng),
         cmocka_unit_test(test_read_fd),          cmocka_unit_test(test_strerror),
-        cmocka_unit_test(test_sign_opts),
+        cmocka_unit_test(test_sign_opts),        cmocka_unit_test(test_keytypes_from_registry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "classic/eddsa.h"
 #include "hash/blake3.h"
 #include "hybrid/runtime.h"
 #include "testutil.h"

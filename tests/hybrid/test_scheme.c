@@ -12,6 +12,7 @@
 
 #include <sodium.h>
 
+#include "classic/eddsa.h"
 #include "core/internal.h"
 #include "hash/blake3.h"
 #include "hybrid/hb_internal.h"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "mac/mac.h"
 #include "testutil.h"
 
 /* Every registered algorithm whose key type is oct (there must be exactly the 14 MACs). */

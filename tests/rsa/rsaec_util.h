@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classic/pkey.h"
 #include "core/internal.h"
 #include "testutil.h"
 

@@ -165,8 +165,10 @@ static int toy_start(struct toy_ctx **out, const struct dsig_key *key, uint64_t 
     return DSIG_OK;
 }
 
-static int toy_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
+static int toy_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                         const dsig_sign_opts *opts)
 {
+    (void)opts; /* takes no options (not flagged DSIG_ALG_OPTIONS): always NULL */
     (void)alg;
     uint64_t q;
     int rc = dsig_state_take_index(key, &q); /* refuses keys without a state file */
@@ -194,8 +196,10 @@ static int toy_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len
 }
 
 static int toy_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                           const uint8_t *sig, size_t sig_len)
+                           const uint8_t *sig, size_t sig_len,
+                           const dsig_sign_opts *opts)
 {
+    (void)opts; /* always NULL, as for sign_init */
     (void)alg;
     if (sig_len != TOY_SIG_LEN)
         return DSIG_E_VERIFY;

@@ -17,7 +17,11 @@
 #include <string.h>
 
 #include "core/ct.h"
-#include "core/internal.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/provider.h"
+#include "core/rng.h"
 #include "pq/akp.h"
 #include "pq/falcon/falcon.h"
 
@@ -45,8 +49,8 @@ struct falcon_state {
 DSIG_AKP_DECLARE_HOOKS;
 
 /* One AKP key type per parameter set (src/pq/akp.h), selected by the JWK "alg". */
-const struct dsig_keytype dsig_keytype_falcon512 = DSIG_AKP_KEYTYPE("FALCON512");
-const struct dsig_keytype dsig_keytype_falcon1024 = DSIG_AKP_KEYTYPE("FALCON1024");
+static const struct dsig_keytype dsig_keytype_falcon512 = DSIG_AKP_KEYTYPE("FALCON512");
+static const struct dsig_keytype dsig_keytype_falcon1024 = DSIG_AKP_KEYTYPE("FALCON1024");
 
 static const struct dsig_alg_ops falcon_ops;
 static const unsigned logn9 = 9, logn10 = 10;
@@ -324,8 +328,10 @@ static int check_key(const dsig_alg *alg, const struct dsig_key *key)
 }
 
 /* @spec Algorithm 10 Sign steps 1–2: draw the salt r (OS CSPRNG) and start SHAKE256(r ‖ M). */
-static int falcon_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
+static int falcon_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                            const dsig_sign_opts *opts)
 {
+    (void)opts; /* takes no options (not flagged DSIG_ALG_OPTIONS): always NULL */
     int rc = check_key(alg, key);
     if (rc)
         return rc;
@@ -369,8 +375,10 @@ static int falcon_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_
 
 /* @spec Algorithm 16 Verify steps 1–2: decode the signature, start SHAKE256(r ‖ M). */
 static int falcon_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                              const uint8_t *sig, size_t sig_len)
+                              const uint8_t *sig, size_t sig_len,
+                              const dsig_sign_opts *opts)
 {
+    (void)opts; /* always NULL, as for sign_init */
     int rc = check_key(alg, key);
     if (rc)
         return rc;

@@ -15,10 +15,15 @@
  */
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/bytes.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/provider.h"
+#include "core/rng.h"
+#include "core/stateful.h"
 #include "dsig/mem.h"
 #include "pq/lms/lms.h"
-#include "core/bytes.h"
 
 #define DEFAULT_PARAM "LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4,LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4"
 
@@ -65,7 +70,7 @@ static const struct dsig_stateful_ops hss_stateful = {
     .check_private = hss_check_private,
 };
 
-const struct dsig_keytype dsig_keytype_hss_lms = {
+static const struct dsig_keytype dsig_keytype_hss_lms = {
     .kty = "AKP", .crv = NULL, .pub_members = akp_pub_members, .priv_members = akp_priv_members,
     .has_public = 1, .generate = hss_generate, .import_jwk = hss_import_jwk,
     .export_jwk = hss_export_jwk, .to_pkey = NULL, .from_pkey = NULL,
@@ -270,8 +275,10 @@ static void hss_free_state(void *state)
 
 /* Ops hook: take the next index from the state file (durably reserved by the core before it is
  * returned), choose a fresh randomizer C, and start H(I ‖ q ‖ D_MESG ‖ C ‖ ...). */
-static int hss_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
+static int hss_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                         const dsig_sign_opts *opts)
 {
+    (void)opts; /* takes no options (not flagged DSIG_ALG_OPTIONS): always NULL */
     (void)alg;
     struct hss_key *k = key->impl;
     if (!k || !k->priv)
@@ -320,8 +327,10 @@ static int hss_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len
 
 /* Ops hook: parse the signature (layout checked here), start the bottom level's message hash. */
 static int hss_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                           const uint8_t *sig, size_t sig_len)
+                           const uint8_t *sig, size_t sig_len,
+                           const dsig_sign_opts *opts)
 {
+    (void)opts; /* always NULL, as for sign_init */
     (void)alg;
     const struct hss_key *k = key->impl;
     if (!k)

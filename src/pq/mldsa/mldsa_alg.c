@@ -15,7 +15,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/provider.h"
+#include "core/rng.h"
 #include "dsig/mldsa.h"
 #include "hash/keccak.h"
 #include "pq/akp.h"
@@ -65,9 +69,9 @@ struct mldsa_state {
 DSIG_AKP_DECLARE_HOOKS;
 
 /* One AKP key type per parameter set (src/pq/akp.h): the JWK "alg" selects it (RFC 9964 §5). */
-const struct dsig_keytype dsig_keytype_mldsa44 = DSIG_AKP_KEYTYPE("ML-DSA-44");
-const struct dsig_keytype dsig_keytype_mldsa65 = DSIG_AKP_KEYTYPE("ML-DSA-65");
-const struct dsig_keytype dsig_keytype_mldsa87 = DSIG_AKP_KEYTYPE("ML-DSA-87");
+static const struct dsig_keytype dsig_keytype_mldsa44 = DSIG_AKP_KEYTYPE("ML-DSA-44");
+static const struct dsig_keytype dsig_keytype_mldsa65 = DSIG_AKP_KEYTYPE("ML-DSA-65");
+static const struct dsig_keytype dsig_keytype_mldsa87 = DSIG_AKP_KEYTYPE("ML-DSA-87");
 
 static const struct dsig_alg_ops mldsa_ops;
 
@@ -398,9 +402,11 @@ static int squeeze_mu(struct mldsa_state *st, uint8_t mu[DSIG_MLDSA_MUBYTES])
     return DSIG_OK;
 }
 
-/* Common sign init: a private key, then the state with a copy of sk. */
-static int sign_start(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                      const dsig_sign_opts *opts)
+/* @spec FIPS 204 Algorithm 2 ML-DSA.Sign lines 1-4 and 10 (pure) / Algorithm 4 (HashML-DSA), with
+ * the caller's context and the deterministic variant (§3.4: rnd = 0^32); opts NULL: pure, hedged,
+ * empty context. A private key, then the state with a copy of sk. */
+static int mldsa_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                           const dsig_sign_opts *opts)
 {
     const struct mldsa_key *k = key->impl;
     if (!k || !k->has_sk)
@@ -414,20 +420,6 @@ static int sign_start(void **state, const dsig_alg *alg, const struct dsig_key *
     memcpy(st->test_rnd, k->test_rnd, sizeof st->test_rnd);
     *state = st;
     return DSIG_OK;
-}
-
-/* @spec FIPS 204 Algorithm 2 ML-DSA.Sign lines 1-4 and 10 (pure, hedged, empty context). */
-static int mldsa_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
-{
-    return sign_start(state, alg, key, NULL);
-}
-
-/* @spec FIPS 204 Algorithm 2 (pure) / Algorithm 4 (HashML-DSA) with the caller's context and the
- * deterministic variant (§3.4: rnd = 0^32). */
-static int mldsa_sign_init_opts(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                                const dsig_sign_opts *opts)
-{
-    return sign_start(state, alg, key, opts);
 }
 
 /* rnd for one signature: 0^32 (deterministic), the test override, or 32 OS-random bytes. */
@@ -464,9 +456,11 @@ static int mldsa_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_l
     return rc;
 }
 
-/* Common verify init: length, public key, state with copies of pk and the signature. */
-static int verify_start(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                        const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts)
+/* @spec FIPS 204 Algorithm 3 ML-DSA.Verify lines 1-5 (pure) / Algorithm 5 (HashML-DSA) with the
+ * caller's context (opts NULL: pure, empty context). Length, public key, then the state with copies
+ * of pk and the signature. */
+static int mldsa_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                             const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts)
 {
     const dsig_mldsa_params *p = alg->params;
     const struct mldsa_key *k = key->impl;
@@ -483,20 +477,6 @@ static int verify_start(void **state, const dsig_alg *alg, const struct dsig_key
     st->sig_len = sig_len;
     *state = st;
     return DSIG_OK;
-}
-
-/* @spec FIPS 204 Algorithm 3 ML-DSA.Verify lines 1-5 (pure, empty context). */
-static int mldsa_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                             const uint8_t *sig, size_t sig_len)
-{
-    return verify_start(state, alg, key, sig, sig_len, NULL);
-}
-
-/* @spec FIPS 204 Algorithm 3 (pure) / Algorithm 5 (HashML-DSA) with the caller's context. */
-static int mldsa_verify_init_opts(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                                  const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts)
-{
-    return verify_start(state, alg, key, sig, sig_len, opts);
 }
 
 /* @spec FIPS 204 Algorithm 8 ML-DSA.Verify_internal with μ from the stream. */
@@ -518,10 +498,6 @@ static const struct dsig_alg_ops mldsa_ops = {
     .verify_update = mldsa_update,
     .verify_final = mldsa_verify_final,
     .free_state = mldsa_free_state,
-    .sign_oneshot = NULL,
-    .verify_oneshot = NULL,
-    .sign_init_opts = mldsa_sign_init_opts,
-    .verify_init_opts = mldsa_verify_init_opts,
 };
 
 /* ---- external μ (include/dsig/mldsa.h) ------------------------------------------------------ */

@@ -22,7 +22,11 @@
 #include <openssl/evp.h>
 
 #include "core/ct.h"
-#include "core/internal.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/provider.h"
+#include "core/rng.h"
 #include "dsig/mem.h"
 #include "pq/akp.h"
 #include "pq/slhdsa/slhdsa.h"
@@ -69,18 +73,18 @@ struct slh_state {
 DSIG_AKP_DECLARE_HOOKS;
 
 /* One AKP key type per parameter set (src/pq/akp.h), selected by the JWK "alg". */
-const struct dsig_keytype dsig_keytype_slhdsa_sha2_128s = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-128s");
-const struct dsig_keytype dsig_keytype_slhdsa_sha2_128f = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-128f");
-const struct dsig_keytype dsig_keytype_slhdsa_sha2_192s = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-192s");
-const struct dsig_keytype dsig_keytype_slhdsa_sha2_192f = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-192f");
-const struct dsig_keytype dsig_keytype_slhdsa_sha2_256s = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-256s");
-const struct dsig_keytype dsig_keytype_slhdsa_sha2_256f = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-256f");
-const struct dsig_keytype dsig_keytype_slhdsa_shake_128s = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-128s");
-const struct dsig_keytype dsig_keytype_slhdsa_shake_128f = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-128f");
-const struct dsig_keytype dsig_keytype_slhdsa_shake_192s = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-192s");
-const struct dsig_keytype dsig_keytype_slhdsa_shake_192f = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-192f");
-const struct dsig_keytype dsig_keytype_slhdsa_shake_256s = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-256s");
-const struct dsig_keytype dsig_keytype_slhdsa_shake_256f = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-256f");
+static const struct dsig_keytype dsig_keytype_slhdsa_sha2_128s = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-128s");
+static const struct dsig_keytype dsig_keytype_slhdsa_sha2_128f = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-128f");
+static const struct dsig_keytype dsig_keytype_slhdsa_sha2_192s = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-192s");
+static const struct dsig_keytype dsig_keytype_slhdsa_sha2_192f = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-192f");
+static const struct dsig_keytype dsig_keytype_slhdsa_sha2_256s = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-256s");
+static const struct dsig_keytype dsig_keytype_slhdsa_sha2_256f = DSIG_AKP_KEYTYPE("SLH-DSA-SHA2-256f");
+static const struct dsig_keytype dsig_keytype_slhdsa_shake_128s = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-128s");
+static const struct dsig_keytype dsig_keytype_slhdsa_shake_128f = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-128f");
+static const struct dsig_keytype dsig_keytype_slhdsa_shake_192s = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-192s");
+static const struct dsig_keytype dsig_keytype_slhdsa_shake_192f = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-192f");
+static const struct dsig_keytype dsig_keytype_slhdsa_shake_256s = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-256s");
+static const struct dsig_keytype dsig_keytype_slhdsa_shake_256f = DSIG_AKP_KEYTYPE("SLH-DSA-SHAKE-256f");
 
 static const struct dsig_alg_ops slh_ops;
 
@@ -499,16 +503,11 @@ static int sign_start(void **state, const dsig_alg *alg, const struct dsig_key *
     return DSIG_OK;
 }
 
-/* @spec FIPS 205 Algorithm 22/23 (pure / HashSLH-DSA, hedged, empty context) with the one-pass R. */
-static int slh_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
-{
-    return sign_start(state, alg, key, NULL, MODE_ONE_PASS);
-}
-
-/* @spec FIPS 205 Algorithm 22/23 with the caller's context, pre-hash and (HashSLH-DSA only, in one
- * pass) the deterministic variant. */
-static int slh_sign_init_opts(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                              const dsig_sign_opts *opts)
+/* @spec FIPS 205 Algorithm 22/23 (pure / HashSLH-DSA) with the one-pass R: the caller's context,
+ * pre-hash and (HashSLH-DSA only, in one pass) the deterministic variant; opts NULL: hedged, empty
+ * context. */
+static int slh_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                         const dsig_sign_opts *opts)
 {
     return sign_start(state, alg, key, opts, MODE_ONE_PASS);
 }
@@ -574,10 +573,11 @@ static int slh_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len
     return rc;
 }
 
-/* @spec FIPS 205 Algorithm 24/25 lines 1-4 and Algorithm 20 lines 1-8: length check, then H_msg
- * started with R = SIG[0..n) and the M' prefix (pure), or the PH context (HashSLH-DSA). */
-static int verify_start(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                        const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts)
+/* @spec FIPS 205 Algorithm 24 (pure) / 25 (HashSLH-DSA) lines 1-4 and Algorithm 20 lines 1-8, with
+ * the caller's context (opts NULL: pure, empty context): length check, then H_msg started with
+ * R = SIG[0..n) and the M' prefix (pure), or the PH context (HashSLH-DSA). */
+static int slh_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                           const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts)
 {
     const dsig_slhdsa_params *p = alg->params;
     const struct slh_key *k = key->impl;
@@ -603,20 +603,6 @@ static int verify_start(void **state, const dsig_alg *alg, const struct dsig_key
     return DSIG_OK;
 }
 
-/* @spec FIPS 205 Algorithm 24 slh_verify (pure, empty context). */
-static int slh_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                           const uint8_t *sig, size_t sig_len)
-{
-    return verify_start(state, alg, key, sig, sig_len, NULL);
-}
-
-/* @spec FIPS 205 Algorithm 24 (pure) / Algorithm 25 (HashSLH-DSA) with the caller's context. */
-static int slh_verify_init_opts(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                                const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts)
-{
-    return verify_start(state, alg, key, sig, sig_len, opts);
-}
-
 /* @spec FIPS 205 Algorithm 20 lines 8-13 with the digest of M' from the stream. */
 static int slh_verify_final(void *state)
 {
@@ -636,11 +622,11 @@ static int slh_verify_final(void *state)
 }
 
 /* Ops hook: dsig_sign / dsig_sign_ex on an in-memory message — the exact FIPS 205 signature
- * (Algorithms 22/23), hedged or deterministic. Pure: the two passes over the buffer; HashSLH-DSA:
- * one pass already is exact. */
-static int slh_sign_oneshot_opts(const dsig_alg *alg, const struct dsig_key *key, const uint8_t *msg,
-                                 size_t len, uint8_t *sig, size_t cap, size_t *sig_len,
-                                 const dsig_sign_opts *opts)
+ * (Algorithms 22/23), hedged or deterministic (opts NULL: hedged, pure, empty context). Pure: the
+ * two passes over the buffer; HashSLH-DSA: one pass already is exact. */
+static int slh_sign_oneshot(const dsig_alg *alg, const struct dsig_key *key, const uint8_t *msg,
+                            size_t len, uint8_t *sig, size_t cap, size_t *sig_len,
+                            const dsig_sign_opts *opts)
 {
     const struct slh_key *k = key->impl;
     const int ph = opts && opts->prehash && k && k->test_iface != DSIG_SLHDSA_TEST_INTERNAL;
@@ -657,12 +643,13 @@ static int slh_sign_oneshot_opts(const dsig_alg *alg, const struct dsig_key *key
     return rc;
 }
 
-/* Ops hook: dsig_sign without options (hedged, pure, empty context), exact FIPS 205. */
-static int slh_sign_oneshot(const dsig_alg *alg, const struct dsig_key *key, const uint8_t *msg,
-                            size_t len, uint8_t *sig, size_t cap, size_t *sig_len)
-{
-    return slh_sign_oneshot_opts(alg, key, msg, len, sig, cap, sig_len, NULL);
-}
+/* Verification has no one-shot form: streaming reads the message once and is exact. */
+static const struct dsig_alg_oneshot slh_oneshot = {.sign = slh_sign_oneshot, .verify = NULL};
+
+static const struct dsig_alg_two_pass slh_two_pass = {
+    .sign_init = slh_sign_init_two_pass,
+    .next_pass = slh_sign_next_pass,
+};
 
 static const struct dsig_alg_ops slh_ops = {
     .sign_init = slh_sign_init,
@@ -672,11 +659,6 @@ static const struct dsig_alg_ops slh_ops = {
     .verify_update = slh_update,
     .verify_final = slh_verify_final,
     .free_state = slh_free_state,
-    .sign_oneshot = slh_sign_oneshot,
-    .verify_oneshot = NULL,
-    .sign_init_opts = slh_sign_init_opts,
-    .verify_init_opts = slh_verify_init_opts,
-    .sign_oneshot_opts = slh_sign_oneshot_opts,
-    .sign_init_two_pass = slh_sign_init_two_pass,
-    .sign_next_pass = slh_sign_next_pass,
+    .oneshot = &slh_oneshot,
+    .two_pass = &slh_two_pass,
 };

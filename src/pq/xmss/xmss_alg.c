@@ -18,7 +18,12 @@
 
 #include <openssl/evp.h>
 
-#include "core/internal.h"
+#include "core/error_internal.h"
+#include "core/keytype.h"
+#include "core/mem.h"
+#include "core/provider.h"
+#include "core/rng.h"
+#include "core/stateful.h"
 #include "dsig/mem.h"
 #include "pq/xmss/xmss.h"
 
@@ -142,8 +147,8 @@ static const struct dsig_stateful_ops xk_stateful = {
         .alg = name, .stateful = &xk_stateful, .generate_param = xk_generate_param,                 \
     }
 
-const struct dsig_keytype dsig_keytype_xmss = XMSS_KEYTYPE("XMSS");
-const struct dsig_keytype dsig_keytype_xmssmt = XMSS_KEYTYPE("XMSSMT");
+static const struct dsig_keytype dsig_keytype_xmss = XMSS_KEYTYPE("XMSS");
+static const struct dsig_keytype dsig_keytype_xmssmt = XMSS_KEYTYPE("XMSSMT");
 
 /* 1 for the XMSS^MT key type. */
 static int is_mt(const struct dsig_keytype *t)
@@ -449,8 +454,10 @@ static void x_free_state(void *st)
 
 /* @spec RFC 8391 §4.1.9 / §4.2.4: take the next index, build everything but the layer-0 WOTS+
  * signature, start H_msg. */
-static int x_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key)
+static int x_sign_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
+                       const dsig_sign_opts *opts)
 {
+    (void)opts; /* takes no options (not flagged DSIG_ALG_OPTIONS): always NULL */
     (void)alg;
     *state = NULL;
     struct xmss_key *k = key->impl;
@@ -518,8 +525,10 @@ static int x_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len)
 
 /* Verification: the index and r come from the signature; M streams into H_msg. */
 static int x_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
-                         const uint8_t *sig, size_t sig_len)
+                         const uint8_t *sig, size_t sig_len,
+                         const dsig_sign_opts *opts)
 {
+    (void)opts; /* always NULL, as for sign_init */
     (void)alg;
     *state = NULL;
     const struct xmss_key *k = key->impl;
