@@ -1,7 +1,7 @@
 /*
  * bench/bench_dsig.h — `dsig bench dsig`: DSig hybrid signatures against libsodium and OpenSSL
  * Ed25519 in the same run (latency percentiles, one-core throughput, w / HORS / hash / batch sweeps,
- * the issue-4 targets). Shared with tests/bench/test_bench_dsig.c; not part of the library API.
+ * the paper's latency targets). Shared with tests/bench/test_bench_dsig.c; not part of the library API.
  */
 #ifndef DSIG_BENCH_DSIG_H
 #define DSIG_BENCH_DSIG_H
@@ -47,7 +47,7 @@ typedef struct bench_dsig_opts {
     size_t nhash;
     uint64_t seed;                       /* payload and baseline key seed */
     int quick, json;
-    int targets;                         /* --targets: also judge the issue-4 targets (PASS/FAIL) */
+    int targets;                         /* --targets: also judge the paper's latency targets (PASS/FAIL) */
 } bench_dsig_opts;
 
 /* One measured row (latency or throughput) of the report. */
@@ -77,7 +77,7 @@ void bench_dsig_table_row(FILE *f, const bench_dsig_row *r);
  * --hash), batch 128 (else the first of --batch-sizes). The size sweep runs with it. */
 bench_dsig_cfg bench_dsig_primary(const bench_dsig_opts *o);
 
-/* The issue-4 targets over measured rows (8-byte latency medians of the primary configuration):
+/* The paper's latency targets over measured rows (8-byte latency medians of the primary configuration):
  * "PASS ...", "FAIL ..." or "SKIP ..." lines on f. Returns the number of FAIL lines (stretch goals
  * are reported but never counted). */
 int bench_dsig_targets(FILE *f, const bench_dsig_row *rows, size_t n, const bench_dsig_cfg *primary);

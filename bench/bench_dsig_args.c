@@ -184,7 +184,7 @@ void bench_dsig_print_help(FILE *f)
           "  --seed N            payload and baseline-key seed (default 1)\n"
           "  --quick             sizes 8,32; 256 calls per row; w=4, haraka, batch 128 only\n"
           "  --json              one JSON object per measured row on stdout (ratios on stderr)\n"
-          "  --targets           also judge the issue-4 targets (PASS/FAIL lines; for a run on an\n"
+          "  --targets           also judge the paper's latency targets (PASS/FAIL lines; for a run on an\n"
           "                      idle machine: a busy one fails them without saying anything)\n"
           "The size sweep uses the primary configuration (w=4, haraka, batch 128 when listed, else\n"
           "the first of each list); the scheme, hash and batch sweeps use the first size.\n",

@@ -169,7 +169,7 @@ void bench_dsig_ratios(FILE *f, const bench_dsig_row *rows, size_t n, const benc
     }
 }
 
-/* The issue-4 targets (see the header). */
+/* The paper's latency targets (see the header). */
 int bench_dsig_targets(FILE *f, const bench_dsig_row *rows, size_t n, const bench_dsig_cfg *primary)
 {
     const bench_dsig_row *sign = find_row(rows, n, "dsig", "sign", primary);

@@ -8,7 +8,7 @@
  *      with the signer's key pool full and the verifier's batch cache warm;
  *   3. one-core throughput with background costs included (process CPU time of every thread);
  *   4. sweeps at the first message size: one-time scheme x hash, then batch size;
- *   5. the same-run ratios to libsodium (figures, no judgement); with --targets also the issue-4
+ *   5. the same-run ratios to libsodium (figures, no judgement); with --targets also the paper's latency
  *      targets as PASS/FAIL lines — judgements belong to benchmarks run on purpose, not to a quick
  *      run on a busy machine.
  *

@@ -17,7 +17,7 @@ static void usage(FILE *f)
 {
     fputs("Usage: dsig bench stream [options]   streaming sign/verify per algorithm and payload size\n"
           "       dsig bench sig [options]      keygen/sign/verify of short messages\n"
-          "       dsig bench dsig [options]     DSig hybrid signatures vs Ed25519 (issue 4)\n"
+          "       dsig bench dsig [options]     DSig hybrid signatures vs Ed25519\n"
           "       dsig bench keccak [options]   Keccak-f[1600] and SHAKE256: ours vs OpenSSL EVP\n"
           "       dsig bench apps [options]     auditable Redis and order book: none / Ed25519 / DSig\n"
           "       dsig bench bft [options]      BFT broadcast and replication: none / Ed25519 / DSig\n"

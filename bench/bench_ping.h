@@ -1,6 +1,6 @@
 /*
  * bench/bench_ping.h — `dsig ping`: the DSig paper's two-process ping-pong (sign → send → verify →
- * reply) with no signature, libsodium Ed25519 and DSig measured in the same run (issue 5). Shared
+ * reply) with no signature, libsodium Ed25519 and DSig measured in the same run. Shared
  * with tests/ping/; not part of the library API. docs/benchmarks.md ("dsig ping") explains the method.
  */
 #ifndef DSIG_BENCH_PING_H
@@ -74,14 +74,14 @@ void ping_table_header(FILE *f);
 void ping_table_row(FILE *f, const ping_row *r);
 
 /*
- * The issue-5 target at message size `msg_bytes`: the median RTT DSig adds over "none" is at most 1/5
+ * the ping latency target at message size `msg_bytes`: the median RTT DSig adds over "none" is at most 1/5
  * of what sodium-ed25519 adds (same run). Prints one "PASS ...", "FAIL ..." or "SKIP ..." line;
  * returns 1 for FAIL, else 0.
  */
 int ping_target(FILE *f, const ping_row *rows, size_t n, size_t msg_bytes);
 
 /*
- * The issue-5 plane target at message size `msg_bytes`: during DSig's timed rounds the background plane
+ * The ping plane target at message size `msg_bytes`: during DSig's timed rounds the background plane
  * of each end costs at most one core (bg_cpu_initiator and bg_cpu_responder <= 1.0). Prints one
  * "PASS", "FAIL" or "SKIP" line; returns 1 for FAIL, else 0.
  */

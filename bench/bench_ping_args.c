@@ -147,7 +147,7 @@ void ping_print_help(FILE *f)
           "\n"
           "The DSig paper's two-process ping-pong: sign -> send -> verify -> reply, with no signature,\n"
           "libsodium Ed25519 and DSig measured in the same run. Reports median/p90/p99 of the round trip,\n"
-          "of sign, of one-way transmit and of verify, and checks the issue-5 target: the latency DSig adds\n"
+          "of sign, of one-way transmit and of verify, and checks the ping latency target: the latency DSig adds\n"
           "to the unsigned ping is at most 1/5 of what Ed25519 adds (PASS/FAIL).\n"
           "\n"
           "Without --config both ends run on this host: a child process answers over loopback TCP, with\n"

@@ -76,7 +76,7 @@ static const ping_row *find_row(const ping_row *rows, size_t n, int scheme, size
     return NULL;
 }
 
-/* PASS/FAIL/SKIP line of the issue-5 target at one size; 1 for FAIL. */
+/* PASS/FAIL/SKIP line of the ping latency target at one size; 1 for FAIL. */
 int ping_target(FILE *f, const ping_row *rows, size_t n, size_t msg_bytes)
 {
     const ping_row *none = find_row(rows, n, PING_NONE, msg_bytes);

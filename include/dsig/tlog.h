@@ -38,8 +38,11 @@ DSIG_EXPORT void dsig_tlog_sha256(const void *data, size_t len, uint8_t out[DSIG
 DSIG_EXPORT void dsig_tlog_empty_root(uint8_t out[DSIG_TLOG_HASH_LEN]);
 
 /* The position of the complete subtree (level, index) — leaves [index·2^level, (index+1)·2^level) — in
- * post-order storage, and the number of stored hashes for a tree of `size` leaves. */
+ * post-order storage.
+ * @return its 0-based position among the stored hashes. */
 DSIG_EXPORT uint64_t dsig_tlog_node_pos(unsigned level, uint64_t index);
+/* The number of complete-subtree hashes post-order storage holds for a tree of `size` leaves.
+ * @return that count (2·size − popcount(size)). */
 DSIG_EXPORT uint64_t dsig_tlog_stored_nodes(uint64_t size);
 
 /* A tree's right edge: its size and the roots of its complete subtrees, largest first. */
@@ -55,6 +58,7 @@ typedef int (*dsig_tlog_store_fn)(void *arg, unsigned level, uint64_t index, con
 /* Lends back a stored complete subtree hash. Returns DSIG_OK or an error code (passed on). */
 typedef int (*dsig_tlog_fetch_fn)(void *arg, unsigned level, uint64_t index, uint8_t out[DSIG_TLOG_HASH_LEN]);
 
+/* Make `r` the right edge of the empty tree (size 0, no subtree). */
 DSIG_EXPORT void dsig_tlog_range_init(dsig_tlog_range *r);
 /*
  * Append one leaf hash; `store` (may be NULL) sees each completed subtree.
@@ -137,7 +141,8 @@ DSIG_EXPORT int dsig_tlog_checkpoint_body(const char *origin, uint64_t size, con
 DSIG_EXPORT int dsig_tlog_checkpoint_parse(const char *text, size_t len, char origin[DSIG_TLOG_ORIGIN_MAX + 1],
                                            uint64_t *size, uint8_t root[DSIG_TLOG_HASH_LEN]);
 
-/* The C2SP signed-note key ID of an Ed25519 key: SHA-256(name ‖ 0x0A ‖ 0x01 ‖ pub)[:4], big-endian. */
+/* The C2SP signed-note key ID of an Ed25519 key: SHA-256(name ‖ 0x0A ‖ 0x01 ‖ pub)[:4], big-endian.
+ * @return the key ID. */
 DSIG_EXPORT uint32_t dsig_tlog_note_key_id(const char *name, const uint8_t pub[32]);
 /*
  * The public note verifier key text "<name>+<key ID, 8 hex digits>+<base64(0x01 ‖ pub)>" (the Go
@@ -147,6 +152,10 @@ DSIG_EXPORT uint32_t dsig_tlog_note_key_id(const char *name, const uint8_t pub[3
  * @retval DSIG_E_NOMEM
  */
 DSIG_EXPORT int dsig_tlog_vkey_format(const char *name, const uint8_t pub[32], char **out);
+/* Parse a note verifier key text (the form dsig_tlog_vkey_format makes): name into
+ * name[DSIG_TLOG_ORIGIN_MAX+1], the Ed25519 public key into pub.
+ * @retval DSIG_OK
+ * @retval DSIG_E_FORMAT not such a key, or its key ID does not match its name and key */
 DSIG_EXPORT int dsig_tlog_vkey_parse(const char *vkey, size_t len, char name[DSIG_TLOG_ORIGIN_MAX + 1], uint8_t pub[32]);
 /* The 32-byte public key of an Ed25519 key (private or public).
  * @retval DSIG_OK @retval DSIG_E_KEY_MISMATCH not an Ed25519 key @retval DSIG_E_NOMEM */

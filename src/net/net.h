@@ -1,5 +1,5 @@
 /*
- * src/net/net.h — the DSig transport (issue 5, step 1): length-prefixed frames over TCP and Unix domain
+ * src/net/net.h — the DSig transport: length-prefixed frames over TCP and Unix domain
  * sockets, driven by one poll() event loop that the caller runs on its own thread. Not installed: the
  * node (next step) builds on it. docs/net.md describes the wire format and the state machine.
  *

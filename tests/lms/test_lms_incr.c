@@ -6,7 +6,7 @@
  * sequence, no signature does more than one leaf per non-top level and one child signature per
  * non-top level, across bottom and middle roll-overs, after a load at any index, and after a jump.
  * Byte identity: every signature at a roll-over equals the one a freshly loaded key makes (that key
- * builds its trees whole, the pre-issue-8 path, itself proven by the RFC 8554 / Botan vectors of
+ * builds its trees whole, the path before incremental trees, itself proven by the RFC 8554 / Botan vectors of
  * test_lms); every 7th signature and every boundary also verify.
  */
 #include <stdio.h>

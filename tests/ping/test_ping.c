@@ -1,6 +1,6 @@
 /*
  * tests/ping/test_ping.c — `dsig ping` harness (bench/bench_ping_*.c): parsing, statistics, JSON and table
- * rows, the issue-5 target line, and a quick loopback run that must produce a row per scheme.
+ * rows, the latency target line, and a quick loopback run that must produce a row per scheme.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -322,7 +322,7 @@ int dsig_hss_sign_init(dsig_hss_sign_ctx *c, dsig_hss_priv *k, uint64_t index, c
     c->op = b->op;
     memcpy(c->I, b->I, DSIG_LMS_I_LEN);
     memcpy(c->seed, b->seed, b->op->n);
-    /* This signature's slice of the next child trees (issue 8: no whole tree inside one signature). */
+    /* This signature's slice of the next child trees (no whole tree inside one signature). */
     advance(k, index);
     pthread_mutex_unlock(&k->mu);
     dsig_lms_mesg_init(&c->h, c->op->shake, c->I, c->q, C, c->op->n);
