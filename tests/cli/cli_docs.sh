@@ -77,6 +77,9 @@ for doc in "$SRC"/README.md "$SRC"/docs/*.md; do
             pid=$!
             wait "$pid" || rc=$?
             kill -TERM -- "-$pid" 2>/dev/null || true
+            # What it started may still be shutting down (a service writing its last checkpoint):
+            # wait for the group to be gone before the next block or the clean-up.
+            for _ in $(seq 100); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.1; done
             no_sanitizer_report "$rel:$line"
             if [ "$rc" -ne 0 ]; then
                 sed 's/^/    block: /' "$T/blocks/$n.sh" >&2
