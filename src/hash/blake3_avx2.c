@@ -44,95 +44,9 @@ B3_AVX2 static inline __m256i rot7(__m256i x)
     return _mm256_or_si256(_mm256_srli_epi32(x, 7), _mm256_slli_epi32(x, 25));
 }
 
-/* @spec BLAKE3 spec §2.2: G on 8 inputs at once (message word added before b, as in the SSE4.1 G4). */
-#define G8(a, b, c, d, x, y)                                                                                 \
-    do {                                                                                                     \
-        a = _mm256_add_epi32(_mm256_add_epi32(a, x), b);                                                     \
-        d = rot16(_mm256_xor_si256(d, a));                                                                   \
-        c = _mm256_add_epi32(c, d);                                                                          \
-        b = rot12(_mm256_xor_si256(b, c));                                                                   \
-        a = _mm256_add_epi32(_mm256_add_epi32(a, y), b);                                                     \
-        d = rot8(_mm256_xor_si256(d, a));                                                                    \
-        c = _mm256_add_epi32(c, d);                                                                          \
-        b = rot7(_mm256_xor_si256(b, c));                                                                    \
-    } while (0)
-
-/* @spec BLAKE3 spec §2.2: the 7 rounds on 8 states at once; m[w] is message word w of every lane. */
-B3_AVX2 __attribute__((always_inline)) static inline void avx2_rounds(__m256i v[16], const __m256i m[16])
-{
-#pragma GCC unroll 7
-    for (int k = 0; k < 7; k++) {
-        const uint8_t *s = dsig_b3_sched[k];
-        G8(v[0], v[4], v[8], v[12], m[s[0]], m[s[1]]);
-        G8(v[1], v[5], v[9], v[13], m[s[2]], m[s[3]]);
-        G8(v[2], v[6], v[10], v[14], m[s[4]], m[s[5]]);
-        G8(v[3], v[7], v[11], v[15], m[s[6]], m[s[7]]);
-        G8(v[0], v[5], v[10], v[15], m[s[8]], m[s[9]]);
-        G8(v[1], v[6], v[11], v[12], m[s[10]], m[s[11]]);
-        G8(v[2], v[7], v[8], v[13], m[s[12]], m[s[13]]);
-        G8(v[3], v[4], v[9], v[14], m[s[14]], m[s[15]]);
-    }
-}
-
-/* Lane counters: lane i uses counter + i when inc, else counter (low and high words). */
-B3_AVX2 static inline void avx2_counters(uint64_t counter, int inc, __m256i *lo, __m256i *hi)
-{
-    uint32_t l[8], h[8];
-    for (int i = 0; i < 8; i++) {
-        uint64_t c = counter + (inc ? (uint64_t)i : 0);
-        l[i] = (uint32_t)c;
-        h[i] = (uint32_t)(c >> 32);
-    }
-    *lo = _mm256_loadu_si256((const __m256i *)l);
-    *hi = _mm256_loadu_si256((const __m256i *)h);
-}
-
-/* @spec BLAKE3 spec §2.2: 8 inputs in parallel (lane i = input i), `blocks` blocks each; block j of lane i
- * is at in[i] + 64*j except the last, which is at last[i] (if last) and is last_len bytes long. */
-B3_AVX2 static void avx2_hash8(const uint8_t *const in[8], const uint8_t *const last[8], size_t blocks,
-                               uint8_t last_len, const uint32_t key[8], uint64_t counter, int inc_counter,
-                               uint8_t flags, uint8_t flags_start, uint8_t flags_end, uint8_t *out)
-{
-    __m256i h[8];
-    for (int i = 0; i < 8; i++)
-        h[i] = _mm256_set1_epi32((int)key[i]);
-    __m256i clo, chi;
-    avx2_counters(counter, inc_counter, &clo, &chi);
-    for (size_t j = 0; j < blocks; j++) {
-        uint8_t f = flags;
-        uint32_t bl = 64;
-        if (j == 0)
-            f |= flags_start;
-        int is_last = j + 1 == blocks;
-        if (is_last) {
-            f |= flags_end;
-            bl = last_len;
-        }
-        __m256i m[16];
-        for (int i = 0; i < 8; i++) {
-            const uint8_t *p = is_last && last ? last[i] : in[i] + 64 * j;
-            m[i] = _mm256_loadu_si256((const __m256i *)p);
-            m[8 + i] = _mm256_loadu_si256((const __m256i *)(p + 32));
-        }
-        dsig_avx2_transpose8x32(m);
-        dsig_avx2_transpose8x32(m + 8);
-        __m256i v[16];
-        for (int i = 0; i < 8; i++)
-            v[i] = h[i];
-        for (int i = 0; i < 4; i++)
-            v[8 + i] = _mm256_set1_epi32((int)dsig_b3_iv[i]);
-        v[12] = clo;
-        v[13] = chi;
-        v[14] = _mm256_set1_epi32((int)bl);
-        v[15] = _mm256_set1_epi32(f);
-        avx2_rounds(v, m);
-        for (int i = 0; i < 8; i++)
-            h[i] = _mm256_xor_si256(v[i], v[i + 8]);
-    }
-    dsig_avx2_transpose8x32(h);
-    for (int i = 0; i < 8; i++)
-        _mm256_storeu_si256((__m256i *)(out + 32 * i), h[i]);
-}
+#define B3_X8 B3_AVX2
+#define X8(name) avx2_##name
+#include "hash/blake3_x8.h"
 
 /* One group of 1..8 inputs: 8 at once; 2..7 as an 8-way group whose spare lanes repeat input 0 (their
  * results discarded; about the cost of one 4-way group on current cores); a single input serially. */

@@ -7,7 +7,8 @@
  *    Message blocks are transposed 16x16 in registers on load, chaining values transposed back on store.
  *  - the one-block compression on four xmm rows with VL rotates (vprord xmm) and the message schedule
  *    taken from two ymm registers with one two-source permute per half-round.
- * Remainders of 1..8 inputs (or output blocks) go to the AVX2 back-end, which this one requires.
+ * Groups of 2..8 inputs take the 8-way body of blake3_x8.h with VL rotations; a single input and the
+ * XOF remainders go to the AVX2 back-end, which this one requires.
  */
 #include "hash/blake3_impl.h"
 
@@ -161,9 +162,36 @@ B3_AVX512 static void hash16(const uint8_t *const in[16], const uint8_t *const l
     }
 }
 
+/* ---------------------------------------------------------------------------------------------------
+ * 8-way kernel on ymm registers with VL rotations: the same body as the AVX2 back-end's (blake3_x8.h),
+ * one vprord per rotation instead of a byte shuffle or two shifts and an or.
+ * ------------------------------------------------------------------------------------------------- */
+B3_AVX512 static inline __m256i rot16(__m256i x)
+{
+    return _mm256_ror_epi32(x, 16);
+}
+B3_AVX512 static inline __m256i rot12(__m256i x)
+{
+    return _mm256_ror_epi32(x, 12);
+}
+B3_AVX512 static inline __m256i rot8(__m256i x)
+{
+    return _mm256_ror_epi32(x, 8);
+}
+B3_AVX512 static inline __m256i rot7(__m256i x)
+{
+    return _mm256_ror_epi32(x, 7);
+}
+
+#define B3_X8 B3_AVX512
+#define X8(name) vl8_##name
+#include "hash/blake3_x8.h"
+#undef B3_X8
+#undef X8
+
 /* One group of 1..16 inputs: 16 at once; 9..15 as a 16-way group whose spare lanes repeat input 0 (their
- * results discarded); 1..8 through the AVX2 back-end (an 8-way ymm group costs about as much as a 16-way
- * zmm group on cores with full-width AVX-512, and less on the others). */
+ * results discarded); 2..8 as an 8-way ymm group with VL rotations (an 8-way ymm group costs about as
+ * much as a 16-way zmm group on cores with full-width AVX-512, and less on the others); one serially. */
 B3_AVX512 static void group16(const uint8_t *const in[], const uint8_t *const last[], size_t r, size_t blocks,
                               uint8_t last_len, const uint32_t key[8], uint64_t counter, int inc_counter,
                               uint8_t flags, uint8_t flags_start, uint8_t flags_end, uint8_t *out)
@@ -172,18 +200,28 @@ B3_AVX512 static void group16(const uint8_t *const in[], const uint8_t *const la
         hash16(in, last, blocks, last_len, key, counter, inc_counter, flags, flags_start, flags_end, out);
         return;
     }
-    if (r <= 8) {
+    if (r == 1) {
         dsig_b3_avx2_hash_lanes(in, last, r, blocks, last_len, key, counter, inc_counter, flags, flags_start,
                                 flags_end, out);
         return;
     }
+    if (r == 8) {
+        vl8_hash8(in, last, blocks, last_len, key, counter, inc_counter, flags, flags_start, flags_end, out);
+        return;
+    }
+    const size_t width = r < 8 ? 8 : 16;
     const uint8_t *pi[16], *pl[16];
     uint8_t tmp[16 * 32];
-    for (size_t i = 0; i < 16; i++) {
+    for (size_t i = 0; i < width; i++) {
         pi[i] = in[i < r ? i : 0];
         pl[i] = last ? last[i < r ? i : 0] : NULL;
     }
-    hash16(pi, last ? pl : NULL, blocks, last_len, key, counter, inc_counter, flags, flags_start, flags_end, tmp);
+    if (width == 8)
+        vl8_hash8(pi, last ? pl : NULL, blocks, last_len, key, counter, inc_counter, flags, flags_start, flags_end,
+                  tmp);
+    else
+        hash16(pi, last ? pl : NULL, blocks, last_len, key, counter, inc_counter, flags, flags_start, flags_end,
+               tmp);
     memcpy(out, tmp, 32 * r);
     b3_wipe(tmp, sizeof tmp); /* the spare lanes' results are key-dependent */
 }
