@@ -499,7 +499,7 @@ static int set_defaults(struct dsig_serve_config *c)
 /* @spec docs/serve.md "Configuration": parse and check a whole configuration. */
 int dsig_serve_config_parse(dsig_serve_config **out, const char *json, size_t len, const char *base_dir)
 {
-    static const char *const allowed[] = {"listen", "key_dir", "state_registry_dir", "include_kid", "audit",
+    static const char *const allowed[] = {"listen", "key_dir", "state_registry_dir", "include_kid", "jwks", "audit",
                                           "limits", "tenants", "tls", NULL};
     if (!out || !json)
         return dsig_fail(DSIG_E_ARG, "config: NULL argument");
@@ -525,6 +525,13 @@ int dsig_serve_config_parse(dsig_serve_config **out, const char *json, size_t le
     }
     if (kid)
         c->include_kid = json_is_true(kid);
+    json_t *jwks = json_object_get(root, "jwks");
+    if (jwks && !json_is_boolean(jwks)) {
+        rc = dsig_fail(DSIG_E_JSON, "config: jwks: must be true or false");
+        goto done;
+    }
+    if (jwks)
+        c->jwks = json_is_true(jwks);
     if ((rc = check_members(root, "config", allowed)) != DSIG_OK ||
         (rc = parse_listen(c, root)) != DSIG_OK ||
         (rc = get_str(root, "config", "key_dir", &c->key_dir, 0)) != DSIG_OK ||

@@ -135,6 +135,8 @@ static enum serve_endpoint classify(const char *path)
         return EP_METRICS;
     if (strcmp(path, "/v1/keys") == 0)
         return EP_KEYS;
+    if (strcmp(path, "/.well-known/jwks.json") == 0)
+        return EP_JWKS;
     if (strcmp(path, "/v1/log/checkpoint") == 0 || strcmp(path, "/v1/log/proof") == 0 ||
         strcmp(path, "/v1/log/consistency") == 0)
         return EP_LOG;
@@ -486,6 +488,26 @@ static enum MHD_Result get_key(struct dsig_server *s, struct MHD_Connection *c, 
     return ret;
 }
 
+/* GET /.well-known/jwks.json (RFC 7517 §5 JWK Set), with "jwks": true only: the public JWK of every
+ * served key, without a token — public keys for verifiers that hold no token. Off by default: the set
+ * names every tenant's key ids. */
+static enum MHD_Result jwks(struct MHD_Connection *c, struct req *r)
+{
+    if (!r->rt->cfg->jwks)
+        return respond_error(c, r, 404, ERR_NOT_FOUND, "no such endpoint (the JWK Set is off: \"jwks\": true)",
+                             NULL, NULL);
+    const struct serve_keyset *ks = r->rt->ks;
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < ks->n; i++) {
+        json_t *k = json_loads(ks->keys[i]->jwk, 0, NULL);
+        if (!k || json_array_append_new(arr, k) != 0) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    }
+    return respond_json(c, r, 200, arr ? json_pack("{s:o}", "keys", arr) : NULL);
+}
+
 /* GET /readyz: 200 when a signature can be made and recorded now, else 503 (with what is missing). */
 static enum MHD_Result readyz(struct dsig_server *s, struct MHD_Connection *c, struct req *r)
 {
@@ -586,6 +608,10 @@ static enum MHD_Result route(struct dsig_server *s, struct MHD_Connection *c, st
         if (!is_get)
             break;
         return log_endpoint(s, c, r);
+    case EP_JWKS:
+        if (!is_get)
+            break;
+        return jwks(c, r);
     case EP_SIGN:
         if (!is_post)
             break;

@@ -59,6 +59,7 @@ struct dsig_serve_config {
     char *key_dir;
     char *state_registry;      /* NULL: library default; "" none */
     int include_kid;           /* JWS header "kid" = RFC 7638 thumbprint */
+    int jwks;                  /* serve GET /.well-known/jwks.json (no token) */
     char *audit_path;          /* NULL: no audit log */
     enum serve_audit_sync audit_sync;
     unsigned audit_interval_ms;
@@ -345,7 +346,7 @@ void serve_conns_stats(struct serve_conns *g, struct serve_conns_stats *st);
 
 /* ---- metrics.c ---------------------------------------------------------------------------- */
 
-enum serve_endpoint { EP_SIGN, EP_VERIFY, EP_KEY, EP_KEYS, EP_HEALTHZ, EP_READYZ, EP_METRICS, EP_LOG, EP_OTHER, EP_COUNT };
+enum serve_endpoint { EP_SIGN, EP_VERIFY, EP_KEY, EP_KEYS, EP_HEALTHZ, EP_READYZ, EP_METRICS, EP_LOG, EP_JWKS, EP_OTHER, EP_COUNT };
 enum serve_error {
     ERR_NONE = 0, ERR_UNAUTHENTICATED, ERR_FORBIDDEN, ERR_NOT_FOUND, ERR_RATE_LIMITED, ERR_BAD_REQUEST,
     ERR_TOO_LARGE, ERR_CLIENT_ABORT, ERR_TIMEOUT, ERR_SIGN, ERR_VERIFY_INVALID, ERR_METHOD, ERR_INTERNAL,

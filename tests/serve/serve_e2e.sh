@@ -96,6 +96,7 @@ expect() { # expect WANT TOKEN METHOD PATH [args]
 
 # --- health, key listing, the RFC 8037 key -----------------------------------------------------
 expect 200 "" GET /healthz
+expect 404 "" GET /.well-known/jwks.json   # the JWK Set is off unless "jwks": true
 expect 200 tokS GET /v1/keys
 [ "$(jq -r '[.keys[].kid] | join(",")' "$T/out/body")" = "ed,es,lms,ml,rfc8037" ] || die "signer key list"
 [ "$(jq -r '.keys[] | select(.kid == "lms") | .stateful' "$T/out/body")" = true ] || die "lms not stateful"

@@ -20,6 +20,7 @@ cat >"$T/serve.json" <<JSON
 {
   "listen": {"address": "127.0.0.1", "port": 0},
   "key_dir": "keys",
+  "jwks": true,
   "audit": {"path": "log/audit.log", "log_key": "logkey.jwk", "log_origin": "example.test/dsig",
             "checkpoint_interval_ms": 100},
   "tenants": [{"name": "signer", "tokens": [{"sha256": "$(h tokS)"}], "keys": ["*"], "operations": ["sign", "verify"]}]
@@ -96,6 +97,16 @@ code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 [ "$(code "${A[@]}" "$U/v1/log/consistency?from=2&to=99999999")" = 400 ] || die "consistency past the tree"
 [ "$(code "$U/v1/log/checkpoint")" = 401 ] || die "checkpoint without a token"
 [ "$(code -X POST "${A[@]}" "$U/v1/log/checkpoint")" = 405 ] || die "POST checkpoint"
+ok
+
+# The JWK Set: no token; public keys only; a JWS verifies with the key taken from it.
+curl -sf "$U/.well-known/jwks.json" >"$T/jwks.json" || die "GET /.well-known/jwks.json without a token"
+[ "$(jq '.keys | length' "$T/jwks.json")" = 2 ] || die "the JWK Set does not list the 2 served keys"
+[ "$(jq '[.keys[] | select(has("d"))] | length' "$T/jwks.json")" = 0 ] || die "the JWK Set holds private members"
+jq '.keys[] | select(.crv == "Ed25519")' "$T/jwks.json" >"$T/ed.pub.jwk"
+printf 'payload 1' >"$T/p1"
+"$D" verify -q -k "$T/ed.pub.jwk" -s "$T/out/1.jws" "$T/p1" || die "a JWS does not verify with its key from the JWK Set"
+[ "$(code -X POST "$U/.well-known/jwks.json")" = 405 ] || die "POST to the JWK Set"
 ok
 
 # dsig log prove from the log file itself, by JWS (the latest checkpoint beside the log).
