@@ -64,7 +64,6 @@ static void clear_records(dsig_hb_cache *c, dsig_hb_centry *e)
     }
     dsig_xfree(atomic_exchange_explicit(&e->arena, NULL, memory_order_relaxed), 0);
     atomic_store_explicit(&e->arena_next, 0, memory_order_relaxed);
-    (void)c;
 }
 
 /* A slot of the entry's arena for a record of (len, sig_len), or NULL (the caller mallocs). The arena
