@@ -76,10 +76,12 @@ static int mem_cas(void *ctx, const char *name, uint64_t expected, uint64_t desi
         m->faults.conflicts--;
         m->values[i] += m->faults.bump ? m->faults.bump : 1;
     }
-    if (m->faults.unavailable) {
-        if (m->faults.applied && m->values[i] == expected)
-            m->values[i] = desired;
-        take_unavailable(m);
+    if (take_unavailable(m))
+        goto out;
+    if (m->faults.lost && m->values[i] == expected) {
+        m->faults.lost--;
+        m->values[i] = desired;
+        dsig_fail(DSIG_E_UNAVAILABLE, "memory index counter: injected lost answer");
         goto out;
     }
     if (m->values[i] != expected) {
@@ -127,6 +129,16 @@ void serve_counter_mem_set_faults(struct serve_counter *c, const struct serve_co
     struct mem_counter *m = c->ctx;
     pthread_mutex_lock(&m->mu);
     m->faults = *f;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void serve_counter_mem_set(struct serve_counter *c, const char *key_name, uint64_t value)
+{
+    struct mem_counter *m = c->ctx;
+    pthread_mutex_lock(&m->mu);
+    int i = slot(m, key_name);
+    if (i >= 0)
+        m->values[i] = value;
     pthread_mutex_unlock(&m->mu);
 }
 

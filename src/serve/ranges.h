@@ -68,20 +68,21 @@ void serve_counter_free(struct serve_counter *c);
 int serve_counter_file_new(struct serve_counter **out, const char *dir);
 
 /*
- * An in-process counter for tests, with fault injection: the next `unavailable` calls (get or cas) fail
- * with SERVE_COUNTER_UNAVAILABLE (a cas among them with `applied` set is done first: the coordinator
- * committed but the answer was lost); the next `conflicts` cas calls find the counter moved by `bump`
- * by someone else first. DSIG_OK or DSIG_E_NOMEM.
+ * An in-process counter for tests, with fault injection (serve_counter_mem_set_faults).
+ * DSIG_OK or DSIG_E_NOMEM.
  */
 int serve_counter_mem_new(struct serve_counter **out);
 struct serve_counter_mem_faults {
-    unsigned unavailable;   /* calls that fail as unavailable */
-    int applied;            /* a cas failing as unavailable was applied nevertheless */
-    unsigned conflicts;     /* cas calls that see another writer first */
+    unsigned unavailable;   /* the next calls (get or cas) that fail as unavailable */
+    unsigned lost;          /* the next cas calls that are applied but answer unavailable (the
+                               coordinator committed, the answer was lost) */
+    unsigned conflicts;     /* the next cas calls that find another writer got in first */
     uint64_t bump;          /* what that other writer adds (0: 1) */
 };
 /* Set the faults of a counter made by serve_counter_mem_new (replacing the previous ones). */
 void serve_counter_mem_set_faults(struct serve_counter *c, const struct serve_counter_mem_faults *f);
+/* Set a memory counter's value directly (a coordinator restored from an old copy, in tests). */
+void serve_counter_mem_set(struct serve_counter *c, const char *key_name, uint64_t value);
 /* Number of get + cas calls that reached a memory counter. */
 uint64_t serve_counter_mem_calls(const struct serve_counter *c);
 
