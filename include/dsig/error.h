@@ -48,8 +48,12 @@ enum dsig_status {
                                     same one-time key, or two batches under one sequence number
                                     (DSig; evidence is kept, see dsig/hybrid.h) */
     DSIG_E_UNKNOWN_SIGNER = -25, /* no public key registered for that signer id (DSig verifier) */
-    DSIG_E_STALE = -26           /* DSig batch below the verifier's sequence floor: valid or not, it
+    DSIG_E_STALE = -26,          /* DSig batch below the verifier's sequence floor: valid or not, it
                                     is never cached (a replay of an old batch message) */
+    DSIG_E_RANGE = -27,          /* stateful key: its index range (window) is used up and no new one
+                                    was given: reserve the next range (dsig/state.h) */
+    DSIG_E_UNAVAILABLE = -28     /* a coordinator that must be asked (the shared index counter of a
+                                    stateful key) cannot be reached now: retry later */
 };
 
 /*

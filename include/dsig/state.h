@@ -24,6 +24,13 @@
  * cisco/hash-sigs' update_private_key): when a window is used up, the new state is handed to the
  * store's persist callback, and an index is released only after it returned DSIG_OK. The default
  * store (opts->store NULL) is the state file itself.
+ *
+ * Index windows (several signers sharing one key: docs/scale.md). A key can be restricted to a window
+ * [lo, hi) of its indices (dsig_state_set_window, or a range source in opts->ranges that is asked for
+ * the next window whenever one is used up). The window is part of the state file (format version 2)
+ * and is made durable before any index in it is handed out; setting one jumps forward to lo (the
+ * indices below it are burned, never used) and never backward. A windowed key stays windowed: outside
+ * its window it signs nothing (DSIG_E_RANGE) until it is given the next one.
  */
 #ifndef DSIG_STATE_H
 #define DSIG_STATE_H
@@ -61,6 +68,34 @@ typedef struct dsig_state_store {
     void *ctx;
 } dsig_state_store;
 
+/* What a range source is asked for: the next index window of one key. */
+typedef struct dsig_state_range_request {
+    const char *path;        /* the state file */
+    const char *key_id;      /* the key's RFC 7638 thumbprint: the same for every copy of the key, so
+                                the name of its shared counter */
+    uint64_t next;           /* the durable counter of this state file: every index below it may have
+                                been used here; a range must start at or above it */
+    uint64_t capacity;       /* the key's total number of signatures */
+} dsig_state_range_request;
+
+/*
+ * A range source and its context (for example an index-range reservation on a shared counter). reserve
+ * is called with the key's lock held (other signers of the key wait), when the key has no index left
+ * in its window (or has no window yet), before any index is handed out.
+ *   return DSIG_OK            [*lo, *hi) with req->next <= *lo < *hi <= req->capacity is reserved for
+ *                             this key alone, never to be given to anyone else; the state layer makes
+ *                             it durable in the state file, then signs from *lo
+ *   return DSIG_E_EXHAUSTED   no index of the key is left anywhere
+ *   return DSIG_E_UNAVAILABLE the coordinator cannot be reached: no range now
+ *   return DSIG_E_*           any other failure; the signing call fails with it
+ * A range the state layer could not make durable is kept in memory and used by the next signature; a
+ * range is lost (burned) when the process ends before it is used up, and never reused.
+ */
+typedef struct dsig_state_range_source {
+    int (*reserve)(void *ctx, const dsig_state_range_request *req, uint64_t *lo, uint64_t *hi);
+    void *ctx;
+} dsig_state_range_source;
+
 typedef struct dsig_state_opts {
     uint32_t reserve;          /* indices reserved per durable write; 0 = default (64); 1 = one fsync
                                   per signature (slowest, loses nothing on a crash) */
@@ -70,7 +105,20 @@ typedef struct dsig_state_opts {
     const dsig_state_store *store; /* where new counters are made durable: NULL = the state file
                                   (temporary file, fsync, rename, fsync of the directory); copied
                                   at create/open */
+    const dsig_state_range_source *ranges; /* where the next index window comes from when one is used
+                                  up: NULL = nowhere (a windowed key then gets DSIG_E_RANGE; a key
+                                  without a window signs up to its capacity as before); copied at
+                                  create/open; with a source, the key signs only inside windows */
 } dsig_state_opts;
+
+/* The counters of an open stateful key (dsig_state_query). */
+typedef struct dsig_state_info {
+    uint64_t next;           /* the next index this process hands out */
+    uint64_t counter;        /* the durable counter: every index below it may have been used */
+    uint64_t capacity;       /* the key's total number of signatures */
+    int windowed;            /* 1: the key signs only inside [window_lo, window_hi) */
+    uint64_t window_lo, window_hi;
+} dsig_state_info;
 
 /*
  * Generate a key for a stateful `alg` (params as for dsig_key_generate: a seed, a parameter set) and
@@ -124,6 +172,30 @@ DSIG_EXPORT int dsig_state_open(dsig_key **key, const char *path, const dsig_sta
  *                      key).
  */
 DSIG_EXPORT int dsig_state_remaining(const dsig_key *key, uint64_t *remaining);
+
+/*
+ * The counters and the window of an open stateful key.
+ * @retval DSIG_OK      *info is set.
+ * @retval DSIG_E_ARG   key or info NULL.
+ * @retval DSIG_E_STATE the key has no open state file.
+ */
+DSIG_EXPORT int dsig_state_query(const dsig_key *key, dsig_state_info *info);
+
+/*
+ * Restrict `key` to the index window [lo, hi) and make that durable (the state file, then the
+ * high-water registry) before this returns; the next signature takes index lo. Everything below lo
+ * that was not used is burned: the key never goes back. lo == hi is allowed: the key is then windowed
+ * with nothing to sign (a copy made for a new signer gets its indices from a range source only).
+ * Requires counter <= lo <= hi <= capacity, where counter is the durable counter (dsig_state_query):
+ * a window starting below it could reach indices this file may have used already.
+ * @retval DSIG_OK          the window is durable.
+ * @retval DSIG_E_ARG       key NULL, lo > hi or hi beyond the key's capacity.
+ * @retval DSIG_E_STATE     the key has no open state file, it was opened by the parent of a forked
+ *                          process, or lo is below its durable counter (that would go backward).
+ * @retval other            the error of the durable write (the store, then the registry); the key's
+ *                          window and counters are then unchanged.
+ */
+DSIG_EXPORT int dsig_state_set_window(dsig_key *key, uint64_t lo, uint64_t hi);
 
 /*
  * Whether the file at `path` is a regular file that starts like a dsig state file (its magic), for

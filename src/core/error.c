@@ -39,6 +39,8 @@ const char *dsig_strerror(int code)
     case DSIG_E_EQUIVOCATION: return "signer equivocation: one-time key used for two messages";
     case DSIG_E_UNKNOWN_SIGNER: return "unknown signer";
     case DSIG_E_STALE: return "batch older than every cached one (sequence floor)";
+    case DSIG_E_RANGE: return "the key's index range is used up (reserve the next range)";
+    case DSIG_E_UNAVAILABLE: return "coordinator unavailable (retry later)";
     default: return "unknown error";
     }
 }

@@ -24,7 +24,13 @@
 #define STATE_PRIV_MAX (1u << 20)
 #define STATE_PREFIX "dsig-state " /* any version: what dsig_state_is_state_file recognizes */
 #define STATE_PREFIX_LEN 11
-#define STATE_FILE_MAX (13 + 1 + STATE_NAME_MAX + 4 + STATE_PUB_MAX + 4 + STATE_PRIV_MAX + 8 + 32)
+#define STATE_FILE_MAX (13 + 1 + STATE_NAME_MAX + 4 + STATE_PUB_MAX + 4 + STATE_PRIV_MAX + 8 + 16 + 32)
+
+/* An index window: when `on`, the key signs only inside [lo, hi) (format version 2). */
+struct state_window {
+    int on;
+    uint64_t lo, hi;
+};
 
 /* Fields of a decoded image (pointers into the buffer). */
 struct state_fields {
@@ -32,12 +38,15 @@ struct state_fields {
     const uint8_t *pub, *priv;
     size_t pub_len, priv_len;
     uint64_t counter;
+    struct state_window window; /* on = 0 for a version 1 file */
 };
 
-/* The file image of (name, pub, priv, counter) in a new buffer; it holds the private material: the
- * caller wipes it with dsig_xfree(*out, *len). DSIG_OK, DSIG_E_NOMEM or DSIG_E_CRYPTO. */
+/* The file image of (name, pub, priv, counter, window) in a new buffer: version 1 when w is NULL or
+ * off, version 2 otherwise. It holds the private material: the caller wipes it with
+ * dsig_xfree(*out, *len). DSIG_OK, DSIG_E_NOMEM or DSIG_E_CRYPTO. */
 int state_format_encode(const char *name, const uint8_t *pub, size_t pub_len, const uint8_t *priv,
-                        size_t priv_len, uint64_t counter, uint8_t **out, size_t *len);
+                        size_t priv_len, uint64_t counter, const struct state_window *w, uint8_t **out,
+                        size_t *len);
 /* Bounded decoder: every length checked against the bytes left, the checksum first; `path` names the
  * file in messages. DSIG_OK, DSIG_E_FORMAT, DSIG_E_UNSUPPORTED (another format version). */
 int state_format_decode(const uint8_t *b, size_t len, const char *path, struct state_fields *f);
@@ -98,6 +107,13 @@ struct dsig_state_file {
     size_t priv_len;
     uint64_t next;         /* next index handed out */
     uint64_t end;          /* durable counter: [next, end) is this process's reserved window */
+    uint64_t tried;        /* the highest counter ever handed to the store, durable or not: a
+                              failed write may still have reached the disk (or the registry), so
+                              nothing below it is ever asked for again */
+    struct state_window win; /* the index range the key is restricted to (durable in the file) */
+    struct state_window pend; /* a range the source gave whose persist failed: used next, never lost
+                                 to a retry that would ask the source again */
+    dsig_state_range_source ranges; /* reserve NULL = none: a used-up window gives DSIG_E_RANGE */
     uint64_t cap;          /* capacity of the key */
     uint32_t reserve;
     pid_t pid;             /* a forked child shares the lock: it must not sign */

@@ -138,6 +138,8 @@ static struct dsig_state_file *state_new(const char *path, const dsig_state_opts
     st->reserve = opts && opts->reserve ? opts->reserve : STATE_DEFAULT_RESERVE;
     if (opts && opts->store)
         st->store = *opts->store;
+    if (opts && opts->ranges)
+        st->ranges = *opts->ranges;
     st->pid = getpid();
     st->path = dsig_strdup(path);
     st->claim.thumb = st->thumb;
@@ -149,11 +151,13 @@ static struct dsig_state_file *state_new(const char *path, const dsig_state_opts
     return st;
 }
 
-/* The file image of the state with `counter` (holds the private material: dsig_xfree(*img, *len)). */
-static int state_image(const struct dsig_state_file *st, uint64_t counter, uint8_t **img, size_t *len)
+/* The file image of the state with `counter` and window `w` (holds the private material:
+ * dsig_xfree(*img, *len)). */
+static int state_image(const struct dsig_state_file *st, uint64_t counter, const struct state_window *w,
+                       uint8_t **img, size_t *len)
 {
-    return state_format_encode(st->alg->name, st->pub, st->pub_len, st->priv, st->priv_len, counter, img,
-                               len);
+    return state_format_encode(st->alg->name, st->pub, st->pub_len, st->priv, st->priv_len, counter, w,
+                               img, len);
 }
 
 /*
@@ -185,11 +189,11 @@ static int file_store_persist(struct dsig_state_file *st, const uint8_t *img, si
  * caller's persist callback (include/dsig/state.h). Nothing in memory changes here: the caller
  * advances the window only after this returned DSIG_OK.
  */
-static int state_persist(struct dsig_state_file *st, uint64_t counter)
+static int state_persist(struct dsig_state_file *st, uint64_t counter, const struct state_window *w)
 {
     uint8_t *img;
     size_t len;
-    int rc = state_image(st, counter, &img, &len);
+    int rc = state_image(st, counter, w, &img, &len);
     if (rc)
         return rc;
     if (!st->store.persist) {
@@ -210,7 +214,7 @@ static int state_persist(struct dsig_state_file *st, uint64_t counter)
 /* Bind a loaded or generated key to its state. */
 static void state_attach(struct dsig_key *k, struct dsig_state_file *st, uint64_t counter)
 {
-    st->next = st->end = counter;
+    st->next = st->end = st->tried = counter;
     st->cap = k->type->stateful->capacity(k);
     k->state = st;
     k->has_private = 1;
@@ -287,7 +291,7 @@ int dsig_state_create(dsig_key **key, const char *path, const dsig_alg *alg,
     uint8_t *img = NULL;
     size_t len = 0;
     if (!rc)
-        rc = state_image(st, mark, &img, &len);
+        rc = state_image(st, mark, NULL, &img, &len);
     if (!rc) {
         const char *step = "create";
         int err = dsig_durable_create(st->dirfd, st->base, img, len, DSIG_DURABLE_LOCK, &fd, &step);
@@ -421,15 +425,14 @@ int dsig_state_open(dsig_key **key, const char *path, const dsig_state_opts *opt
         return rc;
     }
     state_attach(k, st, f.counter);
+    st->win = f.window;
     *key = k;
     return DSIG_OK;
 }
 
-int dsig_state_take_index(const struct dsig_key *key, uint64_t *index)
+/* The caller of the state functions must be the process that opened the key. */
+static int state_check_caller(const struct dsig_state_file *st)
 {
-    if (!key || !index)
-        return dsig_fail(DSIG_E_ARG, "dsig_state_take_index: NULL argument");
-    struct dsig_state_file *st = key->state;
     if (!st)
         return dsig_fail(DSIG_E_STATE, "a stateful key signs only from its state file (dsig_state_open, "
                                        "dsig -k FILE.state); keys generated in memory or imported from a "
@@ -437,30 +440,157 @@ int dsig_state_take_index(const struct dsig_key *key, uint64_t *index)
     if (getpid() != st->pid)
         return dsig_fail(DSIG_E_STATE, "state file '%s' was opened by the parent process: a forked child "
                                        "must open it itself", st->path);
-    int rc = DSIG_OK;
+    return DSIG_OK;
+}
+
+/* The lowest index a new window may start at: the durable counter, or a higher one a failed write
+ * may have left on the disk. */
+static uint64_t state_floor(const struct dsig_state_file *st)
+{
+    return st->tried > st->end ? st->tried : st->end;
+}
+
+/*
+ * Make counter `end` and window `w` durable, in this order (docs/state.md): the store (state file),
+ * then the registry; only then may an index below `end` be handed out. Called with st->mu held.
+ */
+static int state_reserve(struct dsig_state_file *st, uint64_t end, const struct state_window *w)
+{
+    if (state_hwm_mark(&st->hwm) > st->end) /* cannot happen while we hold the registry lock */
+        return dsig_fail(DSIG_E_STATE, "key %s: high-water mark moved ahead of '%s'", st->thumb, st->path);
+    if (end > st->tried)
+        st->tried = end;
+    int rc = state_persist(st, end, w);
+    if (rc == DSIG_OK)
+        rc = state_hwm_write(&st->hwm, st->thumb, end);
+    return rc;
+}
+
+/*
+ * Start the window w (end of the durable counter <= w->lo): the first local reservation inside it goes
+ * to the file with the window itself, in one durable write. On success the key signs from w->lo.
+ */
+static int state_enter_window(struct dsig_state_file *st, const struct state_window *w)
+{
+    uint64_t left = w->hi - w->lo;
+    uint64_t end = w->lo + (left < st->reserve ? left : st->reserve);
+    int rc = state_reserve(st, end, w);
+    if (rc)
+        return rc;
+    st->win = *w;
+    st->next = w->lo;
+    st->end = end;
+    return DSIG_OK;
+}
+
+/* Ask the range source for the next window (or take the one whose persist failed before) and enter
+ * it. Called with st->mu held, when the window is used up (or the key has none yet). */
+static int state_next_window(struct dsig_state_file *st)
+{
+    if (!st->pend.on) {
+        if (!st->ranges.reserve)
+            return dsig_fail(DSIG_E_RANGE, "the key in '%s' has used up its index range [%llu, %llu) and "
+                                           "has no range source to reserve the next one", st->path,
+                             (unsigned long long)st->win.lo, (unsigned long long)st->win.hi);
+        const dsig_state_range_request req = {
+            .path = st->path, .key_id = st->thumb, .next = state_floor(st), .capacity = st->cap};
+        uint64_t lo = 0, hi = 0;
+        dsig_clear_error();
+        int rc = st->ranges.reserve(st->ranges.ctx, &req, &lo, &hi);
+        if (rc != DSIG_OK)
+            return dsig_fail_prefix(rc < 0 ? rc : DSIG_E_INTERNAL, "state file '%s': no index range",
+                                    st->path);
+        if (lo < state_floor(st) || lo >= hi || hi > st->cap)
+            return dsig_fail(DSIG_E_INTERNAL, "state file '%s': the range source returned [%llu, %llu), "
+                                              "not inside [%llu, %llu): nothing signed", st->path,
+                             (unsigned long long)lo, (unsigned long long)hi,
+                             (unsigned long long)state_floor(st), (unsigned long long)st->cap);
+        st->pend = (struct state_window){.on = 1, .lo = lo, .hi = hi};
+    }
+    int rc = state_enter_window(st, &st->pend);
+    if (rc == DSIG_OK)
+        st->pend.on = 0;
+    return rc;
+}
+
+int dsig_state_take_index(const struct dsig_key *key, uint64_t *index)
+{
+    if (!key || !index)
+        return dsig_fail(DSIG_E_ARG, "dsig_state_take_index: NULL argument");
+    struct dsig_state_file *st = key->state;
+    int rc = state_check_caller(st);
+    if (rc)
+        return rc;
     pthread_mutex_lock(&st->mu);
     if (st->next >= st->end) {
+        const int windowed = st->win.on || st->ranges.reserve;
+        uint64_t limit = st->win.on ? st->win.hi : windowed ? st->next : st->cap;
         if (st->next >= st->cap) {
             rc = dsig_fail(DSIG_E_EXHAUSTED, "the key in '%s' has made all its %llu signatures: it can "
                                              "never sign again", st->path, (unsigned long long)st->cap);
             goto out;
         }
-        uint64_t left = st->cap - st->next;
-        uint64_t end = st->next + (left < st->reserve ? left : st->reserve);
-        if (state_hwm_mark(&st->hwm) > st->next) { /* cannot happen while we hold the registry lock */
-            rc = dsig_fail(DSIG_E_STATE, "key %s: high-water mark moved ahead of '%s'", st->thumb, st->path);
-            goto out;
+        if (st->next >= limit) { /* the window is used up (or there is none yet): the next one */
+            if ((rc = state_next_window(st)) != DSIG_OK)
+                goto out;
+        } else {
+            uint64_t left = limit - st->next;
+            uint64_t end = st->next + (left < st->reserve ? left : st->reserve);
+            if ((rc = state_reserve(st, end, &st->win)) != DSIG_OK)
+                goto out;
+            st->end = end;
         }
-        /* Order (docs/state.md): the store (state file), then the registry, then the index. */
-        if ((rc = state_persist(st, end)) != DSIG_OK ||
-            (rc = state_hwm_write(&st->hwm, st->thumb, end)) != DSIG_OK)
-            goto out;
-        st->end = end;
     }
     *index = st->next++;
 out:
     pthread_mutex_unlock(&st->mu);
     return rc;
+}
+
+int dsig_state_set_window(dsig_key *key, uint64_t lo, uint64_t hi)
+{
+    if (!key)
+        return dsig_fail(DSIG_E_ARG, "dsig_state_set_window: NULL key");
+    struct dsig_state_file *st = key->state;
+    int rc = state_check_caller(st);
+    if (rc)
+        return rc;
+    pthread_mutex_lock(&st->mu);
+    if (lo > hi || hi > st->cap)
+        rc = dsig_fail(DSIG_E_ARG, "index window [%llu, %llu) is not inside the key's [0, %llu)",
+                       (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)st->cap);
+    else if (lo < state_floor(st))
+        rc = dsig_fail(DSIG_E_STATE, "index window [%llu, %llu) starts below the durable counter %llu of "
+                                     "'%s': indices below it may have been used; a window only moves "
+                                     "forward", (unsigned long long)lo, (unsigned long long)hi,
+                       (unsigned long long)state_floor(st), st->path);
+    else {
+        const struct state_window w = {.on = 1, .lo = lo, .hi = hi};
+        rc = state_enter_window(st, &w);
+        if (rc == DSIG_OK)
+            st->pend.on = 0; /* a range the source gave before is behind us now: burned */
+    }
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}
+
+int dsig_state_query(const dsig_key *key, dsig_state_info *info)
+{
+    if (!key || !info)
+        return dsig_fail(DSIG_E_ARG, "dsig_state_query: NULL argument");
+    memset(info, 0, sizeof *info);
+    struct dsig_state_file *st = key->state;
+    if (!st)
+        return dsig_fail(DSIG_E_STATE, "the key has no open state file");
+    pthread_mutex_lock(&st->mu);
+    info->next = st->next;
+    info->counter = st->end;
+    info->capacity = st->cap;
+    info->windowed = st->win.on;
+    info->window_lo = st->win.lo;
+    info->window_hi = st->win.hi;
+    pthread_mutex_unlock(&st->mu);
+    return DSIG_OK;
 }
 
 int dsig_state_remaining(const dsig_key *key, uint64_t *remaining)

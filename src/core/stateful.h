@@ -32,7 +32,9 @@ struct dsig_stateful_ops {
  * durably reserved before this returns. Thread-safe.
  * @retval DSIG_OK          *index is this signature's
  * @retval DSIG_E_ARG       NULL argument
- * @retval DSIG_E_EXHAUSTED no index is left
+ * @retval DSIG_E_EXHAUSTED no index is left (the key's capacity, or its range source says so)
+ * @retval DSIG_E_RANGE     the key's index window is used up and it has no range source
+ * @retval DSIG_E_UNAVAILABLE the range source cannot reach its coordinator (no new window now)
  * @retval DSIG_E_STATE     the key has no state file (stateful keys never sign from memory), the file
  *                          was opened by the parent of a forked process, or the high-water mark moved
  * @retval other            the error of writing the reservation (state file, then high-water mark)

@@ -165,7 +165,7 @@ static void test_read_fd(void **state)
 static void test_strerror(void **state)
 {
     (void)state;
-    for (int c = 0; c >= DSIG_E_STALE; c--)
+    for (int c = 0; c >= DSIG_E_UNAVAILABLE; c--)
         assert_string_not_equal(dsig_strerror(c), "unknown error");
     assert_string_equal(dsig_strerror(12345), "unknown error");
 }
