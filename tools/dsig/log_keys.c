@@ -166,7 +166,13 @@ static int load_file(struct log_keys *ks, const char *path)
     int status = 0;
     size_t n = arr ? json_array_size(arr) : 1;
     for (size_t i = 0; i < n && status == 0; i++) {
-        char *one = json_dumps(arr ? json_array_get(arr, i) : doc, JSON_COMPACT);
+        json_t *jk = arr ? json_array_get(arr, i) : doc;
+        if (!json_is_object(jk)) {
+            cli_err("--keys '%s': key %zu is not a JSON object", path, i + 1);
+            status = -1;
+            break;
+        }
+        char *one = json_dumps(jk, JSON_COMPACT);
         dsig_key *k = NULL;
         int rc = one ? dsig_jwk_import(&k, one, strlen(one)) : DSIG_E_NOMEM;
         if (one) { /* jansson's allocator (the tool's wiping one, cli_json_wiping_allocator_install) */
@@ -340,12 +346,11 @@ static int check_jws(struct log_keys *ks, const char *at, const char *hex, const
     const dsig_alg *got = rc == DSIG_OK ? dsig_jws_verify_alg(ctx) : NULL;
     dsig_jws_verify_abort(ctx);
     if (rc != DSIG_OK)
-        return bad(why, "%s: its JWS '%s' does not open with the key \"%s\" (%s): %s: %s",
-                   at, j->path, key->kid, key->src, dsig_strerror(rc),
-                   dsig_last_error_detail());
+        return bad(why, "%s: its JWS '%s' does not open with the key \"%s\" (%s): %s: %s", at, j->path, key->kid,
+                   key->src, dsig_strerror(rc), dsig_last_error_detail());
     if (got != alg)
-        return bad(why, "%s: its JWS '%s' is %s, the record says %s", at, j->path,
-                   dsig_alg_name(got), dsig_alg_name(alg));
+        return bad(why, "%s: its JWS '%s' is %s, the record says %s", at, j->path, dsig_alg_name(got),
+                   dsig_alg_name(alg));
     ks->jws_checked++;
     return 0;
 }
@@ -360,8 +365,7 @@ int log_keys_record(struct log_keys *ks, uint64_t index, const char *line, size_
     json_t *r = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
     if (!json_is_object(r)) {
         json_decref(r);
-        return bad(why, "%s is not a JSON object: %s", at,
-                   r ? "another JSON value" : je.text);
+        return bad(why, "%s is not a JSON object: %s", at, r ? "another JSON value" : je.text);
     }
     const char *kid = json_string_value(json_object_get(r, "kid"));
     const char *alg_name = json_string_value(json_object_get(r, "alg"));
@@ -372,13 +376,11 @@ int log_keys_record(struct log_keys *ks, uint64_t index, const char *line, size_
         /* No key was used (refused before a key was chosen): nothing to check — unless it claims a
          * signature. */
         if (jws)
-            st = bad(why, "%s holds a signature (\"jws_sha256\") but no key \"thumbprint\"",
-                     at);
+            st = bad(why, "%s holds a signature (\"jws_sha256\") but no key \"thumbprint\"", at);
         goto out;
     }
     if (!kid || !alg_name) {
-        st = bad(why, "%s has a key \"thumbprint\" but no %s", at,
-                 kid ? "\"alg\"" : "\"kid\"");
+        st = bad(why, "%s has a key \"thumbprint\" but no %s", at, kid ? "\"alg\"" : "\"kid\"");
         goto out;
     }
     /* The keys given under this id; else keys listed under their thumbprint (a JWK Set). */
@@ -395,8 +397,7 @@ int log_keys_record(struct log_keys *ks, uint64_t index, const char *line, size_
         st = other ? bad(why, "%s: key \"%s\" has thumbprint %s in the log, but the key \"%s\" given (%s) "
                               "has thumbprint %s: another key under this id",
                          at, kid, tp, other->kid, other->src, other->tp)
-                   : bad(why, "%s: key \"%s\" (thumbprint %s) is not among the keys given (--keys)",
-                         at, kid, tp);
+                   : bad(why, "%s: key \"%s\" (thumbprint %s) is not among the keys given (--keys)", at, kid, tp);
         goto out;
     }
     const dsig_alg *alg = dsig_alg_by_name(alg_name);
@@ -406,14 +407,14 @@ int log_keys_record(struct log_keys *ks, uint64_t index, const char *line, size_
     }
     const dsig_alg *bound = dsig_key_alg(key->pub);
     if (bound && bound != alg) {
-        st = bad(why, "%s: algorithm %s in the log, but the key \"%s\" (%s) is bound to %s",
-                 at, alg_name, key->kid, key->src, dsig_alg_name(bound));
+        st = bad(why, "%s: algorithm %s in the log, but the key \"%s\" (%s) is bound to %s", at, alg_name,
+                 key->kid, key->src, dsig_alg_name(bound));
         goto out;
     }
     int rc = dsig_key_check_alg(key->pub, alg);
     if (rc != DSIG_OK) {
-        st = bad(why, "%s: algorithm %s in the log does not fit the key \"%s\" (%s): %s",
-                 at, alg_name, key->kid, key->src, dsig_strerror(rc));
+        st = bad(why, "%s: algorithm %s in the log does not fit the key \"%s\" (%s): %s", at, alg_name,
+                 key->kid, key->src, dsig_strerror(rc));
         goto out;
     }
     ks->checked++;
