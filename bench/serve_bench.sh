@@ -18,7 +18,8 @@
 # SETTINGS="blake3,worker none,-" and ALGS="ES256 Ed25519" restrict the table. TLS=1: the service uses
 # its built-in TLS (configuration "tls", a self-signed EC P-256 certificate made with the openssl CLI;
 # curl --cacert, https:// URLs) — compare with a run without it.
-# Request table: wrk -t2 on 1 KiB sign requests, 2 and 16 connections: requests/s, p50, p99.
+# Request table: wrk -t2 on 1 KiB sign requests, 2 and 16 connections: requests/s, p50, p99
+# (WRK_ALGS="ML-DSA-65" restricts it).
 # COMPARE=OTHER_DSIG: a second server from another build (e.g. the base commit's) runs beside the first
 # with the same configuration, and every run uploads to both (order alternated), so that the two
 # builds are compared under the same machine load: extra columns "compare MiB/s", "compare ratio"
@@ -230,7 +231,7 @@ EOF
         echo "| 1 KiB sign requests (wrk -t2, ${SECS} s) | connections | requests/s | p50 | p99 | server CPU µs/req |"
         echo "|---|---:|---:|---:|---:|---:|"
     fi
-    for alg in Ed25519 ES256 ML-DSA-65; do
+    for alg in ${WRK_ALGS:-Ed25519 ES256 ML-DSA-65}; do
         for c in 2 16; do
             : >"$T/wrps"; : >"$T/wcrps"; : >"$T/wab"
             for round in $(seq $WRK_ROUNDS); do
