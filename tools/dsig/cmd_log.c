@@ -22,7 +22,7 @@ const char cli_usage_log[] =
     "       dsig log key KEY [--origin NAME]\n"
     "\n"
     "verify  recompute the Merkle tree (RFC 9162) of the audit log LOG (rotated files first, in order)\n"
-    "        and check every signed checkpoint of FILE (default: LOG.checkpoints log_beside the last LOG)\n"
+    "        and check every signed checkpoint of FILE (default: LOG.checkpoints beside the last LOG)\n"
     "        against it: signature, root at its size, sizes that never shrink, consistency. Each\n"
     "        record's \"index\" must be its position. Prints the first bad record: edited, deleted,\n"
     "        reordered, truncated (an edited record is found exactly with the tree file the service\n"
