@@ -18,13 +18,19 @@
 # SETTINGS="blake3,worker none,-" and ALGS="ES256 Ed25519" restrict the table. TLS=1: the service uses
 # its built-in TLS (configuration "tls", a self-signed EC P-256 certificate made with the openssl CLI;
 # curl --cacert, https:// URLs) — compare with a run without it.
-# Request table: wrk -t2 on 1 KiB sign requests, 2 and 16 connections: requests/s, p50, p99.
+# Request table: wrk -t2 on 1 KiB sign requests, 2 and 16 connections: requests/s, p50, p99
+# (WRK_ALGS="ML-DSA-65" restricts it).
 # COMPARE=OTHER_DSIG: a second server from another build (e.g. the base commit's) runs beside the first
 # with the same configuration, and every run uploads to both (order alternated), so that the two
 # builds are compared under the same machine load: extra columns "compare MiB/s", "compare ratio"
 # (its service / tool), "this / compare" (median of the per-run ratios of the two services' MiB/s) and
 # "compare CPU" (its whole server, s/GiB: on a loaded machine the CPU columns are the stable part); in
 # the request table, wrk runs on each in turn, with each server's CPU per request (µs).
+# TLOG_AB=1: the same in one run with the transparency log on and off — the compared server is this
+# build with "audit.transparency_log": false (docs/serve.md "Transparency log"), so "this / compare" is
+# the log's cost: uploads alternated with the log-off server, and in the request table WRK_ROUNDS
+# rounds (default 3; order alternated) of wrk on each, requests/s as median (min–max) and "this /
+# compare" the median of the per-round ratios.
 # Temporary files live in a private directory removed at the end.
 set -euo pipefail
 D=${1:-build/release/dsig}
@@ -36,6 +42,12 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/dsig-serve-bench.XXXXXX")
 SP="" CP=""
 trap '[ -n "$SP" ] && kill $SP 2>/dev/null; [ -n "$CP" ] && kill $CP 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
 C=${COMPARE:-}
+TLOG_OFF=""
+if [ "${TLOG_AB:-0}" = 1 ]; then
+    [ -z "$C" ] || { echo "TLOG_AB and COMPARE exclude each other" >&2; exit 2; }
+    C=$D TLOG_OFF=', "transparency_log": false'
+fi
+WRK_ROUNDS=${WRK_ROUNDS:-$([ -n "$TLOG_OFF" ] && echo 3 || echo 1)}
 mkdir -p "$T/keys"
 "$D" keygen -q -a ES256 -o "$T/keys/ES256.jwk"
 "$D" keygen -q -a Ed25519 -o "$T/keys/Ed25519.jwk"
@@ -55,6 +67,7 @@ H=$(printf %s "$TOKEN" | sha256sum | cut -d' ' -f1)
 launch() {
     local bin=$1 name=$2 dt=""
     [ -n "${4:-}" ] && dt=", \"digest_threads\": $4"
+    [ "$name" = compare ] && dt="$dt$TLOG_OFF"
     cat >"$T/$name.json" <<EOF
 {"listen": {"address": "127.0.0.1", "port": 0}, "key_dir": "$T/keys",
  "audit": {"path": "$T/$name.log", "sync": "interval", "payload_digest": "$3"$dt},
@@ -121,7 +134,11 @@ echo "CPU s/GiB: the tool process; the whole server process (all threads); the s
 echo "limits.upload_buffer_bytes: ${UPLOAD_BUFFER:-default (1048576)}; transport: $SCHEME"
 echo "Machine: $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg) at start; $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
-[ -n "$C" ] && echo "compare: $C (a second server, same configuration; uploads alternated with this one's)"
+if [ -n "$TLOG_OFF" ]; then
+    echo "compare: this build with the transparency log off (audit.transparency_log false); uploads alternated"
+elif [ -n "$C" ]; then
+    echo "compare: $C (a second server, same configuration; uploads alternated with this one's)"
+fi
 if [ -n "$C" ]; then
     echo "| algorithm | audit digest | dsig sign MiB/s | serve MiB/s (curl) | ratio | paired | tool CPU | serve CPU | busiest thread | compare MiB/s | compare ratio | this / compare | compare CPU |"
     echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -207,21 +224,41 @@ EOF
     }
     echo
     if [ -n "$C" ]; then
+        [ "$WRK_ROUNDS" -gt 1 ] && echo "$WRK_ROUNDS rounds each, alternated: requests/s median (min–max); p50, p99, CPU of the last round; this / compare = median of the per-round ratios"
         echo "| 1 KiB sign requests (wrk -t2, ${SECS} s) | connections | requests/s | p50 | p99 | server CPU µs/req | compare requests/s | compare p50 | compare p99 | compare CPU µs/req | this / compare |"
         echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     else
         echo "| 1 KiB sign requests (wrk -t2, ${SECS} s) | connections | requests/s | p50 | p99 | server CPU µs/req |"
         echo "|---|---:|---:|---:|---:|---:|"
     fi
-    for alg in Ed25519 ES256 ML-DSA-65; do
+    for alg in ${WRK_ALGS:-Ed25519 ES256 ML-DSA-65}; do
         for c in 2 16; do
-            read -r rps p50 p99 cpu non2xx < <(rate $PORT $SP $alg $c)
-            extra=""
-            if [ -n "$C" ]; then
-                read -r crps cp50 cp99 ccpu_r _ < <(rate $CPORT $CP $alg $c)
-                extra=" $crps | $cp50 | $cp99 | $ccpu_r | $(awk -v a=$rps -v b=$crps 'BEGIN { printf "%.2f", a / b }') |"
+            : >"$T/wrps"; : >"$T/wcrps"; : >"$T/wab"
+            for round in $(seq $WRK_ROUNDS); do
+                # The compared server first every other round: neither always runs on a warmer machine.
+                if [ -n "$C" ] && [ $((round % 2)) = 0 ]; then read -r crps cp50 cp99 ccpu_r _ < <(rate $CPORT $CP $alg $c); fi
+                read -r rps p50 p99 cpu non2xx < <(rate $PORT $SP $alg $c)
+                if [ -n "$C" ] && [ $((round % 2)) = 1 ]; then read -r crps cp50 cp99 ccpu_r _ < <(rate $CPORT $CP $alg $c); fi
+                echo "$rps" >>"$T/wrps"
+                if [ -n "$C" ]; then
+                    echo "$crps" >>"$T/wcrps"
+                    awk -v a=$rps -v b=$crps 'BEGIN { printf "%.6f\n", a / b }' >>"$T/wab"
+                fi
+            done
+            extra="" shown=$rps
+            if [ "$WRK_ROUNDS" -gt 1 ]; then
+                # p50, p99 and CPU are of the last round; requests/s over all rounds.
+                read -r m lo hi < <(stats "$T/wrps")
+                shown="$m ($lo–$hi)"
+                if [ -n "$C" ]; then
+                    read -r m lo hi < <(stats "$T/wcrps")
+                    crps="$m ($lo–$hi)"
+                fi
             fi
-            echo "| $alg | $c | $rps | $p50 | $p99 | $cpu |$extra${non2xx:+ non-2xx: $non2xx}"
+            if [ -n "$C" ]; then
+                extra=" $crps | $cp50 | $cp99 | $ccpu_r | $(median "$T/wab") |"
+            fi
+            echo "| $alg | $c | $shown | $p50 | $p99 | $cpu |$extra${non2xx:+ non-2xx: $non2xx}"
         done
     done
     stop_server

@@ -150,11 +150,12 @@ static int parse_listen(struct dsig_serve_config *c, const json_t *root)
 }
 
 /* "audit": {"path", "sync", "interval_ms", "payload_digest", "digest_threads", "log_key", "log_origin",
- * "checkpoint_interval_ms"}. */
+ * "checkpoint_interval_ms", "transparency_log"}. */
 static int parse_audit(struct dsig_serve_config *c, const json_t *root)
 {
     static const char *const allowed[] = {"path", "sync", "interval_ms", "payload_digest", "digest_threads",
-                                          "log_key", "log_origin", "checkpoint_interval_ms", NULL};
+                                          "log_key", "log_origin", "checkpoint_interval_ms", "transparency_log",
+                                          NULL};
     json_t *o;
     int rc;
     if ((rc = get_obj(root, "config", "audit", &o)) != DSIG_OK || !o)
@@ -218,6 +219,11 @@ static int parse_audit(struct dsig_serve_config *c, const json_t *root)
     if ((rc = get_uint(o, "audit", "checkpoint_interval_ms", 10, 3600000, &cms)) != DSIG_OK)
         return rc;
     c->checkpoint_interval_ms = (unsigned)cms;
+    json_t *tl = json_object_get(o, "transparency_log");
+    if (tl && !json_is_boolean(tl))
+        return dsig_fail(DSIG_E_JSON, "config: audit.transparency_log: must be true or false");
+    if (tl)
+        c->tlog = json_is_true(tl);
     return DSIG_OK;
 }
 
@@ -482,6 +488,7 @@ static int set_defaults(struct dsig_serve_config *c)
     c->audit_digest = SERVE_DIGEST_BLAKE3; /* the cheapest strong hash here: see docs/serve.md Performance */
     c->audit_digest_threads = -1;
     c->checkpoint_interval_ms = 1000;
+    c->tlog = 1;
     c->max_header = 8192;
     c->upload_buffer = 1024u * 1024u; /* 1 MiB: measured sweet spot between 512 KiB and 4 MiB */
     c->max_body = UINT64_C(4) << 30; /* 4 GiB: a release image fits; raise it (or 0 = none) for more */
@@ -647,6 +654,7 @@ int serve_config_restart_diff(const struct dsig_serve_config *a, const struct ds
                     : !same_str(a->log_key, b->log_key)           ? "audit.log_key"
                     : !same_str(a->log_origin, b->log_origin)     ? "audit.log_origin"
                     : a->checkpoint_interval_ms != b->checkpoint_interval_ms ? "audit.checkpoint_interval_ms"
+                    : a->tlog != b->tlog                          ? "audit.transparency_log"
                                                                   : NULL;
     if (m && what && n)
         snprintf(what, n, "%s", m);

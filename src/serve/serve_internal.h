@@ -68,6 +68,7 @@ struct dsig_serve_config {
     char *log_key;             /* "audit.log_key": the Ed25519 JWK that signs checkpoints; NULL: <path>.key */
     char *log_origin;          /* "audit.log_origin": the checkpoints' origin; NULL: dsig-serve/<thumbprint> */
     unsigned checkpoint_interval_ms; /* "audit.checkpoint_interval_ms" (default 1000) */
+    int tlog;                  /* "audit.transparency_log" (default 1): the audit log as a Merkle tree log */
     size_t max_header;
     size_t upload_buffer;      /* connection read buffer: the largest chunk a body streams in */
     uint64_t max_body;         /* 0 = unlimited */

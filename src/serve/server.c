@@ -272,10 +272,11 @@ static int start_mhd(struct dsig_server *s, const struct dsig_serve_config *cfg)
     return DSIG_OK;
 }
 
-/* Make the audit log a transparency log: its tree (rebuilt from the file) and signed checkpoints. */
+/* Make the audit log a transparency log: its tree (rebuilt from the file) and signed checkpoints —
+ * unless "audit.transparency_log" is false (plain audit lines, no index; the log endpoints answer 404). */
 static int start_tlog(struct dsig_server *s, const struct dsig_serve_config *cfg)
 {
-    if (!cfg->audit_path)
+    if (!cfg->audit_path || !cfg->tlog)
         return DSIG_OK;
     struct serve_tlog *t = NULL;
     int rc = serve_tlog_open(&t, cfg->audit_path);

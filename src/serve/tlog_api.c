@@ -64,7 +64,7 @@ static int latest(struct dsig_server *s, char **note, size_t *len, uint64_t *siz
                   char *msg, size_t n)
 {
     if (!s->ckpt)
-        return fail_with(code, msg, n, 404, "this service has no audit log, so no transparency log");
+        return fail_with(code, msg, n, 404, "this service has no transparency log (no audit log, or audit.transparency_log is false)");
     if (serve_ckpt_latest(s->ckpt, note, len, size, root) != DSIG_OK)
         return fail_with(code, msg, n, 503, "no checkpoint yet");
     return 1;

@@ -143,4 +143,20 @@ first=$(head -1 "$T/log/audit.log" | jq .index)
 [ "$first" = "$(wc -l <"$T/log/audit.log.1")" ] || die "the new file starts at record $first"
 ok
 
+# "audit.transparency_log": false: a plain audit log (no index, no tree, no checkpoints, no header),
+# the log endpoints 404 — what bench/serve_bench.sh TLOG_AB=1 compares against.
+mkdir -p "$T/plain"
+jq '.audit = {"path": "plain/audit.log", "transparency_log": false}' "$T/serve.json" >"$T/plain.json"
+mv "$T/plain.json" "$T/serve.json"
+serve_start
+curl -s -D "$T/ph" "${A[@]}" --data-binary "plain" -o "$T/plain.jws" "$U/v1/keys/ed/sign"
+grep -qi '^DSig-Log-Index:' "$T/ph" && die "a DSig-Log-Index header without the transparency log"
+[ "$(code "${A[@]}" "$U/v1/log/checkpoint")" = 404 ] || die "checkpoint without the transparency log"
+serve_stop
+[ "$(head -1 "$T/plain/audit.log" | jq -r .jws_sha256)" = "$(head -c -1 "$T/plain.jws" | sha256sum | cut -d' ' -f1)" ] ||
+    die "the plain audit record: $(head -1 "$T/plain/audit.log")"
+[ "$(jq -s 'map(has("index")) | any' "$T/plain/audit.log")" = false ] || die "an index without the transparency log"
+ls "$T/plain" | grep -Eq '\.(tree|checkpoints?|key)$' && die "transparency log files: $(ls "$T/plain")"
+ok
+
 echo "serve_tlog: $PASSED passed"

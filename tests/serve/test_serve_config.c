@@ -137,6 +137,11 @@ static void test_config_defaults(void **state)
     assert_int_equal(c->header_timeout_s, 10);
     assert_int_equal(c->min_upload_rate, 1024);
     assert_int_equal(c->upload_buffer, 1024 * 1024);
+    assert_true(c->tlog); /* an audit log is a transparency log unless told otherwise */
+    dsig_serve_config_free(c);
+    snprintf(t, sizeof t, "{\"key_dir\":\"/k\",\"tenants\":[],\"audit\":{\"transparency_log\":false}}");
+    assert_int_equal(parse(t, &c), DSIG_OK);
+    assert_false(c->tlog);
     dsig_serve_config_free(c);
 }
 
@@ -184,6 +189,7 @@ static void test_config_bad(void **state)
         {"{\"key_dir\":\"k\",\"tenants\":[],\"audit\":{\"digest_threads\":65}}", "audit.digest_threads"},
         {"{\"key_dir\":\"k\",\"tenants\":[],\"audit\":{\"digest_threads\":-1}}", "audit.digest_threads"},
         {"{\"key_dir\":\"k\",\"tenants\":[],\"audit\":{\"digest_threads\":\"2\"}}", "audit.digest_threads"},
+        {"{\"key_dir\":\"k\",\"tenants\":[],\"audit\":{\"transparency_log\":0}}", "audit.transparency_log"},
         {"{\"key_dir\":\"k\",\"tenants\":[{\"name\":\"a b\",\"tokens\":[],\"keys\":[],\"operations\":[]}]}",
          "tenants[0].name"},
         {"{\"key_dir\":\"k\",\"tenants\":[{\"name\":\"a\",\"tokens\":[{\"sha256\":\"00\"}],\"keys\":[],"
@@ -763,6 +769,10 @@ static void test_config_reread_and_restart_diff(void **state)
     b->audit_sync = SERVE_SYNC_NONE;
     assert_true(serve_config_restart_diff(a, b, what, sizeof what));
     assert_string_equal(what, "audit.sync");
+    b->audit_sync = a->audit_sync;
+    b->tlog = !a->tlog;
+    assert_true(serve_config_restart_diff(a, b, what, sizeof what));
+    assert_string_equal(what, "audit.transparency_log");
     dsig_serve_config_free(a);
     dsig_serve_config_free(b);
     free(t);

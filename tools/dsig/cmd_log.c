@@ -15,17 +15,25 @@
 
 const char cli_usage_log[] =
     "Usage: dsig log verify LOG... --log-key PUB [--checkpoints FILE] [--tree FILE]\n"
+    "                       [--keys PATH]... [--jws DIR]\n"
     "       dsig log prove LOG... --log-key PUB (--jws FILE | --index N) [--payload-digest HEX]\n"
     "                      [--checkpoint FILE]\n"
     "       dsig log prove --proof ANSWER --log-key PUB [--record FILE] [--jws FILE] [--payload-digest HEX]\n"
     "       dsig log key KEY [--origin NAME]\n"
     "\n"
     "verify  recompute the Merkle tree (RFC 9162) of the audit log LOG (rotated files first, in order)\n"
-    "        and check every signed checkpoint of FILE (default: LOG.checkpoints log_beside the last LOG)\n"
+    "        and check every signed checkpoint of FILE (default: LOG.checkpoints beside the last LOG)\n"
     "        against it: signature, root at its size, sizes that never shrink, consistency. Each\n"
     "        record's \"index\" must be its position. Prints the first bad record: edited, deleted,\n"
     "        reordered, truncated (an edited record is found exactly with the tree file the service\n"
     "        keeps, LOG.tree; without it, the range between two checkpoints).\n"
+    "        --keys PATH (repeatable): a key directory (KID.jwk, KID.pub, as `dsig serve` reads it) or a\n"
+    "        JWK Set / JWK file; only public halves are used. Once the log verifies, each record that\n"
+    "        names a key must name one given: its \"thumbprint\" that of a key under its \"kid\", its\n"
+    "        \"alg\" that key's algorithm. --jws DIR (with --keys): files of released JWS; each must be\n"
+    "        in a record (its SHA-256 the record's \"jws_sha256\"), its header naming the record's\n"
+    "        algorithm and opening with the record's key. The signature itself signs the payload\n"
+    "        (detached, b64:false), which the log does not hold: check it with `dsig verify`.\n"
     "prove   the inclusion of one record in the latest checkpoint: with LOG, the record whose\n"
     "        \"jws_sha256\" is the SHA-256 of the JWS in FILE (the signature as the service returned it)\n"
     "        or record N, against FILE (default: LOG.checkpoint); with --proof, an answer of\n"
@@ -128,20 +136,26 @@ static int log_key(const char *path, const char *origin)
 /* `dsig log` */
 int cmd_log(int argc, char **argv)
 {
-    enum { OPT_LOGKEY = 1, OPT_CKPTS, OPT_TREE, OPT_JWS, OPT_INDEX, OPT_DIGEST, OPT_CKPT, OPT_PROOF, OPT_RECORD, OPT_ORIGIN };
+    enum { OPT_LOGKEY = 1, OPT_CKPTS, OPT_TREE, OPT_JWS, OPT_INDEX, OPT_DIGEST, OPT_CKPT, OPT_PROOF, OPT_RECORD, OPT_ORIGIN,
+           OPT_KEYS };
     static const struct cli_opt opts[] = {
         {"log-key", 0, 1, OPT_LOGKEY},     {"checkpoints", 0, 1, OPT_CKPTS}, {"tree", 0, 1, OPT_TREE},
         {"jws", 0, 1, OPT_JWS},            {"index", 0, 1, OPT_INDEX},       {"payload-digest", 0, 1, OPT_DIGEST},
         {"checkpoint", 0, 1, OPT_CKPT},    {"proof", 0, 1, OPT_PROOF},       {"record", 0, 1, OPT_RECORD},
-        {"origin", 0, 1, OPT_ORIGIN},      CLI_COMMON_OPTS,                  {NULL, 0, 0, 0}};
+        {"origin", 0, 1, OPT_ORIGIN},      {"keys", 0, 1, OPT_KEYS},         CLI_COMMON_OPTS,
+        {NULL, 0, 0, 0}};
     struct cli_parser p;
     args_init(&p, "log", opts, argc, argv);
     const char *sub = NULL, *lkey = NULL, *ckpts = NULL, *tree = NULL, *jws = NULL, *index = NULL, *digest = NULL,
                *ckpt = NULL, *proof = NULL, *record = NULL, *origin = NULL, *val;
-    char **files = calloc((size_t)argc + 1, sizeof *files);
-    int nfiles = 0, id;
-    if (!files)
+    char **files = calloc((size_t)argc + 1, sizeof *files), **keys = calloc((size_t)argc + 1, sizeof *keys);
+    int nfiles = 0, nkeys = 0, id;
+    struct log_keys *ks = NULL;
+    if (!files || !keys) {
+        free(files);
+        free(keys);
         return cli_err("out of memory"), CLI_EXIT_ERROR;
+    }
     int status = CLI_EXIT_ERROR;
     while ((id = args_next(&p, &val)) != ARGS_END) {
         switch (id) {
@@ -155,6 +169,7 @@ int cmd_log(int argc, char **argv)
         case OPT_PROOF: proof = val; break;
         case OPT_RECORD: record = val; break;
         case OPT_ORIGIN: origin = val; break;
+        case OPT_KEYS: keys[nkeys++] = (char *)val; break;
         case CLI_OPT_QUIET: cli_quiet = 1; break;
         case CLI_OPT_HELP: fputs(cli_usage_log, stdout); status = CLI_EXIT_OK; goto out;
         case ARGS_POSITIONAL:
@@ -169,7 +184,7 @@ int cmd_log(int argc, char **argv)
     if (!sub) {
         status = cli_usage_error("log", "expected verify, prove or key");
     } else if (strcmp(sub, "key") == 0) {
-        if (nfiles != 1 || lkey || ckpts || tree || jws || index || digest || ckpt || proof || record)
+        if (nfiles != 1 || lkey || ckpts || tree || jws || index || digest || ckpt || proof || record || nkeys)
             status = cli_usage_error("log", "key takes one key file and --origin only");
         else
             status = log_key(files[0], origin);
@@ -182,10 +197,17 @@ int cmd_log(int argc, char **argv)
         if (load_logkey(lkey, origin, &lk) != 0)
             goto out;
         if (strcmp(sub, "verify") == 0) {
-            if (!nfiles || jws || index || digest || ckpt || proof || record)
-                status = cli_usage_error("log", "verify takes LOG... --log-key PUB [--checkpoints FILE] [--tree FILE]");
+            if (!nfiles || index || digest || ckpt || proof || record)
+                status = cli_usage_error("log", "verify takes LOG... --log-key PUB [--checkpoints FILE] [--tree FILE] "
+                                                "[--keys PATH]... [--jws DIR]");
+            else if (jws && !nkeys)
+                status = cli_usage_error("log", "verify --jws DIR needs --keys PATH (the JWS are checked with the keys)");
+            else if (nkeys && log_keys_load(&ks, keys, nkeys, jws) != 0)
+                status = CLI_EXIT_ERROR;
             else
-                status = log_verify(files, nfiles, &lk, ckpts, tree);
+                status = log_verify(files, nfiles, &lk, ckpts, tree, ks);
+        } else if (nkeys) {
+            status = cli_usage_error("log", "--keys is an option of verify");
         } else if (proof) {
             if (nfiles || index || ckpts || tree || ckpt)
                 status = cli_usage_error("log", "prove --proof takes --record, --jws and --payload-digest only");
@@ -198,6 +220,8 @@ int cmd_log(int argc, char **argv)
         }
     }
 out:
+    log_keys_free(ks);
+    free(keys);
     free(files);
     return status;
 }

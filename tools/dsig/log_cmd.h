@@ -1,6 +1,7 @@
 /*
  * tools/dsig/log_cmd.h — the parts of `dsig log` (cmd_log.c: options and the log key; log_verify.c;
- * log_prove.c; log_tree.c: reading the log into its tree).
+ * log_prove.c; log_tree.c: reading the log into its tree; log_keys.c: records against the auditor's keys
+ * and JWS files).
  */
 #ifndef DSIG_TOOL_LOG_CMD_H
 #define DSIG_TOOL_LOG_CMD_H
@@ -35,14 +36,30 @@ int log_store_get(void *arg, unsigned level, uint64_t index, uint8_t out[32]);  
 int log_file_get(void *arg, unsigned level, uint64_t index, uint8_t out[32]);       /* over a FILE * */
 int64_t log_record_index(const char *p, size_t n);             /* a record's leading "index", or -1 */
 char *log_beside(const char *path, const char *suffix);        /* path + suffix, malloc'ed */
-/* Called for each record, in order; non-zero stops the walk and is returned. */
-typedef int (*record_fn)(void *arg, uint64_t index, const char *line, size_t len, const uint8_t leaf[32]);
+/* Called for each record, in order (file and lineno: where it is, for messages); non-zero stops the walk
+ * and is returned. */
+typedef int (*record_fn)(void *arg, uint64_t index, const char *line, size_t len, const uint8_t leaf[32],
+                         const char *file, uint64_t lineno);
 /* Read the files in order, each line a leaf appended to r (and its subtrees to st, if not NULL); the
  * index check. 0, 1 (a bad record, reported) or -1 (error, reported). */
 int log_walk(char **files, int nfiles, dsig_tlog_range *r, struct store *st, record_fn fn, void *arg);
 
-/* The subcommands: exit statuses. */
-int log_verify(char **files, int nfiles, const struct logkey *lk, const char *cpath, const char *tree);
+/* log_keys.c: the public keys of --keys (directories as `dsig serve` reads them, JWK Sets, JWKs) and the
+ * JWS files of --jws DIR. load: 0 or -1 (reported). */
+struct log_keys;
+int log_keys_load(struct log_keys **out, char **paths, int npaths, const char *jws_dir);
+void log_keys_free(struct log_keys *ks);
+/* One record (at file:lineno): 0, 1 (bad: the message, malloc'ed, in *why) or -1 (out of memory). */
+int log_keys_record(struct log_keys *ks, uint64_t index, const char *line, size_t len, const char *file,
+                    uint64_t lineno, char **why);
+/* After the walk: 1 (reported) if a JWS file matched no record. */
+int log_keys_unmatched(const struct log_keys *ks);
+void log_keys_counts(const struct log_keys *ks, uint64_t *checked, uint64_t *jws_checked, size_t *nkeys,
+                     size_t *njws);
+
+/* The subcommands: exit statuses. keys NULL: no key check. */
+int log_verify(char **files, int nfiles, const struct logkey *lk, const char *cpath, const char *tree,
+               struct log_keys *keys);
 int log_prove_from_log(char **files, int nfiles, const struct logkey *lk, const char *jws, const char *index_s,
                        const char *digest, const char *ckpt);
 int log_prove_answer(const char *answer, const struct logkey *lk, const char *record, const char *jws,

@@ -86,9 +86,12 @@ struct find_state {
     size_t record_len;
 };
 
-static int find_record(void *arg, uint64_t index, const char *line, size_t len, const uint8_t leaf[32])
+static int find_record(void *arg, uint64_t index, const char *line, size_t len, const uint8_t leaf[32],
+                       const char *file, uint64_t lineno)
 {
     (void)leaf;
+    (void)file;
+    (void)lineno;
     struct find_state *f = arg;
     if (f->found != UINT64_MAX)
         return 0;

@@ -129,7 +129,7 @@ int log_walk(char **files, int nfiles, dsig_tlog_range *r, struct store *st, rec
                 status = -1;
                 break;
             }
-            if (fn && (status = fn(arg, i, line, n, leaf)) != 0)
+            if (fn && (status = fn(arg, i, line, n, leaf, files[fi], lineno)) != 0)
                 break;
         }
         if (status == 0 && ferror(f)) {
