@@ -17,6 +17,7 @@
 #include "key.h"
 #include "mem.h"
 #include "mldsa.h"
+#include "prehashed.h"
 #include "registry.h"
 #include "state.h"
 #include "stream.h"

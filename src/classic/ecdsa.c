@@ -396,10 +396,10 @@ static int es_sign_init(void **state, const dsig_alg *alg, const struct dsig_key
     return dsig_pk_sign_init(state, alg, p->hash, impl->pkey, impl->curve);
 }
 
-/* @spec FIPS 186-5 §6.4.1 + RFC 7518 §3.4: sign the digest, then DER SEQUENCE{r, s} → R‖S. */
-static int es_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len)
+/* @spec FIPS 186-5 §6.4.1 + RFC 7518 §3.4: sign a finished digest, then DER SEQUENCE{r, s} → R‖S. */
+static int es_sign_hash(const struct dsig_pk_state *st, const uint8_t *dg, size_t dlen, uint8_t *sig, size_t cap,
+                        size_t *sig_len)
 {
-    struct dsig_pk_state *st = state;
     const struct ec_curve *cv = st->key_impl;
     size_t w = cv->bytes;
     if (cap < 2 * w)
@@ -407,7 +407,7 @@ static int es_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len)
                          2 * w, cap);
     uint8_t der[2 * EC_MAX_BYTES + 16];
     size_t derlen = sizeof der;
-    int rc = dsig_pk_sign_digest(st, NULL, der, &derlen, "ECDSA signing");
+    int rc = dsig_pk_sign_hash(st, NULL, dg, dlen, der, &derlen, "ECDSA signing");
     if (rc)
         return rc;
     const unsigned char *pp = der;
@@ -423,6 +423,15 @@ static int es_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len)
     return DSIG_OK;
 }
 
+static int es_sign_final(void *state, uint8_t *sig, size_t cap, size_t *sig_len)
+{
+    struct dsig_pk_state *st = state;
+    uint8_t dg[EVP_MAX_MD_SIZE];
+    size_t dlen;
+    int rc = dsig_pk_digest(st, dg, &dlen);
+    return rc ? rc : es_sign_hash(st, dg, dlen, sig, cap, sig_len);
+}
+
 /* Start a streaming verification; a malformed signature is remembered and rejected at final. */
 static int es_verify_init(void **state, const dsig_alg *alg, const struct dsig_key *key,
                           const uint8_t *sig, size_t sig_len,
@@ -435,20 +444,16 @@ static int es_verify_init(void **state, const dsig_alg *alg, const struct dsig_k
                                2 * impl->curve->bytes);
 }
 
-/* @spec FIPS 186-5 §6.4.2 + RFC 7518 §3.4: R‖S with 1 ≤ r, s < n, → DER, verify the digest. */
-static int es_verify_final(void *state)
+/* @spec FIPS 186-5 §6.4.2 + RFC 7518 §3.4: the state's R‖S with 1 ≤ r, s < n, → DER, verify a finished
+ * digest. */
+static int es_verify_hash(const struct dsig_pk_state *st, const uint8_t *dg, size_t dlen)
 {
-    struct dsig_pk_state *st = state;
     const struct ec_curve *cv = st->key_impl;
     size_t w = cv->bytes;
     if (st->bad_sig)
         return dsig_fail(DSIG_E_VERIFY, "%s signature must be exactly %zu bytes (R||S)", st->alg->name,
                          2 * w);
-    uint8_t dg[EVP_MAX_MD_SIZE], der[2 * EC_MAX_BYTES + 16];
-    size_t dlen;
-    int rc = dsig_pk_digest(st, dg, &dlen);
-    if (rc)
-        return rc;
+    uint8_t der[2 * EC_MAX_BYTES + 16];
     BIGNUM *r = BN_bin2bn(st->sig, (int)w, NULL), *s = BN_bin2bn(st->sig + w, (int)w, NULL);
     ECDSA_SIG *es = ECDSA_SIG_new();
     if (!r || !s || !es) {
@@ -475,6 +480,55 @@ static int es_verify_final(void *state)
     return dsig_pk_verify_digest(st, NULL, der, (size_t)derlen, dg, dlen);
 }
 
+static int es_verify_final(void *state)
+{
+    struct dsig_pk_state *st = state;
+    uint8_t dg[EVP_MAX_MD_SIZE];
+    size_t dlen;
+    int rc = st->bad_sig ? DSIG_OK : dsig_pk_digest(st, dg, &dlen);
+    return rc ? rc : es_verify_hash(st, dg, st->bad_sig ? 0 : dlen);
+}
+
+/* dsig/prehashed.h: the algorithm's own hash only (ES256 signs SHA-256 digests). */
+static const char *es_digest_hashes(const dsig_alg *alg)
+{
+    return dsig_pk_hash_name(((const struct ec_params *)alg->params)->hash);
+}
+
+static int es_sign_prehashed(const dsig_alg *alg, const struct dsig_key *key, const char *hash,
+                             const uint8_t *digest, size_t len, uint8_t *sig, size_t cap, size_t *sig_len)
+{
+    (void)hash; /* the core checked it is the algorithm's */
+    const struct ec_impl *impl = key->impl;
+    struct dsig_pk_state st;
+    int rc = dsig_pk_prehashed_state(&st, alg, ((const struct ec_params *)alg->params)->hash, impl->pkey,
+                                     impl->curve, len);
+    return rc ? rc : es_sign_hash(&st, digest, len, sig, cap, sig_len);
+}
+
+static int es_verify_prehashed(const dsig_alg *alg, const struct dsig_key *key, const char *hash,
+                               const uint8_t *digest, size_t len, const uint8_t *sig, size_t sig_len)
+{
+    (void)hash;
+    const struct ec_impl *impl = key->impl;
+    struct dsig_pk_state st;
+    int rc = dsig_pk_prehashed_state(&st, alg, ((const struct ec_params *)alg->params)->hash, impl->pkey,
+                                     impl->curve, len);
+    if (rc)
+        return rc;
+    st.bad_sig = sig_len != 2 * impl->curve->bytes;
+    if (!st.bad_sig)
+        memcpy(st.sig, sig, sig_len);
+    st.sig_len = sig_len;
+    return es_verify_hash(&st, digest, len);
+}
+
+static const struct dsig_alg_prehashed es_prehashed = {
+    .hashes = es_digest_hashes,
+    .sign = es_sign_prehashed,
+    .verify = es_verify_prehashed,
+};
+
 static const struct dsig_alg_ops es_ops = {
     .sign_init = es_sign_init,
     .sign_update = dsig_pk_update,
@@ -483,6 +537,7 @@ static const struct dsig_alg_ops es_ops = {
     .verify_update = dsig_pk_update,
     .verify_final = es_verify_final,
     .free_state = dsig_pk_free_state,
+    .prehashed = &es_prehashed,
 };
 
 static const struct ec_params p_es256 = {DSIG_PK_SHA256}, p_es384 = {DSIG_PK_SHA384},

@@ -145,17 +145,13 @@ int dsig_pk_ctx(EVP_PKEY *pkey, const EVP_MD *md, int sign, EVP_PKEY_CTX **out)
     return DSIG_OK;
 }
 
-/* Digest, then the private-key operation on it (the only key operation of a streaming signature). */
-int dsig_pk_sign_digest(struct dsig_pk_state *st, dsig_pk_setup_fn setup, uint8_t *out, size_t *out_len,
-                        const char *what)
+/* The private-key operation on a finished digest (dg, dlen bytes): streaming final and digest signing. */
+int dsig_pk_sign_hash(const struct dsig_pk_state *st, dsig_pk_setup_fn setup, const uint8_t *dg, size_t dlen,
+                      uint8_t *out, size_t *out_len, const char *what)
 {
-    uint8_t dg[EVP_MAX_MD_SIZE];
-    size_t dlen = 0;
-    int rc = dsig_pk_digest(st, dg, &dlen);
-    if (rc)
-        return rc;
     EVP_PKEY_CTX *c;
-    if ((rc = dsig_pk_ctx(st->pkey, st->md, 1, &c)))
+    int rc = dsig_pk_ctx(st->pkey, st->md, 1, &c);
+    if (rc)
         return rc;
     if (!setup || (rc = setup(c, st)) == DSIG_OK) {
         if (EVP_PKEY_sign(c, out, out_len, dg, dlen) <= 0)
@@ -165,8 +161,46 @@ int dsig_pk_sign_digest(struct dsig_pk_state *st, dsig_pk_setup_fn setup, uint8_
     return rc;
 }
 
+/* Digest, then the private-key operation on it (the only key operation of a streaming signature). */
+int dsig_pk_sign_digest(struct dsig_pk_state *st, dsig_pk_setup_fn setup, uint8_t *out, size_t *out_len,
+                        const char *what)
+{
+    uint8_t dg[EVP_MAX_MD_SIZE];
+    size_t dlen = 0;
+    int rc = dsig_pk_digest(st, dg, &dlen);
+    if (rc)
+        return rc;
+    return dsig_pk_sign_hash(st, setup, dg, dlen, out, out_len, what);
+}
+
+static const char *const pk_hash_names[] = {"SHA-256", "SHA-384", "SHA-512"};
+
+const char *dsig_pk_hash_name(enum dsig_pk_hash h)
+{
+    return (unsigned)h <= DSIG_PK_SHA512 ? pk_hash_names[h] : NULL;
+}
+
+/* A state for a key operation on a caller's digest (no digest context): the algorithm's hash, and
+ * digest_len checked against its output length. The core has checked the hash name. */
+int dsig_pk_prehashed_state(struct dsig_pk_state *st, const dsig_alg *alg, enum dsig_pk_hash h, EVP_PKEY *pkey,
+                            const void *key_impl, size_t digest_len)
+{
+    memset(st, 0, sizeof *st);
+    st->md = dsig_pk_md(h);
+    if (!st->md)
+        return dsig_fail_openssl(DSIG_E_CRYPTO, "cannot fetch the SHA-2 digest");
+    size_t want = (size_t)EVP_MD_get_size(st->md);
+    if (digest_len != want)
+        return dsig_fail(DSIG_E_FORMAT, "%s: a %s digest is %zu bytes, got %zu", alg->name, dsig_pk_hash_name(h),
+                         want, digest_len);
+    st->alg = alg;
+    st->pkey = pkey; /* borrowed: the caller's key outlives the call */
+    st->key_impl = key_impl;
+    return DSIG_OK;
+}
+
 /* The public-key operation on a finished digest. */
-int dsig_pk_verify_digest(struct dsig_pk_state *st, dsig_pk_setup_fn setup, const uint8_t *sig,
+int dsig_pk_verify_digest(const struct dsig_pk_state *st, dsig_pk_setup_fn setup, const uint8_t *sig,
                           size_t sig_len, const uint8_t *dg, size_t dlen)
 {
     EVP_PKEY_CTX *c;

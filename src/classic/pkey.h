@@ -68,9 +68,18 @@ typedef int (*dsig_pk_setup_fn)(EVP_PKEY_CTX *c, const struct dsig_pk_state *st)
  * the signature length on return. `what` names the operation in the DSIG_E_CRYPTO message. */
 int dsig_pk_sign_digest(struct dsig_pk_state *st, dsig_pk_setup_fn setup, uint8_t *out, size_t *out_len,
                         const char *what);
+/* The private-key operation alone, on a finished digest (dg, dlen bytes). */
+int dsig_pk_sign_hash(const struct dsig_pk_state *st, dsig_pk_setup_fn setup, const uint8_t *dg, size_t dlen,
+                      uint8_t *out, size_t *out_len, const char *what);
+/* "SHA-256", "SHA-384", "SHA-512" (the names dsig/prehashed.h takes). */
+const char *dsig_pk_hash_name(enum dsig_pk_hash h);
+/* Fill a stack state for a key operation on a caller's digest (dsig/prehashed.h): no digest context,
+ * pkey borrowed (never freed through this state); DSIG_E_FORMAT if digest_len is not the hash's size. */
+int dsig_pk_prehashed_state(struct dsig_pk_state *st, const dsig_alg *alg, enum dsig_pk_hash h, EVP_PKEY *pkey,
+                            const void *key_impl, size_t digest_len);
 /* Verify `sig` (the key operation's own encoding) over a finished digest: DSIG_OK or DSIG_E_VERIFY
  * ("<alg> signature does not verify"). */
-int dsig_pk_verify_digest(struct dsig_pk_state *st, dsig_pk_setup_fn setup, const uint8_t *sig,
+int dsig_pk_verify_digest(const struct dsig_pk_state *st, dsig_pk_setup_fn setup, const uint8_t *sig,
                           size_t sig_len, const uint8_t *dg, size_t dlen);
 
 /* Key type destroy for an impl holding `pkey`: free the key object, wipe and free the impl. */

@@ -602,6 +602,55 @@ static int rsa_verify_final(void *state)
     return dsig_pk_verify_digest(st, rsa_set_padding, st->sig, st->sig_len, dg, dlen);
 }
 
+/* dsig/prehashed.h: the algorithm's own hash only (RS256 signs SHA-256 digests). */
+static const char *rsa_digest_hashes(const dsig_alg *alg)
+{
+    return dsig_pk_hash_name(((const struct rsa_params *)alg->params)->hash);
+}
+
+/* @spec RFC 8017 §8.1.1 / §8.2.1 on a caller's digest: the signature of any message with that hash. */
+static int rsa_sign_prehashed(const dsig_alg *alg, const struct dsig_key *key, const char *hash,
+                              const uint8_t *digest, size_t len, uint8_t *sig, size_t cap, size_t *sig_len)
+{
+    (void)hash; /* the core checked it is the algorithm's */
+    const struct rsa_params *p = alg->params;
+    struct dsig_pk_state st;
+    int rc = dsig_pk_prehashed_state(&st, alg, p->hash, ((const struct rsa_impl *)key->impl)->pkey, NULL, len);
+    if (rc)
+        return rc;
+    size_t k = (size_t)EVP_PKEY_get_size(st.pkey), n = k;
+    if (cap < k)
+        return dsig_fail(DSIG_E_BUFFER, "%s signature needs %zu bytes, buffer has %zu", alg->name, k, cap);
+    rc = dsig_pk_sign_hash(&st, rsa_set_padding, digest, len, sig, &n, "RSA signing");
+    if (rc == DSIG_OK && n != k)
+        rc = dsig_fail_openssl(DSIG_E_CRYPTO, "RSA signing");
+    if (rc == DSIG_OK)
+        *sig_len = n;
+    return rc;
+}
+
+/* @spec RFC 8017 §8.1.2 / §8.2.2 on a caller's digest. */
+static int rsa_verify_prehashed(const dsig_alg *alg, const struct dsig_key *key, const char *hash,
+                                const uint8_t *digest, size_t len, const uint8_t *sig, size_t sig_len)
+{
+    (void)hash;
+    const struct rsa_params *p = alg->params;
+    struct dsig_pk_state st;
+    int rc = dsig_pk_prehashed_state(&st, alg, p->hash, ((const struct rsa_impl *)key->impl)->pkey, NULL, len);
+    if (rc)
+        return rc;
+    if (sig_len != (size_t)EVP_PKEY_get_size(st.pkey))
+        return dsig_fail(DSIG_E_VERIFY, "%s signature must be exactly %d bytes (the modulus size)", alg->name,
+                         EVP_PKEY_get_size(st.pkey));
+    return dsig_pk_verify_digest(&st, rsa_set_padding, sig, sig_len, digest, len);
+}
+
+static const struct dsig_alg_prehashed rsa_prehashed = {
+    .hashes = rsa_digest_hashes,
+    .sign = rsa_sign_prehashed,
+    .verify = rsa_verify_prehashed,
+};
+
 static const struct dsig_alg_ops rsa_ops = {
     .sign_init = rsa_sign_init,
     .sign_update = dsig_pk_update,
@@ -610,6 +659,7 @@ static const struct dsig_alg_ops rsa_ops = {
     .verify_update = dsig_pk_update,
     .verify_final = rsa_verify_final,
     .free_state = dsig_pk_free_state,
+    .prehashed = &rsa_prehashed,
 };
 
 static const struct rsa_params p_rs256 = {DSIG_PK_SHA256, 0}, p_rs384 = {DSIG_PK_SHA384, 0},

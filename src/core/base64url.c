@@ -66,7 +66,7 @@ static int dec(unsigned char c)
     return r;
 }
 
-int dsig_b64url_decode(const char *in, size_t n, uint8_t *out, size_t cap, size_t *out_len)
+DSIG_LAYER_API int dsig_b64url_decode(const char *in, size_t n, uint8_t *out, size_t cap, size_t *out_len)
 {
     if (n % 4 == 1)
         return dsig_fail(DSIG_E_BASE64, "base64url: impossible length %zu", n);

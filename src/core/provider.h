@@ -57,6 +57,33 @@ struct dsig_alg_oneshot {
                   const uint8_t *sig, size_t sig_len, const dsig_sign_opts *opts);
 };
 
+/* Optional signing of a digest computed elsewhere (dsig/prehashed.h): the signature the algorithm's
+ * ordinary operation makes over any message with that digest. The core checks the arguments, the key
+ * against the algorithm and (sign) its private part, and that `hash` is one of `hashes`' names. */
+struct dsig_alg_prehashed {
+    /* The hash names alg takes, ", "-separated (dsig_alg_digest_hashes): a function, as one table
+     * serves a family whose algorithms differ in their hash (RS256, RS384, ...). */
+    const char *(*hashes)(const dsig_alg *alg);
+    /*
+     * Sign digest (len bytes of `hash`). cap >= alg->sig_max is not guaranteed: check it.
+     * @retval DSIG_OK          *sig_len bytes written
+     * @retval DSIG_E_FORMAT    len is not the output length of `hash`
+     * @retval DSIG_E_BUFFER    cap is too small
+     * @retval DSIG_E_NOMEM, DSIG_E_CRYPTO, DSIG_E_RNG  resources, a back-end, randomness
+     */
+    int (*sign)(const dsig_alg *alg, const struct dsig_key *key, const char *hash, const uint8_t *digest,
+                size_t len, uint8_t *sig, size_t cap, size_t *sig_len);
+    /*
+     * @retval DSIG_OK        valid
+     * @retval DSIG_E_VERIFY  not valid (also: malformed)
+     * @retval DSIG_E_FORMAT  len is not the output length of `hash`
+     * @retval DSIG_E_KEY     no public part
+     * @retval DSIG_E_NOMEM, DSIG_E_CRYPTO  resources, a back-end
+     */
+    int (*verify)(const dsig_alg *alg, const struct dsig_key *key, const char *hash, const uint8_t *digest,
+                  size_t len, const uint8_t *sig, size_t sig_len);
+};
+
 /* Optional two-pass signing (algorithms flagged DSIG_ALG_TWO_PASS): the core calls sign_init, feeds
  * pass 1 through the ops' sign_update, calls next_pass, feeds pass 2 (the core checks that both passes
  * had the same byte count), then calls the ops' sign_final and free_state. */
@@ -149,6 +176,8 @@ struct dsig_alg_ops {
     const struct dsig_alg_oneshot *oneshot;
     /* Two-pass signing; required when the algorithm is flagged DSIG_ALG_TWO_PASS, else NULL. */
     const struct dsig_alg_two_pass *two_pass;
+    /* Signing a digest computed elsewhere (dsig/prehashed.h); NULL = refused. */
+    const struct dsig_alg_prehashed *prehashed;
 };
 
 /* One registered algorithm. */

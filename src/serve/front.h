@@ -98,6 +98,8 @@ struct req {
     struct serve_digest *dg;             /* audit digest of the payload (audit.payload_digest) */
     uint8_t digest[32];
     int have_digest;
+    char *digest_req;                    /* sign-digest: the request body (SERVE_SIGN_DIGEST_BODY_MAX) */
+    struct serve_signed_digest sd;       /* sign-digest: what was asked and signed (for the record) */
     uint64_t bytes;
     unsigned code;
     enum serve_error err;

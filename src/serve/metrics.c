@@ -45,7 +45,7 @@ struct serve_metrics {
 /* Endpoint label. */
 const char *serve_endpoint_name(enum serve_endpoint e)
 {
-    static const char *const n[EP_COUNT] = {"sign", "verify", "key", "keys", "healthz", "readyz", "metrics", "log", "jwks", "other"};
+    static const char *const n[EP_COUNT] = {"sign", "verify", "sign-digest", "key", "keys", "healthz", "readyz", "metrics", "log", "jwks", "other"};
     return (unsigned)e < EP_COUNT ? n[e] : "other";
 }
 

@@ -148,6 +148,8 @@ static enum serve_endpoint classify(const char *path)
             return EP_SIGN;
         if (strcmp(slash, "/verify") == 0)
             return EP_VERIFY;
+        if (strcmp(slash, "/sign-digest") == 0)
+            return EP_SIGN_DIGEST;
     }
     return EP_OTHER;
 }
@@ -261,6 +263,11 @@ static int audit_write_full(struct dsig_server *s, struct req *r, const char *re
         a.thumbprint = r->key->thumbprint;
     }
     a.jws_sha256 = jws;
+    if (r->ep == EP_SIGN_DIGEST && r->sd.hash[0]) {
+        a.signed_hash = r->sd.hash;
+        a.signed_digest = r->sd.digest;
+        a.signed_digest_len = r->sd.digest_len;
+    }
     char line[SERVE_AUDIT_REC_MAX];
     size_t n = serve_audit_record(&a, line);
     *seq = 0;
@@ -325,6 +332,8 @@ static int find_key(struct MHD_Connection *c, struct req *r, unsigned op, enum M
         *ret = respond_error(c, r, 403, ERR_FORBIDDEN,
                              op == SERVE_OP_SIGN     ? "this token may not sign with this key"
                              : op == SERVE_OP_VERIFY ? "this token may not verify with this key"
+                             : op == SERVE_OP_SIGN_DIGEST ? "this token may not sign digests with this key "
+                                                            "(operation \"sign-digest\")"
                                                      : "this token may not use this key",
                              NULL, NULL);
         return 0;
@@ -407,6 +416,36 @@ static enum MHD_Result begin_sign(struct dsig_server *s, struct MHD_Connection *
     return MHD_YES;
 }
 
+/* POST /v1/keys/{kid}/sign-digest: a small JSON body, collected whole (sign_digest.c), and the same
+ * audit-first release as a signature. */
+static enum MHD_Result begin_sign_digest(struct dsig_server *s, struct MHD_Connection *c, struct req *r)
+{
+    enum MHD_Result ret = MHD_NO;
+    if (!authenticate(s, c, r, &ret) || !find_key(c, r, SERVE_OP_SIGN_DIGEST, &ret) || !check_body(c, r, &ret))
+        return ret;
+    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (cl && strtoull(cl, NULL, 10) > SERVE_SIGN_DIGEST_BODY_MAX) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "a sign-digest body is at most %u bytes", SERVE_SIGN_DIGEST_BODY_MAX);
+        return respond_error(c, r, 413, ERR_TOO_LARGE, msg, NULL, NULL);
+    }
+    if (!dsig_alg_digest_hashes(r->key->alg)) { /* before the body: nothing to read */
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s does not sign a digest computed elsewhere (ML-DSA, RSA and ECDSA keys do): "
+                 "use /sign with the payload", dsig_alg_name(r->key->alg));
+        return respond_error(c, r, 400, ERR_BAD_REQUEST, msg, NULL, NULL);
+    }
+    if (!serve_audit_ready(s->audit, NULL, 0)) {
+        serve_note_audit(s);
+        return respond_error(c, r, 503, ERR_AUDIT, "the audit log cannot record signatures now; retry later",
+                             "Retry-After", "1");
+    }
+    r->digest_req = dsig_malloc(SERVE_SIGN_DIGEST_BODY_MAX);
+    if (!r->digest_req)
+        return respond_error(c, r, 500, ERR_INTERNAL, "out of memory", NULL, NULL);
+    return MHD_YES;
+}
+
 /* POST /v1/keys/{kid}/verify: parse the signature header and set up the streaming verifier. */
 static enum MHD_Result begin_verify(struct dsig_server *s, struct MHD_Connection *c, struct req *r)
 {
@@ -464,6 +503,8 @@ static enum MHD_Result list_keys(struct dsig_server *s, struct MHD_Connection *c
             json_array_append_new(ops, json_string("sign"));
         if (serve_tenant_allows(r->tenant, k->kid, SERVE_OP_VERIFY))
             json_array_append_new(ops, json_string("verify"));
+        if (serve_tenant_allows(r->tenant, k->kid, SERVE_OP_SIGN_DIGEST) && dsig_alg_digest_hashes(k->alg))
+            json_array_append_new(ops, json_string("sign-digest"));
         json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:o,s:b}", "kid", k->kid, "alg", dsig_alg_name(k->alg),
                                              "thumbprint", k->thumbprint, "operations", ops, "stateful",
                                              k->stateful));
@@ -575,7 +616,7 @@ static enum MHD_Result route(struct dsig_server *s, struct MHD_Connection *c, st
     }
     int is_get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
     int is_post = strcmp(method, "POST") == 0;
-    if (r->ep == EP_SIGN || r->ep == EP_VERIFY || r->ep == EP_KEY) {
+    if (r->ep == EP_SIGN || r->ep == EP_VERIFY || r->ep == EP_SIGN_DIGEST || r->ep == EP_KEY) {
         const char *rest = r->path + 9, *slash = strchr(rest, '/');
         size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
         if (!serve_valid_name(rest, n))
@@ -620,11 +661,15 @@ static enum MHD_Result route(struct dsig_server *s, struct MHD_Connection *c, st
         if (!is_post)
             break;
         return begin_verify(s, c, r);
+    case EP_SIGN_DIGEST:
+        if (!is_post)
+            break;
+        return begin_sign_digest(s, c, r);
     default:
         return respond_error(c, r, 404, ERR_NOT_FOUND, "no such endpoint", NULL, NULL);
     }
     return respond_error(c, r, 405, ERR_METHOD, "method not allowed here", MHD_HTTP_HEADER_ALLOW,
-                         r->ep == EP_SIGN || r->ep == EP_VERIFY ? "POST" : "GET, HEAD");
+                         r->ep == EP_SIGN || r->ep == EP_VERIFY || r->ep == EP_SIGN_DIGEST ? "POST" : "GET, HEAD");
 }
 
 /* First call of a request: check the head (a bad one is answered at once, and the connection closed).
@@ -667,6 +712,16 @@ static int feed(struct req *r, const char *data, size_t n)
         r->err = ERR_TOO_LARGE; /* chunked body over the limit: MHD cannot answer mid-upload, we close */
         return 0;
     }
+    if (r->digest_req) { /* sign-digest: a small body kept whole; over its bound the connection closes */
+        if (r->bytes + n > SERVE_SIGN_DIGEST_BODY_MAX) {
+            r->err = ERR_TOO_LARGE;
+            return 0;
+        }
+        memcpy(r->digest_req + r->bytes, data, n);
+        r->bytes += n;
+        serve_conn_body(r->conn, r->bytes);
+        return 1;
+    }
     r->bytes += n;
     serve_conn_body(r->conn, r->bytes);
     if (r->dg && serve_digest_update(r->dg, data, n) != DSIG_OK) {
@@ -700,7 +755,7 @@ static int digest_final(struct req *r)
 
 /* The signature is made: its record first, durable, then the signature — or 503 and a correction. */
 static enum MHD_Result release_signature(struct dsig_server *s, struct MHD_Connection *c, struct req *r, char *sig,
-                                         size_t len)
+                                         size_t len, const char *ctype)
 {
     r->code = 200;
     uint64_t seq = 0, ignored, index = UINT64_MAX;
@@ -730,8 +785,7 @@ static enum MHD_Result release_signature(struct dsig_server *s, struct MHD_Conne
         body[len] = '\n';
         char idx[24];
         snprintf(idx, sizeof idx, "%llu", (unsigned long long)index);
-        ret = respond(c, r, 200, r->json ? "application/jose+json" : "application/jose", body, len + 1,
-                      index != UINT64_MAX ? INDEX_HEADER : NULL, idx);
+        ret = respond(c, r, 200, ctype, body, len + 1, index != UINT64_MAX ? INDEX_HEADER : NULL, idx);
         dsig_xfree(body, 0);
     }
     dsig_free(sig);
@@ -762,7 +816,20 @@ static enum MHD_Result finish(struct dsig_server *s, struct MHD_Connection *c, s
             serve_log(&s->log, DSIG_SERVE_LOG_ERROR, r->id, "%s", msg);
             return respond_error(c, r, rc == DSIG_E_EXHAUSTED ? 503 : 500, ERR_SIGN, msg, NULL, NULL);
         }
-        return release_signature(s, c, r, sig, len);
+        return release_signature(s, c, r, sig, len, r->json ? "application/jose+json" : "application/jose");
+    }
+    if (r->digest_req) {
+        unsigned code = 500;
+        char msg[512];
+        if (!serve_sign_digest(r->key, r->digest_req, (size_t)r->bytes, &r->sd, &code, msg, sizeof msg)) {
+            if (code >= 500)
+                serve_log(&s->log, DSIG_SERVE_LOG_ERROR, r->id, "%s", msg);
+            return respond_error(c, r, code, code == 400 ? ERR_BAD_REQUEST : ERR_SIGN, msg,
+                                 NULL, NULL);
+        }
+        char *body = r->sd.body; /* released (and freed) by release_signature */
+        r->sd.body = NULL;
+        return release_signature(s, c, r, body, r->sd.body_len, "application/json");
     }
     if (r->vctx) {
         const char *alg = dsig_alg_name(dsig_jws_verify_alg(r->vctx));
@@ -874,6 +941,8 @@ void serve_on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enu
     serve_metrics_inflight(s->metrics, -1);
     serve_conn_request_done(r->conn);
     serve_key_unref(r->key);
+    dsig_xfree(r->digest_req, SERVE_SIGN_DIGEST_BODY_MAX);
+    dsig_xfree(r->sd.body, 0);
     serve_digest_free(r->dg);
     serve_runtime_unref(r->rt);
     dsig_xfree(r, 0);

@@ -19,6 +19,7 @@
 /* Operations a tenant may be granted (bit set). */
 #define SERVE_OP_SIGN 1u
 #define SERVE_OP_VERIFY 2u
+#define SERVE_OP_SIGN_DIGEST 4u    /* sign a client's digest (sign_digest.c): its own grant, never implied */
 
 #define SERVE_NAME_MAX 64          /* tenant names and key ids: [A-Za-z0-9._-]{1,64} */
 #define SERVE_TOKEN_MAX 4096       /* presented bearer tokens longer than this are refused */
@@ -296,6 +297,9 @@ struct serve_audit_rec {
     const char *alg;           /* the key's algorithm, NULL if no key */
     const char *thumbprint;    /* the key's RFC 7638 thumbprint, NULL if no key */
     const uint8_t *jws_sha256; /* SHA-256 of the JWS released (the response body without its newline), NULL if none */
+    const char *signed_hash;   /* sign-digest: the hash named by the client, NULL otherwise */
+    const uint8_t *signed_digest; /* sign-digest: the digest signed (signed_digest_len bytes) */
+    size_t signed_digest_len;
     unsigned code;             /* HTTP status, 0 = none sent */
     const char *result;        /* ok, or the error kind */
     uint64_t duration_ns;      /* from the request's arrival (queueing included) to its end */
@@ -347,7 +351,7 @@ void serve_conns_stats(struct serve_conns *g, struct serve_conns_stats *st);
 
 /* ---- metrics.c ---------------------------------------------------------------------------- */
 
-enum serve_endpoint { EP_SIGN, EP_VERIFY, EP_KEY, EP_KEYS, EP_HEALTHZ, EP_READYZ, EP_METRICS, EP_LOG, EP_JWKS, EP_OTHER, EP_COUNT };
+enum serve_endpoint { EP_SIGN, EP_VERIFY, EP_SIGN_DIGEST, EP_KEY, EP_KEYS, EP_HEALTHZ, EP_READYZ, EP_METRICS, EP_LOG, EP_JWKS, EP_OTHER, EP_COUNT };
 enum serve_error {
     ERR_NONE = 0, ERR_UNAUTHENTICATED, ERR_FORBIDDEN, ERR_NOT_FOUND, ERR_RATE_LIMITED, ERR_BAD_REQUEST,
     ERR_TOO_LARGE, ERR_CLIENT_ABORT, ERR_TIMEOUT, ERR_SIGN, ERR_VERIFY_INVALID, ERR_METHOD, ERR_INTERNAL,
@@ -427,5 +431,21 @@ int serve_digest_sync(struct serve_digest *d);
 int serve_digest_final(struct serve_digest *d, uint8_t out[32]);
 /* Sync and free. NULL ok. */
 void serve_digest_free(struct serve_digest *d);
+
+/* ---- sign_digest.c: POST /v1/keys/{kid}/sign-digest ------------------------------------------ */
+
+#define SERVE_SIGN_DIGEST_BODY_MAX 1024u /* the request body: {"hash": ..., "digest": ...} */
+struct serve_signed_digest {
+    char hash[32];             /* the hash name the client gave (validated by the registry) */
+    uint8_t digest[64];
+    size_t digest_len;
+    char *body;                /* the response JSON (no newline; dsig_xfree(body, 0)), on success */
+    size_t body_len;
+};
+/* Parse the request body, sign with k's private key: 1 with out->body set (code 200), or 0 with the
+ * HTTP code (400 the request, 503 the key cannot sign now, 500) and a message. out->hash/digest are set
+ * as far as the body could be read (for the audit record). */
+int serve_sign_digest(const struct serve_key *k, const char *body, size_t len, struct serve_signed_digest *out,
+                      unsigned *code, char *msg, size_t n);
 
 #endif

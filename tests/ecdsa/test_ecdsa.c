@@ -83,6 +83,12 @@ static void test_wycheproof(void **state)
                 uint8_t *msg = tu_hex(tu_str(t, "msg"), &ml);
                 uint8_t *sig = tu_hex(tu_str(t, "sig"), &sl);
                 int v = dsig_verify(alg(c->alg), key, msg, ml, sig, sl);
+                uint8_t dg[64];
+                size_t dl = rt_digest(c->rfc_hash, msg, ml, dg);
+                int vd = dsig_verify_digest(alg(c->alg), key, c->rfc_hash, dg, dl, sig, sl);
+                if ((vd == DSIG_OK) != (v == DSIG_OK) || (vd != DSIG_OK && vd != DSIG_E_VERIFY))
+                    fail_msg("%s tcId %d: dsig_verify_digest %d, dsig_verify %d (%s)", c->wyche,
+                             (int)json_integer_value(json_object_get(t, "tcId")), vd, v, dsig_last_error_detail());
                 if (!rt_expect(tu_str(t, "result"), v))
                     fail_msg("%s tcId %d (%s): expected %s, got %d (%s)", c->wyche,
                              (int)json_integer_value(json_object_get(t, "tcId")), tu_str(t, "comment"),
@@ -269,6 +275,14 @@ static void test_rfc6979(void **state)
             uint8_t *sig = rs_sig(c, tu_str(t, "r"), tu_str(t, "s"));
             assert_int_equal(dsig_verify(alg(c->alg), key, m, strlen(m), sig, 2 * c->w), DSIG_OK);
             assert_int_equal(dsig_verify(alg(c->alg), key, "x", 1, sig, 2 * c->w), DSIG_E_VERIFY);
+            /* a signature of the digest alone is one of the message (ECDSA is randomized: no bytes
+             * to compare), and the vector's signature verifies over the digest */
+            uint8_t dg[64], ds[132];
+            size_t dl = rt_digest(c->rfc_hash, (const uint8_t *)m, strlen(m), dg), dsl = 0;
+            assert_int_equal(dsig_verify_digest(alg(c->alg), key, c->rfc_hash, dg, dl, sig, 2 * c->w), DSIG_OK);
+            assert_int_equal(dsig_sign_digest(alg(c->alg), key, c->rfc_hash, dg, dl, ds, sizeof ds, &dsl), DSIG_OK);
+            assert_int_equal(dsl, 2 * c->w);
+            assert_int_equal(dsig_verify(alg(c->alg), key, m, strlen(m), ds, dsl), DSIG_OK);
             free(sig);
             ran++;
         }

@@ -31,6 +31,29 @@ static const char *prehash_name(const char *acvp)
     return NULL;
 }
 
+/* PH(msg) for a HashML-DSA pre-hash (dsig_sign_opts spelling) through OpenSSL, not our code: the
+ * digest a client would send to dsig_sign_digest. Its length. */
+static size_t ph_digest(const char *name, const uint8_t *msg, size_t len, uint8_t out[64])
+{
+    const int shake128 = strcmp(name, "SHAKE128") == 0, xof = shake128 || strcmp(name, "SHAKE256") == 0;
+    EVP_MD *md = EVP_MD_fetch(NULL, name, NULL);
+    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    unsigned n = 0;
+    assert_non_null(md);
+    assert_non_null(c);
+    assert_int_equal(EVP_DigestInit_ex(c, md, NULL), 1);
+    assert_int_equal(EVP_DigestUpdate(c, msg, len), 1);
+    if (xof) {
+        n = shake128 ? 32 : 64; /* FIPS 204 §5.4: 256 / 512 bits */
+        assert_int_equal(EVP_DigestFinalXOF(c, out, n), 1);
+    } else {
+        assert_int_equal(EVP_DigestFinal_ex(c, out, &n), 1);
+    }
+    EVP_MD_CTX_free(c);
+    EVP_MD_free(md);
+    return n;
+}
+
 /* ---- ACVP ----------------------------------------------------------------------------------- */
 
 /* sigGen external (pure and preHash, deterministic and hedged) byte-exact through dsig_sign_ex from
@@ -41,7 +64,7 @@ static void test_acvp_siggen(void **state)
     json_t *prompt = tu_load_json("mldsa/acvp/ML-DSA-sigGen-FIPS204/prompt.json");
     json_t *expected = tu_load_json("mldsa/acvp/ML-DSA-sigGen-FIPS204/expectedResults.json");
     const json_t *g, *t;
-    size_t i, j, n_ext = 0, n_ph = 0, n_mu = 0;
+    size_t i, j, n_ext = 0, n_ph = 0, n_mu = 0, n_ph_digest = 0;
     char seen_ph[512] = "";
     json_array_foreach(json_object_get(prompt, "testGroups"), i, g)
     {
@@ -72,6 +95,15 @@ static void test_acvp_siggen(void **state)
                 uint8_t zero[32] = {0};
                 assert_int_equal(mu_len, 64);
                 rc = dsig_mldsa_sign_external_mu(key, mu, det ? zero : rnd, sig, sizeof sig, &sig_len);
+                /* the same signature through dsig/prehashed.h (its randomness from the test hook) */
+                uint8_t sig2[4627];
+                size_t sig2_len = 0;
+                assert_int_equal(dsig_mldsa_key_set_test_rnd(key, det ? zero : rnd), DSIG_OK);
+                assert_int_equal(dsig_sign_digest(alg, key, "ExternalMu", mu, mu_len, sig2, sizeof sig2, &sig2_len),
+                                 DSIG_OK);
+                if (sig2_len != want_len || memcmp(sig2, want, want_len) != 0)
+                    fail_msg("sigGen tg %lld tc %lld: dsig_sign_digest(ExternalMu) differs", (long long)tg,
+                             (long long)tc);
                 free(mu);
                 n_mu++;
             } else {
@@ -92,6 +124,17 @@ static void test_acvp_siggen(void **state)
                 if (!det) /* the streaming signer, with its one randomness draw fed from the vector */
                     assert_int_equal(dsig_mldsa_key_set_test_rnd(key, rnd), DSIG_OK);
                 rc = dsig_sign_ex(alg, key, msg, msg_len, sig, sizeof sig, &sig_len, &o);
+                if (ph && ctx_len == 0) { /* dsig/prehashed.h signs HashML-DSA with the empty context */
+                    uint8_t dg[64], sig2[4627], zero[32] = {0};
+                    size_t dl = ph_digest(o.prehash, msg, msg_len, dg), sig2_len = 0;
+                    assert_int_equal(dsig_mldsa_key_set_test_rnd(key, det ? zero : rnd), DSIG_OK);
+                    assert_int_equal(dsig_sign_digest(alg, key, o.prehash, dg, dl, sig2, sizeof sig2, &sig2_len),
+                                     DSIG_OK);
+                    if (sig2_len != want_len || memcmp(sig2, want, want_len) != 0)
+                        fail_msg("sigGen tg %lld tc %lld: dsig_sign_digest(%s) differs", (long long)tg,
+                                 (long long)tc, o.prehash);
+                    n_ph_digest++;
+                }
                 free(msg);
                 free(ctx);
             }
@@ -104,9 +147,9 @@ static void test_acvp_siggen(void **state)
             free(rnd);
         }
     }
-    print_message("sigGen: %zu pure, %zu pre-hash (%s), %zu external-mu cases\n", n_ext, n_ph, seen_ph,
-                  n_mu);
-    assert_true(n_ext > 0 && n_ph > 0 && n_mu > 0);
+    print_message("sigGen: %zu pure, %zu pre-hash (%s), %zu external-mu cases; %zu pre-hash and %zu "
+                  "external-mu also through dsig_sign_digest\n", n_ext, n_ph, seen_ph, n_mu, n_ph_digest, n_mu);
+    assert_true(n_ext > 0 && n_ph > 0 && n_mu > 0 && n_ph_digest > 0);
     json_decref(prompt);
     json_decref(expected);
 }
@@ -119,7 +162,7 @@ static void test_acvp_sigver(void **state)
     json_t *prompt = tu_load_json("mldsa/acvp/ML-DSA-sigVer-FIPS204/prompt.json");
     json_t *expected = tu_load_json("mldsa/acvp/ML-DSA-sigVer-FIPS204/expectedResults.json");
     const json_t *g, *t;
-    size_t i, j, n = 0, n_bad = 0;
+    size_t i, j, n = 0, n_bad = 0, n_digest = 0;
     json_array_foreach(json_object_get(prompt, "testGroups"), i, g)
     {
         const char *set = tu_str(g, "parameterSet");
@@ -146,6 +189,11 @@ static void test_acvp_sigver(void **state)
                 size_t mu_len;
                 uint8_t *mu = tu_hex(tu_str(t, "mu"), &mu_len);
                 rc = dsig_mldsa_verify_external_mu(key, mu, sig, sig_len);
+                int rd = dsig_verify_digest(alg, key, "ExternalMu", mu, mu_len, sig, sig_len);
+                if (rd != rc)
+                    fail_msg("sigVer tg %lld tc %lld: dsig_verify_digest %d, external mu %d", (long long)tg,
+                             (long long)tc, rd, rc);
+                n_digest++;
                 free(mu);
             } else {
                 size_t msg_len, ctx_len;
@@ -155,6 +203,15 @@ static void test_acvp_sigver(void **state)
                 if (ph)
                     o.prehash = prehash_name(tu_str(t, "hashAlg"));
                 rc = dsig_verify_ex(alg, key, msg, msg_len, sig, sig_len, &o);
+                if (ph && ctx_len == 0) {
+                    uint8_t dg[64];
+                    size_t dl = ph_digest(o.prehash, msg, msg_len, dg);
+                    int rd = dsig_verify_digest(alg, key, o.prehash, dg, dl, sig, sig_len);
+                    if (rd != rc)
+                        fail_msg("sigVer tg %lld tc %lld: dsig_verify_digest(%s) %d, dsig_verify_ex %d",
+                                 (long long)tg, (long long)tc, o.prehash, rd, rc);
+                    n_digest++;
+                }
                 free(msg);
                 free(ctx);
             }
@@ -169,8 +226,9 @@ static void test_acvp_sigver(void **state)
             free(sig);
         }
     }
-    print_message("sigVer: %zu cases (%zu invalid rejected)\n", n, n_bad);
-    assert_true(n > 0 && n_bad > 0);
+    print_message("sigVer: %zu cases (%zu invalid rejected), %zu also through dsig_verify_digest\n", n, n_bad,
+                  n_digest);
+    assert_true(n > 0 && n_bad > 0 && n_digest > 0);
     json_decref(prompt);
     json_decref(expected);
 }

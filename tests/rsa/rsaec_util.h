@@ -51,6 +51,18 @@ static inline uint8_t *rt_hex_width(const char *hex, size_t width, size_t *len)
     return out;
 }
 
+/* out = sha(msg) ("SHA-256", "SHA-384", "SHA-512"); its length. The digest signing path
+ * (dsig/prehashed.h) is checked against the same vectors as the message path. */
+static inline size_t rt_digest(const char *sha, const uint8_t *msg, size_t ml, uint8_t out[64])
+{
+    EVP_MD *md = EVP_MD_fetch(NULL, sha, NULL);
+    unsigned n = 0;
+    assert_non_null(md);
+    assert_int_equal(EVP_Digest(msg, ml, out, &n, md, NULL), 1);
+    EVP_MD_free(md);
+    return n;
+}
+
 /* Import a key of type t from named hex members (width as in rt_hex_width). Returns the import code. */
 static inline int rt_key_hex(const struct dsig_keytype *t, const char *const *names,
                              const char *const *hex, size_t count, size_t width, dsig_key **out)

@@ -72,6 +72,12 @@ static size_t run_wycheproof_verify(const char *file, int pss, int expect_reject
             uint8_t *msg = tu_hex(tu_str(t, "msg"), &ml);
             uint8_t *sig = tu_hex(tu_str(t, "sig"), &sl);
             int v = dsig_verify(a, key, msg, ml, sig, sl);
+            uint8_t dg[64];
+            size_t dl = rt_digest(sha, msg, ml, dg);
+            int vd = dsig_verify_digest(a, key, sha, dg, dl, sig, sl);
+            if ((vd == DSIG_OK) != (v == DSIG_OK) || (vd != DSIG_OK && vd != DSIG_E_VERIFY))
+                fail_msg("%s tcId %d: dsig_verify_digest %d, dsig_verify %d (%s)", file,
+                         (int)json_integer_value(json_object_get(t, "tcId")), vd, v, dsig_last_error_detail());
             const char *res = tu_str(t, "result");
             if (expect_reject) {
                 if (strcmp(res, "valid") != 0)
@@ -181,6 +187,14 @@ static void test_wycheproof_pkcs1_sign(void **state)
                 assert_int_equal(ol, sl);
                 assert_memory_equal(out, want, sl);
                 assert_int_equal(dsig_verify(a, pub, msg, ml, want, sl), DSIG_OK);
+                /* the same bytes from the digest alone (PKCS#1 v1.5 is deterministic) */
+                uint8_t dg[64], out2[1024];
+                size_t dl = rt_digest(tu_str(g, "sha"), msg, ml, dg), ol2 = 0;
+                assert_int_equal(dsig_sign_digest(a, key, tu_str(g, "sha"), dg, dl, out2, sizeof out2, &ol2),
+                                 DSIG_OK);
+                assert_int_equal(ol2, sl);
+                assert_memory_equal(out2, want, sl);
+                assert_int_equal(dsig_verify_digest(a, pub, tu_str(g, "sha"), dg, dl, want, sl), DSIG_OK);
                 exact++;
                 free(msg);
                 free(want);

@@ -74,6 +74,7 @@ static const struct dsig_keytype dsig_keytype_mldsa65 = DSIG_AKP_KEYTYPE("ML-DSA
 static const struct dsig_keytype dsig_keytype_mldsa87 = DSIG_AKP_KEYTYPE("ML-DSA-87");
 
 static const struct dsig_alg_ops mldsa_ops;
+static const struct dsig_alg_prehashed mldsa_prehashed;
 
 /* The registry descriptor of a set (sizes: FIPS 204 Table 2; security: the NIST category's
  * classical strength). */
@@ -379,12 +380,23 @@ static int mldsa_update(void *state, const uint8_t *data, size_t len)
     return DSIG_OK;
 }
 
+/* @spec FIPS 204 Algorithm 4 line 23: start μ over tr ‖ M' = 1 ‖ |ctx| ‖ ctx ‖ OID ‖ PH(M) (the PH
+ * sponge, if any, is done: kc is re-initialised). */
+static void absorb_prehashed(struct mldsa_state *st, const uint8_t *phm)
+{
+    uint8_t oid[DSIG_MLDSA_PH_OID_BYTES];
+    dsig_mldsa_prehash_oid(st->ph, oid);
+    start_mu(st, 1);
+    dsig_keccak_absorb(&st->kc, oid, sizeof oid);
+    dsig_keccak_absorb(&st->kc, phm, st->ph->out_len);
+}
+
 /* @spec FIPS 204 Algorithm 7 line 6 (μ = H(tr ‖ M', 64)); with a pre-hash first Algorithm 4 lines
  * 10-22 (PH(M)) and line 23 (M' = 1 ‖ |ctx| ‖ ctx ‖ OID ‖ PH(M)). */
 static int squeeze_mu(struct mldsa_state *st, uint8_t mu[DSIG_MLDSA_MUBYTES])
 {
     if (st->ph) {
-        uint8_t phm[DSIG_MLDSA_PH_MAX], oid[DSIG_MLDSA_PH_OID_BYTES];
+        uint8_t phm[DSIG_MLDSA_PH_MAX];
         if (st->md) {
             if (!EVP_DigestFinal_ex(st->md, phm, NULL))
                 return hash_fail(st, "final");
@@ -392,10 +404,7 @@ static int squeeze_mu(struct mldsa_state *st, uint8_t mu[DSIG_MLDSA_MUBYTES])
             dsig_shake_finalize(&st->kc);
             dsig_keccak_squeeze(&st->kc, phm, st->ph->out_len);
         }
-        dsig_mldsa_prehash_oid(st->ph, oid);
-        start_mu(st, 1); /* re-initialises kc: the PH sponge is done */
-        dsig_keccak_absorb(&st->kc, oid, sizeof oid);
-        dsig_keccak_absorb(&st->kc, phm, st->ph->out_len);
+        absorb_prehashed(st, phm);
     }
     dsig_shake_finalize(&st->kc);
     dsig_keccak_squeeze(&st->kc, mu, DSIG_MLDSA_MUBYTES);
@@ -498,6 +507,91 @@ static const struct dsig_alg_ops mldsa_ops = {
     .verify_update = mldsa_update,
     .verify_final = mldsa_verify_final,
     .free_state = mldsa_free_state,
+    .prehashed = &mldsa_prehashed,
+};
+
+/* ---- digests computed elsewhere (dsig/prehashed.h) -------------------------------------------- */
+
+#define EXTERNAL_MU "ExternalMu"
+
+static const char *mldsa_digest_hashes(const dsig_alg *alg)
+{
+    (void)alg;
+    return EXTERNAL_MU ", SHA-224, SHA-256, SHA-384, SHA-512, SHA-512/224, SHA-512/256, SHA3-224, SHA3-256, "
+                       "SHA3-384, SHA3-512, SHAKE128, SHAKE256";
+}
+
+/* μ of the signature: the caller's own (ExternalMu), or that of HashML-DSA with PH(M) = digest (empty
+ * context). DSIG_E_FORMAT when the digest is not of the hash's length. */
+static int prehashed_mu(const dsig_alg *alg, const struct mldsa_key *k, const char *hash, const uint8_t *digest,
+                        size_t len, uint8_t mu[DSIG_MLDSA_MUBYTES])
+{
+    if (strcmp(hash, EXTERNAL_MU) == 0) {
+        if (len != DSIG_MLDSA_MUBYTES)
+            return dsig_fail(DSIG_E_FORMAT, "%s: an external mu is %d bytes, got %zu", alg->name,
+                             DSIG_MLDSA_MUBYTES, len);
+        memcpy(mu, digest, DSIG_MLDSA_MUBYTES);
+        return DSIG_OK;
+    }
+    const dsig_sign_opts o = {.prehash = hash};
+    struct mldsa_state *st;
+    int rc = new_state(&st, alg, k, &o);
+    if (rc)
+        return rc;
+    if (len != st->ph->out_len) {
+        rc = dsig_fail(DSIG_E_FORMAT, "%s: a %s digest for HashML-DSA is %zu bytes, got %zu", alg->name, hash,
+                       st->ph->out_len, len);
+    } else {
+        absorb_prehashed(st, digest);
+        dsig_shake_finalize(&st->kc);
+        dsig_keccak_squeeze(&st->kc, mu, DSIG_MLDSA_MUBYTES);
+    }
+    mldsa_free_state(st);
+    return rc;
+}
+
+/* @spec FIPS 204 Algorithm 7 from line 7 on μ (ExternalMu), or Algorithm 4 (HashML-DSA). */
+static int mldsa_sign_prehashed(const dsig_alg *alg, const struct dsig_key *key, const char *hash,
+                                const uint8_t *digest, size_t len, uint8_t *sig, size_t cap, size_t *sig_len)
+{
+    const struct mldsa_key *k = key->impl;
+    const dsig_mldsa_params *p = alg->params;
+    if (!k || !k->has_sk)
+        return dsig_fail(DSIG_E_NO_PRIVATE, "%s signing needs a private key", alg->name);
+    if (cap < p->sig_bytes)
+        return dsig_fail(DSIG_E_BUFFER, "%s signature needs %zu bytes, buffer has %zu", p->name, p->sig_bytes,
+                         cap);
+    uint8_t mu[DSIG_MLDSA_MUBYTES], rnd[DSIG_MLDSA_RNDBYTES];
+    int rc = prehashed_mu(alg, k, hash, digest, len, mu);
+    if (rc == DSIG_OK)
+        rc = k->test_rnd_set ? (memcpy(rnd, k->test_rnd, sizeof rnd), DSIG_OK) : dsig_random_bytes(rnd, sizeof rnd);
+    if (rc == DSIG_OK)
+        rc = dsig_mldsa_sign_mu(p, sig, k->sk, mu, rnd);
+    if (rc == DSIG_OK)
+        *sig_len = p->sig_bytes;
+    dsig_memzero(rnd, sizeof rnd);
+    return rc;
+}
+
+/* @spec FIPS 204 Algorithm 8 from line 7 on μ (ExternalMu), or Algorithm 5 (HashML-DSA). */
+static int mldsa_verify_prehashed(const dsig_alg *alg, const struct dsig_key *key, const char *hash,
+                                  const uint8_t *digest, size_t len, const uint8_t *sig, size_t sig_len)
+{
+    const struct mldsa_key *k = key->impl;
+    const dsig_mldsa_params *p = alg->params;
+    if (!k || !k->has_pk)
+        return dsig_fail(DSIG_E_KEY, "%s verification needs the public key", alg->name);
+    uint8_t mu[DSIG_MLDSA_MUBYTES];
+    int rc = prehashed_mu(alg, k, hash, digest, len, mu);
+    if (rc == DSIG_OK)
+        rc = dsig_akp_check_sig_len(p->name, p->sig_bytes, sig_len);
+    return rc ? rc : dsig_mldsa_verify_mu(p, k->pk, mu, sig, sig_len);
+}
+
+static const struct dsig_alg_prehashed mldsa_prehashed = {
+    .hashes = mldsa_digest_hashes,
+    .sign = mldsa_sign_prehashed,
+    .verify = mldsa_verify_prehashed,
 };
 
 /* ---- external μ (include/dsig/mldsa.h) ------------------------------------------------------ */
