@@ -6,10 +6,12 @@
  *
  *   byte 0   bit 7 set: raw mode — the rest is sent as is
  *            else structured mode, bits 0-1 method (GET POST HEAD PUT), bits 2-4 endpoint (sign, verify,
- *            key, keys, healthz, metrics, other), bit 5: extra header bytes follow
+ *            key, keys, healthz, metrics, other, sign-digest), bit 5: extra header bytes follow
  *   byte 1   bits 0-1 key (ed, es, ml, a key id that does not exist), bits 2-3 token (full, verify-only,
  *            unknown, none), bit 4 Accept: application/json, bit 5 chunked body, bit 6 verify: give the
- *            harness's own valid JWS of the body (else the one after the body), bit 7 corrupt it
+ *            harness's own valid JWS of the body (else the one after the body), bit 7 corrupt it;
+ *            sign-digest: bit 6 makes the body {"hash": H, "digest": base64url(rest)} from the body
+ *            bytes (H: the first one picks SHA-256, SHA-512, ExternalMu or SHA-384), else it goes as is
  *   [bit 5]  u8 length + header bytes (inserted as they are)
  *   u16le    body length, body; verify without bit 6: the rest is the DSig-Signature value
  *
@@ -19,7 +21,10 @@
  *     character in the DSig-Signature value (RFC 9110 §5.5, src/serve/http_strict.c), 401 for an unknown
  *     or missing token, 403 for a verify-only token signing, 404 for an unknown key or endpoint, 405
  *     for a wrong method; a sign answer (200) is a detached JWS that verifies over the body under the
- *     key; a verify answer is 200 for the harness's valid JWS, 422 for a corrupted one.
+ *     key; a verify answer is 200 for the harness's valid JWS, 422 for a corrupted one; a sign-digest
+ *     answer is 400 for the Ed25519 key, 413 over 1 KiB (Content-Length), else 200 exactly when the
+ *     library signs that digest with the harness's copy of the key (400 otherwise), and a 200's
+ *     signature verifies over the digest under the key (dsig_verify_digest).
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -32,8 +37,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <openssl/sha.h>
 
+#include "core/codec.h"
 #include "dsig/serve.h"
 #include "fuzz_common.h"
 
@@ -108,7 +115,7 @@ static void init(void)
                      "\"digest_threads\":1},\"limits\":{\"max_header_bytes\":4096,\"request_timeout_s\":2,"
                      "\"max_body_bytes\":65536,\"threads\":1,\"upload_buffer_bytes\":8192,"
                      "\"auth_failures\":{\"per_second\":0}},\"tenants\":["
-                     "{\"name\":\"full\",\"tokens\":[{\"sha256\":\"%s\"}],\"keys\":[\"*\"],\"operations\":[\"sign\",\"verify\"]},"
+                     "{\"name\":\"full\",\"tokens\":[{\"sha256\":\"%s\"}],\"keys\":[\"*\"],\"operations\":[\"sign\",\"verify\",\"sign-digest\"]},"
                      "{\"name\":\"ro\",\"tokens\":[{\"sha256\":\"%s\"}],\"keys\":[\"ed\",\"es\",\"ml\"],"
                      "\"operations\":[\"verify\"]}]}",
                      h0, h1);
@@ -206,6 +213,37 @@ static void check_signed(int i, const char *jws, const uint8_t *body, size_t n)
     FUZZ_CHECK(rc == DSIG_OK, "the server's JWS does not verify over the body (%d)", rc);
 }
 
+/* A sign-digest request body's members, if it is {"hash": string, "digest": base64url} (else 0). */
+static int digest_request(const uint8_t *body, size_t n, char hash[32], uint8_t dg[64], size_t *dl)
+{
+    json_t *o = json_loadb((const char *)body, n, JSON_REJECT_DUPLICATES, NULL);
+    const char *h = json_string_value(json_object_get(o, "hash")), *d = json_string_value(json_object_get(o, "digest"));
+    int ok = o && json_object_size(o) == 2 && h && d && strlen(h) < 32 &&
+             dsig_b64url_decode(d, strlen(d), dg, 64, dl) == DSIG_OK;
+    if (ok)
+        strcpy(hash, h);
+    json_decref(o);
+    return ok;
+}
+
+/* The server's sign-digest answer: the signature verifies over the digest asked for, under key i. */
+static void check_signed_digest(int i, const char *answer, const uint8_t *body, size_t n)
+{
+    char hash[32];
+    uint8_t dg[64], sig[8192];
+    size_t dl = 0, sl = 0;
+    FUZZ_CHECK(digest_request(body, n, hash, dg, &dl), "200 for a sign-digest body that is not a request: %.200s",
+               (const char *)body);
+    json_t *o = json_loads(answer, JSON_DISABLE_EOF_CHECK, NULL);
+    const char *s = json_string_value(json_object_get(o, "signature"));
+    FUZZ_CHECK(s && dsig_b64url_decode(s, strlen(s), sig, sizeof sig, &sl) == DSIG_OK, "sign-digest answer: %.200s",
+               answer);
+    FUZZ_CHECK(strcmp(json_string_value(json_object_get(o, "hash")), hash) == 0, "sign-digest answer names another hash");
+    int rc = dsig_verify_digest(dsig_alg_by_name(algs[i]), S.pub[i], hash, dg, dl, sig, sl);
+    FUZZ_CHECK(rc == DSIG_OK, "the server's %s signature of a %s digest does not verify (%d)", algs[i], hash, rc);
+    json_decref(o);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2 || size > FH_MAX_INPUT)
@@ -220,16 +258,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_in in = {data, size};
     const unsigned b0 = fuzz_u8(&in), b1 = fuzz_u8(&in);
     static const char *const methods[4] = {"GET", "POST", "HEAD", "PUT"};
-    const unsigned method = b0 & 3, ep = ((b0 >> 2) & 7) % 7, ki = b1 & 3, ti = (b1 >> 2) & 3;
+    const unsigned method = b0 & 3, ep = (b0 >> 2) & 7, ki = b1 & 3, ti = (b1 >> 2) & 3;
     const int extra = b0 & 0x20, json = b1 & 0x10, chunked = b1 & 0x20, own = b1 & 0x40, corrupt = b1 & 0x80;
     size_t hl = 0, bl, sl;
     const uint8_t *hdr = extra ? fuzz_take(&in, fuzz_u8(&in), &hl) : NULL;
     const uint8_t *body = fuzz_take(&in, fuzz_u16(&in), &bl);
     const uint8_t *sigin = fuzz_take(&in, in.n, &sl);
+    char dreq[512];
+    int lib_signs = 0; /* sign-digest, own body: the library signs this digest with this key */
+    if (ep == 7 && own && bl >= 1 && bl <= 1 + 300) {
+        static const char *const hashes[4] = {"SHA-256", "SHA-512", "ExternalMu", "SHA-384"};
+        char b64[404];
+        dsig_b64url_encode(b64, body + 1, bl - 1);
+        int dn = snprintf(dreq, sizeof dreq, "{\"hash\":\"%s\",\"digest\":\"%s\"}", hashes[body[0] % 4], b64);
+        if (ki < FH_NKEYS) {
+            uint8_t sig[8192];
+            size_t sl2;
+            lib_signs = dsig_sign_digest(dsig_alg_by_name(algs[ki]), S.key[ki], hashes[body[0] % 4], body + 1, bl - 1,
+                                         sig, sizeof sig, &sl2) == DSIG_OK;
+        }
+        body = (const uint8_t *)dreq;
+        bl = (size_t)dn;
+    }
     char path[128];
     static const char *const fixed[3] = {"/v1/keys", "/healthz", "/metrics"};
-    if (ep <= 2)
-        snprintf(path, sizeof path, "/v1/keys/%s%s", kids[ki], ep == 0 ? "/sign" : ep == 1 ? "/verify" : "");
+    if (ep <= 2 || ep == 7)
+        snprintf(path, sizeof path, "/v1/keys/%s%s", kids[ki],
+                 ep == 0 ? "/sign" : ep == 1 ? "/verify" : ep == 7 ? "/sign-digest" : "");
     else
         snprintf(path, sizeof path, "%s", ep == 6 ? "/v2/other" : fixed[ep - 3]);
     char *sig = NULL;
@@ -286,8 +341,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n = exchange(req, (size_t)o, extra ? 30 : 5000, resp, sizeof resp);
     unsigned code = status(resp, n);
     if (!extra) {
-        const int is_get = method == 0 || method == 2, keyed = ep <= 2;
-        const int right_method = ep <= 1 ? method == 1 : ep <= 5 ? is_get : 1;
+        const int is_get = method == 0 || method == 2, keyed = ep <= 2 || ep == 7;
+        const int right_method = ep <= 1 || ep == 7 ? method == 1 : ep <= 5 ? is_get : 1;
         unsigned expect = 0;
         if (ctl)
             expect = 400;
@@ -301,8 +356,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             expect = 401;
         else if (keyed && ki == FH_NKEYS)
             expect = ti == 0 ? 404 : 403;
-        else if (ep == 0 && ti == 1)
+        else if ((ep == 0 || ep == 7) && ti == 1)
             expect = 403;
+        else if (ep == 7 && ki == 0)
+            expect = 400; /* Ed25519 signs no digest: refused before the body */
+        else if (ep == 7 && bl > 1024)
+            expect = chunked ? 0 : 413; /* chunked: the connection is closed past the bound */
+        else if (ep == 7 && own)
+            expect = lib_signs ? 200 : 400;
+        else if (ep == 7)
+            FUZZ_CHECK(code == 200 || code == 400, "sign-digest %s: answer %u: %.300s", path, code, resp);
         else if (ep == 1 && sig)
             expect = corrupt ? 422 : 200;
         else if (ep != 1)
@@ -312,6 +375,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        ki, code, expect, resp);
         if (ep == 0 && code == 200 && !json && method == 1)
             check_signed((int)ki, body_of(resp), body, bl);
+        if (ep == 7 && code == 200)
+            check_signed_digest((int)ki, body_of(resp), body, bl);
     }
     dsig_free(sig);
     free(req);
@@ -321,7 +386,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 /* Seeds: every endpoint with every method, token and key, small and chunked bodies; raw requests. */
 static void seeds(void)
 {
-    for (unsigned ep = 0; ep < 7; ep++)
+    for (unsigned ep = 0; ep < 8; ep++)
         for (unsigned m = 0; m < 4; m++)
             for (unsigned t = 0; t < 4; t++) {
                 const uint8_t head[2] = {(uint8_t)(m | ep << 2), (uint8_t)((ep * 3 + m) % 3 | t << 2 | (ep == 1 ? 0x40 : 0) |
@@ -332,6 +397,22 @@ static void seeds(void)
                 fuzz_seed_add("hello, serve", 12);
                 fuzz_seed_end();
             }
+    /* sign-digest with a body built from a hash choice and digest bytes: ES256 over SHA-256, ML-DSA-44
+     * over SHA-512 (HashML-DSA) and an external mu, ES256 given another hash's digest (400). */
+    static const uint8_t dg[][2] = {{1, 0}, {2, 1}, {2, 2}, {1, 1}};
+    for (size_t i = 0; i < sizeof dg / sizeof dg[0]; i++) {
+        const uint8_t head[2] = {1 | 7 << 2, (uint8_t)(dg[i][0] | 0x40)};
+        uint8_t body[65];
+        body[0] = dg[i][1];
+        for (int j = 1; j < 65; j++)
+            body[j] = (uint8_t)(j * 37 + i);
+        const uint16_t len = dg[i][1] == 0 ? 33 : 65;
+        fuzz_seed_begin();
+        fuzz_seed_add(head, 2);
+        fuzz_seed_u16(len);
+        fuzz_seed_add(body, len);
+        fuzz_seed_end();
+    }
     static const char *const raw[] = {
         "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
         "POST /v1/keys/ed/sign HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer fuzz-token-full-0123456789abcdefghijklmnopq\r\n"
