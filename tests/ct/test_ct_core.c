@@ -1,6 +1,7 @@
 /*
  * tests/ct/test_ct_core.c — constant-time check of the primitives secrets pass through in several
- * schemes ("ctgrind"): dsig_ct_equal (every tag, root and key check of the library), and BLAKE3 with a
+ * schemes ("ctgrind"): dsig_ct_equal (every tag, root and key check of the library), hexadecimal
+ * decoding (dsig serve's configured token hashes), and BLAKE3 with a
  * secret key and a secret message in every mode and entry point the library uses — the hasher (keyed,
  * derive-key with secret key material, XOF output and seek), one block, one chunk, 64-byte messages
  * many at a time (Merkle nodes), equal-length chunks many at a time (DSig leaves).
@@ -63,6 +64,35 @@ static int check_ct_equal(void)
     return bad != 0;
 }
 
+/* Hexadecimal text of a secret (dsig serve's configured token hashes are read as such): decoded back. */
+static int check_hex(void)
+{
+    static const char digits[] = "0123456789abcdef";
+    char hex[65];
+    uint8_t raw[32], back[32];
+    if (dsig_random_bytes(raw, sizeof raw))
+        return 1;
+    for (size_t i = 0; i < 64; i++) {
+        hex[i] = digits[i & 1 ? raw[i / 2] & 15 : raw[i / 2] >> 4];
+        if (i % 3 == 0 && hex[i] >= 'a')
+            hex[i] = (char)(hex[i] - 'a' + 'A'); /* both cases */
+    }
+    hex[64] = 0;
+    DSIG_CT_SECRET(hex, 64);
+    size_t got = 0;
+    int rc = dsig_hex_decode(hex, 64, back, sizeof back, &got);
+    DSIG_CT_DECLASSIFY(&rc, sizeof rc); /* the verdict: a valid text stays valid whatever its digits */
+    released(back, sizeof back, "hex-decoded bytes");
+    int bad = rc != DSIG_OK || got != 32 || memcmp(raw, back, 32) != 0;
+    /* Not hex: refused, the digit named (the text is not a valid encoding of anything). */
+    rc = dsig_hex_decode("00g1", 4, back, sizeof back, &got);
+    if (rc != DSIG_E_FORMAT || !strstr(dsig_last_error_detail(), "'g' at position 2"))
+        bad = 1;
+    if (bad)
+        fprintf(stderr, "hex: decoding %d, %s\n", rc, dsig_last_error_detail());
+    return bad;
+}
+
 static int check_blake3(void)
 {
     uint8_t key[32], km[48];
@@ -123,11 +153,11 @@ static int check_blake3(void)
 int main(int argc, char **argv)
 {
     self_check = argc > 1 && strcmp(argv[1], "--self-check") == 0;
-    if (dsig_init() != DSIG_OK || check_ct_equal() || check_blake3())
+    if (dsig_init() != DSIG_OK || check_ct_equal() || check_hex() || check_blake3())
         return 1;
     if (self_check)
         return ct_probe_summary();
-    printf("dsig_ct_equal on secret operands, BLAKE3 (%s back-end) keyed, derive-key, XOF, block, chunk, "
+    printf("dsig_ct_equal on secret operands, hex decoding of secret text, BLAKE3 (%s back-end) keyed, derive-key, XOF, block, chunk, "
            "many-at-a-time with a secret key and message: no secret-dependent branch or address reported\n",
            dsig_blake3_impl());
     return 0;
