@@ -23,6 +23,8 @@
 #include "ct_test.h"
 #include "dsig/dsig.h"
 #include "hash/blake3.h"
+#include "hash/haraka.h"
+#include "hash/sha256.h"
 
 #define MSG_LEN (17u * 1024u + 100u) /* more chunks than the widest SIMD batch, and a partial one */
 #define MANY 19                      /* more messages than any SIMD width, and a remainder */
@@ -158,7 +160,8 @@ int main(int argc, char **argv)
     if (self_check)
         return ct_probe_summary();
     printf("dsig_ct_equal on secret operands, hex decoding of secret text, BLAKE3 (%s back-end) keyed, derive-key, XOF, block, chunk, "
-           "many-at-a-time with a secret key and message: no secret-dependent branch or address reported\n",
-           dsig_blake3_impl());
+           "many-at-a-time with a secret key and message: no secret-dependent branch or address reported "
+           "(back-ends here: SHA-256 %s, Haraka %s)\n",
+           dsig_blake3_impl(), dsig_sha256_impl(), dsig_haraka_impl());
     return 0;
 }
