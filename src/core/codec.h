@@ -66,11 +66,13 @@ int dsig_b64url_stream_final(dsig_b64url_stream *s);
 /* ---- hex ---------------------------------------------------------------------------------- */
 
 /*
- * Decode a NUL-terminated hex string (either case) into out.
+ * Decode the n characters of hex text (either case) at `hex` into out. Constant time in the digits
+ * (they may be a secret's; hence the length is given, not found by a NUL search): only whether the
+ * text is valid is branched on (tests/ct: ct_core).
  * @retval DSIG_OK       out holds *out_len bytes
  * @retval DSIG_E_FORMAT an odd number of digits or a character that is not a hex digit
  * @retval DSIG_E_BUFFER more than cap bytes
  */
-int dsig_hex_decode(const char *hex, uint8_t *out, size_t cap, size_t *out_len);
+int dsig_hex_decode(const char *hex, size_t n, uint8_t *out, size_t cap, size_t *out_len);
 
 #endif

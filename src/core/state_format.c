@@ -18,6 +18,7 @@
 #include <openssl/evp.h>
 
 #include "core/bytes.h"
+#include "core/ct.h"
 #include "core/state_internal.h"
 
 #define STATE_MAGIC "dsig-state 1\n"
@@ -81,7 +82,11 @@ int state_format_decode(const uint8_t *b, size_t len, const char *path, struct s
     int rc = state_sha256(sum, b, len - 32);
     if (rc)
         return rc;
-    if (!dsig_ct_equal(sum, b + len - 32, 32))
+    /* The checksum covers the private section, so both sums are secret-derived; whether they match
+     * (the file is intact) is public (tests/ct: ct_state). */
+    int intact = dsig_ct_equal(sum, b + len - 32, 32);
+    DSIG_CT_DECLASSIFY(&intact, sizeof intact);
+    if (!intact)
         return dsig_fail(DSIG_E_FORMAT, "state file '%s': checksum mismatch: the file is damaged (torn "
                                         "write) or was edited; it is refused", path);
     const uint8_t *p = b + STATE_MAGIC_LEN, *e = b + len - 32;

@@ -94,6 +94,12 @@ void state_claim_release(struct state_claim *c);
 
 /* ---- the open state (statefile.c) ------------------------------------------------------------ */
 
+/* A fresh key of `alg` rebuilt from private material for index `next` (the provider's check_private,
+ * then load_private), checked against `pub`: what opening a state file does once it is decoded.
+ * DSIG_OK, DSIG_E_KEY (the material does not belong to pub), the providers' codes. */
+int state_key_from_private(struct dsig_key **out, const dsig_alg *alg, const uint8_t *priv, size_t priv_len,
+                           uint64_t next, const uint8_t *pub, size_t pub_len);
+
 struct dsig_state_file {
     pthread_mutex_t mu;    /* serializes dsig_state_take_index */
     int fd;                /* the state file, flock'ed LOCK_EX for the key's lifetime */

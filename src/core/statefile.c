@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/ct.h"
 #include "core/durable.h"
 #include "core/state_internal.h"
 
@@ -221,9 +222,8 @@ static void state_attach(struct dsig_key *k, struct dsig_state_file *st, uint64_
     k->alg = st->alg;
 }
 
-/* A fresh key of `alg` rebuilt from private material for index `next`, checked against `pub`. */
-static int key_from_private(struct dsig_key **out, const dsig_alg *alg, const uint8_t *priv,
-                            size_t priv_len, uint64_t next, const uint8_t *pub, size_t pub_len)
+int state_key_from_private(struct dsig_key **out, const dsig_alg *alg, const uint8_t *priv,
+                           size_t priv_len, uint64_t next, const uint8_t *pub, size_t pub_len)
 {
     struct dsig_key *k = dsig_key_new(alg->keytype);
     if (!k)
@@ -236,6 +236,9 @@ static int key_from_private(struct dsig_key **out, const dsig_alg *alg, const ui
     size_t kl = 0;
     if (!rc)
         rc = export_pub(k, &kp, &kl);
+    /* The public key the seeds give is public whatever it is (and compared with the stored one). */
+    if (!rc)
+        DSIG_CT_DECLASSIFY(kp, kl);
     if (!rc && (kl != pub_len || memcmp(kp, pub, kl) != 0))
         rc = dsig_fail(DSIG_E_KEY, "state file: the private material does not belong to the public key");
     dsig_xfree(kp, kl);
@@ -284,7 +287,7 @@ int dsig_state_create(dsig_key **key, const char *path, const dsig_alg *alg,
     if (!rc && mark > 0) {
         dsig_key_free(k);
         k = NULL;
-        rc = key_from_private(&k, alg, st->priv, st->priv_len, mark, st->pub, st->pub_len);
+        rc = state_key_from_private(&k, alg, st->priv, st->priv_len, mark, st->pub, st->pub_len);
     }
     if (!rc && mark > alg->keytype->stateful->capacity(k))
         rc = dsig_fail(DSIG_E_EXHAUSTED, "this key (%s) was already used up on this machine", st->thumb);
@@ -401,7 +404,7 @@ int dsig_state_open(dsig_key **key, const char *path, const dsig_state_opts *opt
     if (!rc) {
         memcpy(st->pub, f.pub, st->pub_len = f.pub_len);
         memcpy(st->priv, f.priv, st->priv_len = f.priv_len);
-        rc = key_from_private(&k, st->alg, st->priv, st->priv_len, f.counter, st->pub, st->pub_len);
+        rc = state_key_from_private(&k, st->alg, st->priv, st->priv_len, f.counter, st->pub, st->pub_len);
     }
     if (!rc && f.counter > st->alg->keytype->stateful->capacity(k))
         rc = dsig_fail(DSIG_E_FORMAT, "state file '%s': counter %llu beyond the key's capacity", path,

@@ -377,7 +377,7 @@ static int parse_token(struct serve_token *t, const json_t *o, const char *where
         return dsig_fail(DSIG_E_JSON, "config: %s.sha256: missing, or not a string", where);
     size_t hl = 0;
     if (json_string_length(h) != 64 ||
-        dsig_hex_decode(json_string_value(h), t->hash, sizeof t->hash, &hl) != DSIG_OK || hl != 32)
+        dsig_hex_decode(json_string_value(h), 64, t->hash, sizeof t->hash, &hl) != DSIG_OK || hl != 32)
         return dsig_fail(DSIG_E_ARG, "config: %s.sha256: not 64 hexadecimal digits (the SHA-256 of the "
                                      "token: dsig serve --new-token prints both)", where);
     if ((rc = parse_rate(o, where, "rate", 0.001, &t->rate, &t->burst)) != DSIG_OK)
@@ -472,7 +472,7 @@ static int parse_tenants(struct dsig_serve_config *c, const json_t *root)
             if ((rc = parse_token(tok, json_array_get(tk, j), tw)) != DSIG_OK)
                 return rc;
             for (size_t k = 0; k + 1 < c->ntokens; k++)
-                if (memcmp(c->tokens[k].hash, tok->hash, 32) == 0)
+                if (dsig_ct_equal(c->tokens[k].hash, tok->hash, 32)) /* secrets: no early exit */
                     return dsig_fail(DSIG_E_ARG, "config: %s.sha256: the same token hash is configured twice", tw);
         }
     }

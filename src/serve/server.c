@@ -102,7 +102,7 @@ static void carry_buckets(struct dsig_serve_config *to, const struct dsig_serve_
     for (size_t i = 0; from && i < to->ntokens; i++)
         for (size_t j = 0; j < from->ntokens; j++) {
             struct serve_token *t = &to->tokens[i], *f = (struct serve_token *)&from->tokens[j];
-            if (memcmp(t->hash, f->hash, 32) != 0)
+            if (!dsig_ct_equal(t->hash, f->hash, 32)) /* token hashes are secrets: no early exit */
                 continue;
             pthread_mutex_lock(&f->mu);
             t->tokens = f->tokens < t->burst ? f->tokens : t->burst;

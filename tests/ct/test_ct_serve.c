@@ -9,7 +9,14 @@
  * outcome — whether a token matched and which (the answer: 401, or the tenant) — never the position or
  * the bytes of a mismatch. Any other report fails the test.
  *
- * `--self-check` probes each configured hash after marking it (ct_test.h): memcheck must report each.
+ * Then the client-address bucket (serve_peer_bucket: the failed-authentication limiter and the
+ * per-address connection limit): a keyed BLAKE3 hash of the address under a random per-process key,
+ * marked secret here. The library declassifies the hash once computed (the bucket indexes an array and
+ * is observable from outside by design: which addresses throttle each other); the key must not reach
+ * a branch or an address before that.
+ *
+ * `--self-check` probes each configured hash and the bucket key after marking them (ct_test.h):
+ * memcheck must report each.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +31,31 @@
 static const char *const tokens[3] = {"ct-token-one-0123456789abcdefghijklmnopqrstuvw",
                                       "ct-token-two-0123456789abcdefghijklmnopqrstuvw",
                                       "ct-token-three-0123456789abcdefghijklmnopqrstu"};
+
+/* The bucket of a few client addresses under a secret key: in range, and the same for the same key. */
+static int check_buckets(int self_check)
+{
+    static const char *const peers[] = {"192.0.2.7", "2001:db8:1:2:3:4:5:6", "2001:db8:1:2::9", "::ffff:192.0.2.7",
+                                        "not-an-address"};
+    uint8_t key[32];
+    if (dsig_random_bytes(key, sizeof key))
+        return 1;
+    DSIG_CT_SECRET(key, sizeof key);
+    if (self_check)
+        ct_probe(key, "the client-address bucket key");
+    size_t b[5];
+    int bad = 0;
+    for (size_t i = 0; i < 5; i++) {
+        b[i] = serve_peer_bucket(key, peers[i], 1021);
+        if (b[i] >= 1021 || b[i] != serve_peer_bucket(key, peers[i], 1021))
+            bad = fprintf(stderr, "bucket of %s: %zu, not stable or out of range\n", peers[i], b[i]);
+    }
+    /* One IPv6 /64 is one bucket; an IPv4-mapped address is its IPv4 address. */
+    if (b[1] != b[2] || b[0] != b[3])
+        bad = fprintf(stderr, "buckets: /64 %zu / %zu, mapped IPv4 %zu / %zu\n", b[1], b[2], b[0], b[3]);
+    dsig_memzero(key, sizeof key);
+    return bad;
+}
 
 int main(int argc, char **argv)
 {
@@ -48,9 +80,9 @@ int main(int argc, char **argv)
         if (self_check)
             ct_probe(cfg->tokens[i].hash, "a configured token hash");
     }
+    int bad = check_buckets(self_check);
     if (self_check)
         return ct_probe_summary();
-    int bad = 0;
     for (int i = 0; i < 3; i++) {
         char authz[128];
         snprintf(authz, sizeof authz, "Bearer %s", tokens[i]);
@@ -73,7 +105,7 @@ int main(int argc, char **argv)
     dsig_serve_config_free(cfg);
     if (bad)
         return 1;
-    printf("serve: bearer tokens of two tenants, unknown and malformed tokens: no branch or address "
-           "depending on the configured token hashes reported\n");
+    printf("serve: bearer tokens of two tenants, unknown and malformed tokens, client-address buckets: no "
+           "branch or address depending on the configured token hashes or the bucket key reported\n");
     return 0;
 }

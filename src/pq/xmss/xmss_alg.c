@@ -18,6 +18,7 @@
 
 #include <openssl/evp.h>
 
+#include "core/ct.h"
 #include "core/error_internal.h"
 #include "core/keytype.h"
 #include "core/mem.h"
@@ -228,7 +229,10 @@ static int impl_from_seeds(struct dsig_key *key, const dsig_xmss_params *p, cons
         rc = DSIG_OK;
     } else {
         rc = dsig_xmss_trav_new(&k->hc, next, top, top_len, &k->trav);
-        if (rc == DSIG_OK && !dsig_ct_equal(dsig_xmss_trav_root(k->trav), root, p->n))
+        /* Whether the seeds give the stored root is public (the state file is consistent or not). */
+        int same = rc == DSIG_OK && dsig_ct_equal(dsig_xmss_trav_root(k->trav), root, p->n);
+        DSIG_CT_DECLASSIFY(&same, sizeof same);
+        if (rc == DSIG_OK && !same)
             rc = dsig_fail(DSIG_E_KEY, "XMSS state: the seeds do not give the stored root (corrupt "
                                        "state or wrong parameter set)");
         memcpy(r, root, p->n);
