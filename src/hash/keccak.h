@@ -6,9 +6,9 @@
  * States are caller-allocated and hold no pointers; copying a state forks the hash (used to absorb a
  * common prefix once). Wipe states that absorbed secrets with dsig_keccak_wipe().
  *
- * The x4 permutation is chosen once per process by keccak_dispatch.c (src/core/cpu.h): AVX2 when the
- * CPU has it and DSIG_CPU_DISABLE does not name it, portable 64-bit C otherwise. Every back-end is constant time
- * (no data-dependent branches or table lookups).
+ * The x4 permutation is chosen once per process by keccak_dispatch.c (src/core/cpu.h): AVX-512VL, else
+ * AVX2, when the CPU has it and DSIG_CPU_DISABLE does not name it, portable 64-bit C otherwise. Every
+ * back-end is constant time (no data-dependent branches or table lookups).
  */
 #ifndef DSIG_HASH_KECCAK_H
 #define DSIG_HASH_KECCAK_H
@@ -64,7 +64,7 @@ void dsig_sha3_384(uint8_t out[48], const uint8_t *in, size_t inlen);
 void dsig_sha3_512(uint8_t out[64], const uint8_t *in, size_t inlen);
 
 /*
- * Four independent sponges of the same rate, stepped together (4-way AVX2 when available, else four
+ * Four independent sponges of the same rate, stepped together (4-way AVX-512VL or AVX2 when available, else four
  * scalar permutations). Lane i of instance j is s[4*i + j] (interleaved: one 256-bit vector per lane).
  * The inputs of one absorb call have the same length; used for matrix and vector expansion.
  */
@@ -82,9 +82,9 @@ void dsig_keccak_x4_absorb_once(dsig_keccak_x4 *k, unsigned rate, uint8_t ds,
 void dsig_keccak_x4_squeezeblocks(dsig_keccak_x4 *k, uint8_t *const out[4], size_t nblocks);
 void dsig_keccak_x4_wipe(dsig_keccak_x4 *k);
 
-/* Name of the permutation back-ends in use ("avx2", "portable"), for benchmarks and tests. */
+/* Name of the permutation back-ends in use ("avx512", "avx2", "portable"), for benchmarks and tests. */
 const char *dsig_keccak_backend(void);
-/* How many of the four x4 states are permuted side by side: 4 (AVX2) or 1 (one after another). A
+/* How many of the four x4 states are permuted side by side: 4 (AVX-512VL, AVX2) or 1 (one after another). A
  * caller with independent inputs batches them four at a time when this is 4. */
 unsigned dsig_keccak_simd_degree(void);
 

@@ -1,6 +1,6 @@
 /*
  * src/hash/keccak_dispatch.c — the one place that chooses the Keccak-f[1600] x4 back-end
- * (src/core/cpu.h): AVX2, else portable; walked once per process. Adding a kernel: its file with its
+ * (src/core/cpu.h): AVX-512VL, else AVX2, else portable; walked once per process. Adding a kernel: its file with its
  * dsig_keccak_x4_backend table, and one line in `backends` here.
  */
 #include "core/cpu.h"
@@ -9,6 +9,7 @@
 
 static const dsig_keccak_x4_backend *const backends[] = {
 #ifdef DSIG_KECCAK_X86
+    &dsig_keccak_x4_avx512_backend,
     &dsig_keccak_x4_avx2_backend,
 #endif
     &dsig_keccak_x4_portable_backend,

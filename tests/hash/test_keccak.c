@@ -3,8 +3,8 @@
  * answers (official vectors, through an HMAC built here on our SHA-3), differential tests against
  * OpenSSL EVP for every input length 0..600 and several output lengths, absorb/squeeze split at every
  * boundary, and the x4 interface and permutation against four scalar ones on every back-end this CPU
- * can run. CTest also runs this binary with DSIG_CPU_DISABLE=avx2 so the dispatcher's portable choice
- * is exercised end to end.
+ * can run. CTest also runs this binary with DSIG_CPU_DISABLE=avx2 and =avx512 so the dispatcher's
+ * portable and AVX2 choices are exercised end to end.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -359,6 +359,7 @@ static void x4_dispatch(uint64_t *s) { dsig_keccak_f1600_x4(s); }
 static void x4_portable(uint64_t *s) { dsig_keccak_f1600_x4_portable(s); }
 #ifdef DSIG_KECCAK_X86
 static void x4_avx2(uint64_t *s) { dsig_keccak_f1600_x4_avx2(s); }
+static void x4_avx512(uint64_t *s) { dsig_keccak_f1600_x4_avx512(s); }
 #endif
 
 /* The dispatcher picks what the CPU (minus DSIG_CPU_DISABLE) allows; every x4 back-end agrees with
@@ -403,20 +404,25 @@ static void test_keccak_squeeze_u64(void **state)
 static void test_keccak_x4_backends(void **state)
 {
     (void)state;
-    int avx2 = 0;
+    int avx2 = 0, avx512 = 0;
 #ifdef DSIG_KECCAK_X86
     avx2 = (dsig_cpu_features() & DSIG_CPU_AVX2) != 0;
+    avx512 = (dsig_cpu_features() & DSIG_CPU_AVX512) != 0;
 #endif
-    assert_string_equal(dsig_keccak_backend(), avx2 ? "avx2" : "portable");
+    assert_string_equal(dsig_keccak_backend(), avx512 ? "avx512" : avx2 ? "avx2" : "portable");
     const char *dis = getenv("DSIG_CPU_DISABLE");
     if (dis && (strstr(dis, "avx2") || strstr(dis, "all")))
         assert_string_equal(dsig_keccak_backend(), "portable");
+    if (dis && strstr(dis, "avx512") && avx2)
+        assert_string_equal(dsig_keccak_backend(), "avx2");
     print_message("keccak x4 back-end: %s\n", dsig_keccak_backend());
     check_x4_perm(x4_dispatch, "dispatch");
     check_x4_perm(x4_portable, "portable");
 #ifdef DSIG_KECCAK_X86
     if (avx2)
         check_x4_perm(x4_avx2, "avx2");
+    if (avx512)
+        check_x4_perm(x4_avx512, "avx512");
 #endif
 }
 
