@@ -42,11 +42,12 @@ static bench_stat time_perm(void (*perm)(uint64_t *), uint64_t *s, long iters, i
 }
 
 /* Adapters with the common signature. */
-static void perm1(uint64_t *s) { dsig_keccak_f1600(s); }
+static void perm1(uint64_t *s) { dsig_keccak_f1600_portable(s); }
 static void perm4p(uint64_t *s) { dsig_keccak_f1600_x4_portable(s); }
 #ifdef DSIG_KECCAK_X86
 static void perm4a(uint64_t *s) { dsig_keccak_f1600_x4_avx2(s); }
 static void perm4z(uint64_t *s) { dsig_keccak_f1600_x4_avx512(s); }
+static void perm1z(uint64_t *s) { dsig_keccak_f1600_avx512(s); }
 #endif
 
 /* One bulk pass: init, `chunks` absorbs of `chunk` bytes, 32 bytes out (ours when ctx is NULL, else
@@ -117,6 +118,13 @@ int dsig_bench_keccak(FILE *out, double scale, int runs)
     fprintf(out, "%-40s %10s %10s %10s  %-6s NOTE\n", "METRIC", "MEDIAN", "MIN", "MAX", "UNIT");
     bench_stat t1 = time_perm(perm1, s, iters, runs);
     line(out, "Keccak-f[1600], 1 state (64-bit C)", t1, "ns", "");
+#ifdef DSIG_KECCAK_X86
+    if (dsig_cpu_features() & DSIG_CPU_AVX512) {
+        bench_stat t1z = time_perm(perm1z, s, iters, runs);
+        snprintf(note, sizeof note, "%.2f x the 64-bit C", t1z.median / t1.median);
+        line(out, "Keccak-f[1600], 1 state (AVX-512VL)", t1z, "ns", note);
+    }
+#endif
     bench_stat t4p = time_perm(perm4p, s, iters / 4 + 1, runs);
     snprintf(note, sizeof note, "%.2f x one state", t4p.median / t1.median);
     line(out, "Keccak-f[1600] x4 portable, 4 states", t4p, "ns", note);

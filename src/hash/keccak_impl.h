@@ -21,18 +21,22 @@ void dsig_keccak_f1600_x4_portable(uint64_t s[100]);
 #define DSIG_KECCAK_X86 1
 /* 4-way AVX2 (keccak_avx2.c): needs DSIG_CPU_AVX2 in dsig_cpu_features(). */
 void dsig_keccak_f1600_x4_avx2(uint64_t s[100]);
-/* 4-way AVX-512VL on 256-bit registers (keccak_avx512.c): needs DSIG_CPU_AVX512. */
+/* 4-way AVX-512VL on 256-bit registers, and one state on 128-bit ones (keccak_avx512.c): need
+ * DSIG_CPU_AVX512. */
 void dsig_keccak_f1600_x4_avx512(uint64_t s[100]);
+void dsig_keccak_f1600_avx512(uint64_t s[25]);
 #endif
 
 /* One back-end of the x4 permutation, defined next to its code and listed in order of preference in
- * keccak_dispatch.c; it declines when the CPU lacks a feature in `needs`. One state always runs the
- * portable permutation (the 4-way kernels gain nothing on a single state). */
+ * keccak_dispatch.c; it declines when the CPU lacks a feature in `needs`. It may also bring a
+ * single-state permutation (f1600; NULL: the portable one, as for AVX2, whose 256-bit lanes gain
+ * nothing on one state without AVX-512's rotate and three-input logic). */
 typedef struct dsig_keccak_x4_backend {
     const char *name;
     unsigned needs; /* DSIG_CPU_* bits, all required */
     unsigned lanes; /* states permuted side by side: 4 (AVX2) or 1 (portable, one after another) */
     void (*f1600_x4)(uint64_t s[100]);
+    void (*f1600)(uint64_t s[25]); /* one state, or NULL */
 } dsig_keccak_x4_backend;
 
 extern const dsig_keccak_x4_backend dsig_keccak_x4_portable_backend;

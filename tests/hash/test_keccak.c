@@ -335,7 +335,7 @@ static void check_x4_perm(void (*fn)(uint64_t *), const char *name)
     for (int it = 0; it < 50; it++) {
         fn(s4);
         for (int j = 0; j < 4; j++) {
-            dsig_keccak_f1600(one[j]);
+            dsig_keccak_f1600_portable(one[j]);
             for (int i = 0; i < 25; i++)
                 if (s4[4 * i + j] != one[j][i])
                     fail_msg("%s: x4 instance %d lane %d differs at iteration %d", name, j, i, it);
@@ -354,12 +354,28 @@ static void check_x4_perm(void (*fn)(uint64_t *), const char *name)
     free(buf);
 }
 
-/* The adapters for check_x4_perm. */
+/* A random state: the single-state back-end `fn` (chained 200 times) equals the portable one. */
+static void check_one_perm(void (*fn)(uint64_t *), const char *name)
+{
+    uint64_t s[25], ref[25];
+    tu_fill((uint8_t *)s, sizeof s, 808);
+    memcpy(ref, s, sizeof s);
+    for (int it = 0; it < 200; it++) {
+        fn(s);
+        dsig_keccak_f1600_portable(ref);
+        if (memcmp(s, ref, sizeof s) != 0)
+            fail_msg("%s: single state differs from the portable permutation at iteration %d", name, it);
+    }
+}
+
+/* The adapters for check_x4_perm and check_one_perm. */
+static void one_dispatch(uint64_t *s) { dsig_keccak_f1600(s); }
 static void x4_dispatch(uint64_t *s) { dsig_keccak_f1600_x4(s); }
 static void x4_portable(uint64_t *s) { dsig_keccak_f1600_x4_portable(s); }
 #ifdef DSIG_KECCAK_X86
 static void x4_avx2(uint64_t *s) { dsig_keccak_f1600_x4_avx2(s); }
 static void x4_avx512(uint64_t *s) { dsig_keccak_f1600_x4_avx512(s); }
+static void one_avx512(uint64_t *s) { dsig_keccak_f1600_avx512(s); }
 #endif
 
 /* The dispatcher picks what the CPU (minus DSIG_CPU_DISABLE) allows; every x4 back-end agrees with
@@ -421,9 +437,12 @@ static void test_keccak_x4_backends(void **state)
 #ifdef DSIG_KECCAK_X86
     if (avx2)
         check_x4_perm(x4_avx2, "avx2");
-    if (avx512)
+    if (avx512) {
         check_x4_perm(x4_avx512, "avx512");
+        check_one_perm(one_avx512, "avx512 single state");
+    }
 #endif
+    check_one_perm(one_dispatch, "dispatch single state");
 }
 
 /* x4 absorb_once + squeezeblocks equals four scalar sponges, for SHAKE128/256 and SHA-3 domain bytes,
