@@ -82,6 +82,26 @@ void dsig_keccak_x4_absorb_once(dsig_keccak_x4 *k, unsigned rate, uint8_t ds,
 void dsig_keccak_x4_squeezeblocks(dsig_keccak_x4 *k, uint8_t *const out[4], size_t nblocks);
 void dsig_keccak_x4_wipe(dsig_keccak_x4 *k);
 
+/*
+ * Eight independent sponges, stepped together on 512-bit vectors when the x4 back-end brings an x8
+ * kernel (AVX-512), else eight portable permutations one after another: use them only when
+ * dsig_keccak_x8_simd_degree() is 8, the x4 interface otherwise. Lane i of instance j is s[8*i + j].
+ * Same contract as the x4 functions.
+ */
+typedef struct dsig_keccak_x8 {
+    uint64_t s[200] __attribute__((aligned(64)));
+    unsigned rate;
+} dsig_keccak_x8;
+
+/* @spec FIPS 202 §3.3, eight states at once (layout above). */
+void dsig_keccak_f1600_x8(uint64_t s[200]);
+void dsig_keccak_x8_absorb_once(dsig_keccak_x8 *k, unsigned rate, uint8_t ds,
+                                const uint8_t *const in[8], size_t inlen);
+void dsig_keccak_x8_squeezeblocks(dsig_keccak_x8 *k, uint8_t *const out[8], size_t nblocks);
+void dsig_keccak_x8_wipe(dsig_keccak_x8 *k);
+/* 8 when the eight states are permuted side by side (AVX-512), 1 otherwise. */
+unsigned dsig_keccak_x8_simd_degree(void);
+
 /* Name of the permutation back-ends in use ("avx512", "avx2", "portable"), for benchmarks and tests. */
 const char *dsig_keccak_backend(void);
 /* How many of the four x4 states are permuted side by side: 4 (AVX-512VL, AVX2) or 1 (one after another). A

@@ -45,6 +45,21 @@ void dsig_keccak_f1600_x4(uint64_t s[100])
     dsig_keccak_x4_get()->f1600_x4(s);
 }
 
+/* @spec FIPS 202 §3.3 on eight interleaved states (the back-end's x8 kernel, else portable). */
+void dsig_keccak_f1600_x8(uint64_t s[200])
+{
+    void (*x8)(uint64_t s[200]) = dsig_keccak_x4_get()->f1600_x8;
+    if (x8)
+        x8(s);
+    else
+        dsig_keccak_f1600_x8_portable(s);
+}
+
+unsigned dsig_keccak_x8_simd_degree(void)
+{
+    return dsig_keccak_x4_get()->f1600_x8 ? 8 : 1;
+}
+
 unsigned dsig_keccak_simd_degree(void)
 {
     return dsig_keccak_x4_get()->lanes;

@@ -16,6 +16,7 @@ extern const uint64_t dsig_keccak_rc[24];
 /* Portable 64-bit C (any CPU): one state, and four interleaved states (layout of dsig_keccak_x4). */
 void dsig_keccak_f1600_portable(uint64_t s[25]);
 void dsig_keccak_f1600_x4_portable(uint64_t s[100]);
+void dsig_keccak_f1600_x8_portable(uint64_t s[200]);
 
 #if defined(__x86_64__) || defined(__i386__)
 #define DSIG_KECCAK_X86 1
@@ -25,18 +26,21 @@ void dsig_keccak_f1600_x4_avx2(uint64_t s[100]);
  * DSIG_CPU_AVX512. */
 void dsig_keccak_f1600_x4_avx512(uint64_t s[100]);
 void dsig_keccak_f1600_avx512(uint64_t s[25]);
+/* 8-way AVX-512 on 512-bit registers (keccak_avx512.c, dsig_keccak_x8 layout): needs DSIG_CPU_AVX512. */
+void dsig_keccak_f1600_x8_avx512(uint64_t s[200]);
 #endif
 
 /* One back-end of the x4 permutation, defined next to its code and listed in order of preference in
  * keccak_dispatch.c; it declines when the CPU lacks a feature in `needs`. It may also bring a
  * single-state permutation (f1600; NULL: the portable one, as for AVX2, whose 256-bit lanes gain
- * nothing on one state without AVX-512's rotate and three-input logic). */
+ * nothing on one state without AVX-512's rotate and three-input logic) and an 8-way one (f1600_x8). */
 typedef struct dsig_keccak_x4_backend {
     const char *name;
     unsigned needs; /* DSIG_CPU_* bits, all required */
     unsigned lanes; /* states permuted side by side: 4 (AVX2) or 1 (portable, one after another) */
     void (*f1600_x4)(uint64_t s[100]);
     void (*f1600)(uint64_t s[25]); /* one state, or NULL */
+    void (*f1600_x8)(uint64_t s[200]); /* eight states side by side, or NULL (portable, one by one) */
 } dsig_keccak_x4_backend;
 
 extern const dsig_keccak_x4_backend dsig_keccak_x4_portable_backend;
