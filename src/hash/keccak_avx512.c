@@ -1,12 +1,12 @@
 /*
- * src/hash/keccak_avx512.c — 4-way, single-state and 8-way Keccak-f[1600] with AVX-512. The x4 kernel runs
- * on 256-bit registers with the layout and
- * the round of keccak_avx2.c (one ymm register per lane, the same lane of the four interleaved
- * states), but every rotation is one vprolq instead of two shifts and an OR, χ's a ^ (~b & c) and
- * θ's three-way XORs are one vpternlogq each. About half the instructions of the AVX2 round, on the
- * same registers, so no frequency penalty of 512-bit operations. Constant time: no branches or
- * lookups on data. Compiled with a per-function target attribute; called only when the CPU reports
- * DSIG_CPU_AVX512 (AVX512F + AVX512VL with the OS saving their state).
+ * src/hash/keccak_avx512.c — 4-way, single-state and 8-way Keccak-f[1600] with AVX-512, all three the
+ * round of keccak_impl.h over different vector widths. The x4 kernel keeps keccak_avx2.c's layout (one
+ * ymm register per lane, the same lane of the four interleaved states), but every rotation is one
+ * vprolq instead of two shifts and an OR, and χ's a ^ (~b & c) and θ's three-way XORs are one
+ * vpternlogq each: about half the instructions of the AVX2 round on the same 256-bit registers. The
+ * single-state kernel runs that round on xmm registers, the 8-way one on zmm registers. Constant
+ * time: no branches or lookups on data. Compiled with a per-function target attribute; called only
+ * when the CPU reports DSIG_CPU_AVX512 (AVX512F + AVX512VL with the OS saving their state).
  */
 #include "hash/keccak_impl.h"
 

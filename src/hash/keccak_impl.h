@@ -13,7 +13,7 @@
 /* @spec FIPS 202 §3.2.5 ι: the 24 round constants RC[i_r]. */
 extern const uint64_t dsig_keccak_rc[24];
 
-/* Portable 64-bit C (any CPU): one state, and four interleaved states (layout of dsig_keccak_x4). */
+/* Portable 64-bit C (any CPU): one state, four and eight interleaved states (dsig_keccak_x4, _x8). */
 void dsig_keccak_f1600_portable(uint64_t s[25]);
 void dsig_keccak_f1600_x4_portable(uint64_t s[100]);
 void dsig_keccak_f1600_x8_portable(uint64_t s[200]);
