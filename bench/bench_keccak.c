@@ -1,7 +1,8 @@
 /*
  * bench/bench_keccak.c — Keccak micro-benchmark behind `dsig bench keccak`: ns per Keccak-f[1600]
- * (one state, x4 portable and x4 AVX2 per four states), bulk SHAKE256 throughput on 64 KiB chunks (the
- * reader's chunk size, i.e. the streaming hot path) and the cost of one 32-byte-in / 32-byte-out
+ * (one state portable and AVX-512VL, x4 portable, AVX2 and AVX-512VL per four states, x8 AVX-512 per
+ * eight), bulk SHAKE256 throughput on 64 KiB chunks (the reader's chunk size, i.e. the streaming hot
+ * path) and the cost of one 32-byte-in / 32-byte-out
  * SHAKE256 call, each against OpenSSL 3 EVP (assembly Keccak). Every metric is timed `runs` times and
  * reported as median [min .. max], like the other benches; the ratios use the medians. Not a unit test.
  */
@@ -42,10 +43,13 @@ static bench_stat time_perm(void (*perm)(uint64_t *), uint64_t *s, long iters, i
 }
 
 /* Adapters with the common signature. */
-static void perm1(uint64_t *s) { dsig_keccak_f1600(s); }
+static void perm1(uint64_t *s) { dsig_keccak_f1600_portable(s); }
 static void perm4p(uint64_t *s) { dsig_keccak_f1600_x4_portable(s); }
 #ifdef DSIG_KECCAK_X86
 static void perm4a(uint64_t *s) { dsig_keccak_f1600_x4_avx2(s); }
+static void perm4z(uint64_t *s) { dsig_keccak_f1600_x4_avx512(s); }
+static void perm1z(uint64_t *s) { dsig_keccak_f1600_avx512(s); }
+static void perm8z(uint64_t *s) { dsig_keccak_f1600_x8_avx512(s); }
 #endif
 
 /* One bulk pass: init, `chunks` absorbs of `chunk` bytes, 32 bytes out (ours when ctx is NULL, else
@@ -116,6 +120,13 @@ int dsig_bench_keccak(FILE *out, double scale, int runs)
     fprintf(out, "%-40s %10s %10s %10s  %-6s NOTE\n", "METRIC", "MEDIAN", "MIN", "MAX", "UNIT");
     bench_stat t1 = time_perm(perm1, s, iters, runs);
     line(out, "Keccak-f[1600], 1 state (64-bit C)", t1, "ns", "");
+#ifdef DSIG_KECCAK_X86
+    if (dsig_cpu_features() & DSIG_CPU_AVX512) {
+        bench_stat t1z = time_perm(perm1z, s, iters, runs);
+        snprintf(note, sizeof note, "%.2f x the 64-bit C", t1z.median / t1.median);
+        line(out, "Keccak-f[1600], 1 state (AVX-512VL)", t1z, "ns", note);
+    }
+#endif
     bench_stat t4p = time_perm(perm4p, s, iters / 4 + 1, runs);
     snprintf(note, sizeof note, "%.2f x one state", t4p.median / t1.median);
     line(out, "Keccak-f[1600] x4 portable, 4 states", t4p, "ns", note);
@@ -125,6 +136,17 @@ int dsig_bench_keccak(FILE *out, double scale, int runs)
         snprintf(note, sizeof note, "%.2f x one state, %.1f ns per state", t4a.median / t1.median,
                  t4a.median / 4);
         line(out, "Keccak-f[1600] x4 AVX2, 4 states", t4a, "ns", note);
+    }
+    if (dsig_cpu_features() & DSIG_CPU_AVX512) {
+        bench_stat t4z = time_perm(perm4z, s, iters / 2 + 1, runs);
+        snprintf(note, sizeof note, "%.2f x one state, %.1f ns per state", t4z.median / t1.median,
+                 t4z.median / 4);
+        line(out, "Keccak-f[1600] x4 AVX-512VL, 4 states", t4z, "ns", note);
+        static uint64_t s8[200] __attribute__((aligned(64)));
+        bench_stat t8z = time_perm(perm8z, s8, iters / 2 + 1, runs);
+        snprintf(note, sizeof note, "%.2f x one state, %.1f ns per state", t8z.median / t1.median,
+                 t8z.median / 8);
+        line(out, "Keccak-f[1600] x8 AVX-512, 8 states", t8z, "ns", note);
     }
 #endif
 

@@ -76,12 +76,23 @@ void dsig_keccak_f1600_x4_portable(uint64_t s[100])
         f1600_strided(s + j, 4);
 }
 
-/* @spec FIPS 202 §3.3: the single-state permutation. Always the portable C: with lane complementing
- * it already beats OpenSSL's assembly here (bench/bench_keccak.c), and one state has too little
- * parallelism for 256-bit vectors to pay for their lane shuffles. */
+/* @spec FIPS 202 §3.3 on eight interleaved states (dsig_keccak_x8), one portable permutation each. */
+void dsig_keccak_f1600_x8_portable(uint64_t s[200])
+{
+    for (size_t j = 0; j < 8; j++)
+        f1600_strided(s + j, 8);
+}
+
+/* @spec FIPS 202 §3.3: the single-state permutation. The portable C (with lane complementing it
+ * already beats OpenSSL's assembly, bench/bench_keccak.c) unless the dispatched back-end has a
+ * single-state kernel (AVX-512VL: rotates and three-input logic, one lane per register). */
 void dsig_keccak_f1600(uint64_t s[25])
 {
-    f1600_strided(s, 1);
+    void (*one)(uint64_t s[25]) = dsig_keccak_x4_get()->f1600;
+    if (one)
+        one(s);
+    else
+        f1600_strided(s, 1);
 }
 
 /* ---- lane loads and stores ------------------------------------------------------------------ */

@@ -6,9 +6,9 @@
  * States are caller-allocated and hold no pointers; copying a state forks the hash (used to absorb a
  * common prefix once). Wipe states that absorbed secrets with dsig_keccak_wipe().
  *
- * The x4 permutation is chosen once per process by keccak_dispatch.c (src/core/cpu.h): AVX2 when the
- * CPU has it and DSIG_CPU_DISABLE does not name it, portable 64-bit C otherwise. Every back-end is constant time
- * (no data-dependent branches or table lookups).
+ * The x4 permutation is chosen once per process by keccak_dispatch.c (src/core/cpu.h): AVX-512VL, else
+ * AVX2, when the CPU has it and DSIG_CPU_DISABLE does not name it, portable 64-bit C otherwise. Every
+ * back-end is constant time (no data-dependent branches or table lookups).
  */
 #ifndef DSIG_HASH_KECCAK_H
 #define DSIG_HASH_KECCAK_H
@@ -64,7 +64,7 @@ void dsig_sha3_384(uint8_t out[48], const uint8_t *in, size_t inlen);
 void dsig_sha3_512(uint8_t out[64], const uint8_t *in, size_t inlen);
 
 /*
- * Four independent sponges of the same rate, stepped together (4-way AVX2 when available, else four
+ * Four independent sponges of the same rate, stepped together (4-way AVX-512VL or AVX2 when available, else four
  * scalar permutations). Lane i of instance j is s[4*i + j] (interleaved: one 256-bit vector per lane).
  * The inputs of one absorb call have the same length; used for matrix and vector expansion.
  */
@@ -82,9 +82,29 @@ void dsig_keccak_x4_absorb_once(dsig_keccak_x4 *k, unsigned rate, uint8_t ds,
 void dsig_keccak_x4_squeezeblocks(dsig_keccak_x4 *k, uint8_t *const out[4], size_t nblocks);
 void dsig_keccak_x4_wipe(dsig_keccak_x4 *k);
 
-/* Name of the permutation back-ends in use ("avx2", "portable"), for benchmarks and tests. */
+/*
+ * Eight independent sponges, stepped together on 512-bit vectors when the x4 back-end brings an x8
+ * kernel (AVX-512), else eight portable permutations one after another: use them only when
+ * dsig_keccak_x8_simd_degree() is 8, the x4 interface otherwise. Lane i of instance j is s[8*i + j].
+ * Same contract as the x4 functions.
+ */
+typedef struct dsig_keccak_x8 {
+    uint64_t s[200] __attribute__((aligned(64)));
+    unsigned rate;
+} dsig_keccak_x8;
+
+/* @spec FIPS 202 §3.3, eight states at once (layout above). */
+void dsig_keccak_f1600_x8(uint64_t s[200]);
+void dsig_keccak_x8_absorb_once(dsig_keccak_x8 *k, unsigned rate, uint8_t ds,
+                                const uint8_t *const in[8], size_t inlen);
+void dsig_keccak_x8_squeezeblocks(dsig_keccak_x8 *k, uint8_t *const out[8], size_t nblocks);
+void dsig_keccak_x8_wipe(dsig_keccak_x8 *k);
+/* 8 when the eight states are permuted side by side (AVX-512), 1 otherwise. */
+unsigned dsig_keccak_x8_simd_degree(void);
+
+/* Name of the permutation back-ends in use ("avx512", "avx2", "portable"), for benchmarks and tests. */
 const char *dsig_keccak_backend(void);
-/* How many of the four x4 states are permuted side by side: 4 (AVX2) or 1 (one after another). A
+/* How many of the four x4 states are permuted side by side: 4 (AVX-512VL, AVX2) or 1 (one after another). A
  * caller with independent inputs batches them four at a time when this is 4. */
 unsigned dsig_keccak_simd_degree(void);
 

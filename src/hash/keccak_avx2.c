@@ -31,6 +31,8 @@ K_AVX2 static inline __m256i rol56(__m256i x)
 
 #define KXOR(a, b) _mm256_xor_si256((a), (b))
 #define KANDN(a, b) _mm256_andnot_si256((a), (b))
+#define KCHI(a, b, c) KXOR((a), KANDN((b), (c)))
+#define KPAR(a, b, c, d, e) KXOR(KXOR(KXOR((a), (b)), KXOR((c), (d))), (e))
 /* n is a compile-time constant, so the selection folds away. */
 #define KROL(x, n)                                                                                    \
     ((n) == 8    ? rol8(x)                                                                            \

@@ -2,8 +2,8 @@
  * Differential target: the portable and the SIMD back-ends of every hash written here (src/hash/) —
  * BLAKE3 (portable, SSE4.1, AVX2, AVX-512: the hasher in any chunking, keyed and derive-key modes, XOF
  * with seek, the many-message forms), SHA-256 (portable, SHA-NI, SHA-NI ×2, AVX2 ×8), SHA-512 (portable,
- * AVX2 ×4), Keccak-f[1600] (portable, AVX2 ×4; SHA-3 and SHAKE against OpenSSL too) and Haraka v2
- * (portable, AES-NI, VAES). Back-ends this CPU lacks are skipped. The input is
+ * AVX2 ×4), Keccak-f[1600] (portable, AVX2 ×4, AVX-512 ×1/×4/×8; SHA-3 and SHAKE against OpenSSL
+ * too) and Haraka v2 (portable, AES-NI, VAES). Back-ends this CPU lacks are skipped. The input is
  *
  *   byte 0   function (modulo 6): 0 BLAKE3 hasher, 1 BLAKE3 many, 2 SHA-256, 3 SHA-512, 4 Keccak, 5 Haraka
  *   rest     parameters and data, read in order as each function needs them (short inputs give zeros)
@@ -248,6 +248,26 @@ static void fuzz_keccak(fuzz_in *in)
         memcpy(t, s4, sizeof t);
         dsig_keccak_f1600_x4_avx2(t);
         same(ref, t, sizeof t, "Keccak-f x4", "avx2");
+    }
+    if (dsig_cpu_features() & DSIG_CPU_AVX512) {
+        memcpy(t, s4, sizeof t);
+        dsig_keccak_f1600_x4_avx512(t);
+        same(ref, t, sizeof t, "Keccak-f x4", "avx512");
+        /* the single-state kernel on instance 0, and the x8 kernel on two copies of the x4 input */
+        for (int i = 0; i < 25; i++)
+            one[i] = s4[4 * i];
+        dsig_keccak_f1600_avx512(one);
+        for (int i = 0; i < 25; i++)
+            FUZZ_CHECK(one[i] == ref[4 * i], "Keccak-f single state avx512 lane %d", i);
+        uint64_t s8[200];
+        for (int i = 0; i < 25; i++)
+            for (int j = 0; j < 8; j++)
+                s8[8 * i + j] = s4[4 * i + j % 4];
+        dsig_keccak_f1600_x8_avx512(s8);
+        for (int i = 0; i < 25; i++)
+            for (int j = 0; j < 8; j++)
+                FUZZ_CHECK(s8[8 * i + j] == ref[4 * i + j % 4], "Keccak-f x8 avx512 lane %d instance %d", i,
+                           j);
     }
 #endif
     /* The sponges against OpenSSL: SHA3-256/384/512, SHAKE128/256 with any output length. */

@@ -3,8 +3,8 @@
  * answers (official vectors, through an HMAC built here on our SHA-3), differential tests against
  * OpenSSL EVP for every input length 0..600 and several output lengths, absorb/squeeze split at every
  * boundary, and the x4 interface and permutation against four scalar ones on every back-end this CPU
- * can run. CTest also runs this binary with DSIG_CPU_DISABLE=avx2 so the dispatcher's portable choice
- * is exercised end to end.
+ * can run. CTest also runs this binary with DSIG_CPU_DISABLE=avx2 and =avx512 so the dispatcher's
+ * portable and AVX2 choices are exercised end to end.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -335,7 +335,7 @@ static void check_x4_perm(void (*fn)(uint64_t *), const char *name)
     for (int it = 0; it < 50; it++) {
         fn(s4);
         for (int j = 0; j < 4; j++) {
-            dsig_keccak_f1600(one[j]);
+            dsig_keccak_f1600_portable(one[j]);
             for (int i = 0; i < 25; i++)
                 if (s4[4 * i + j] != one[j][i])
                     fail_msg("%s: x4 instance %d lane %d differs at iteration %d", name, j, i, it);
@@ -354,11 +354,55 @@ static void check_x4_perm(void (*fn)(uint64_t *), const char *name)
     free(buf);
 }
 
-/* The adapters for check_x4_perm. */
+/* Eight random states: x8 kernel `fn` (chained 20 times, from an unaligned copy too) equals eight
+ * portable single-state permutations. */
+static void check_x8_perm(void (*fn)(uint64_t *), const char *name)
+{
+    uint64_t *buf = malloc(201 * sizeof *buf);
+    assert_non_null(buf);
+    uint64_t *s8 = buf + 1; /* 8-byte aligned only: the kernels must not assume more */
+    uint64_t one[8][25];
+    tu_fill((uint8_t *)s8, 200 * sizeof *s8, 606);
+    for (int j = 0; j < 8; j++)
+        for (int i = 0; i < 25; i++)
+            one[j][i] = s8[8 * i + j];
+    for (int it = 0; it < 20; it++) {
+        fn(s8);
+        for (int j = 0; j < 8; j++) {
+            dsig_keccak_f1600_portable(one[j]);
+            for (int i = 0; i < 25; i++)
+                if (s8[8 * i + j] != one[j][i])
+                    fail_msg("%s: x8 instance %d lane %d differs at iteration %d", name, j, i, it);
+        }
+    }
+    free(buf);
+}
+
+/* A random state: the single-state back-end `fn` (chained 200 times) equals the portable one. */
+static void check_one_perm(void (*fn)(uint64_t *), const char *name)
+{
+    uint64_t s[25], ref[25];
+    tu_fill((uint8_t *)s, sizeof s, 808);
+    memcpy(ref, s, sizeof s);
+    for (int it = 0; it < 200; it++) {
+        fn(s);
+        dsig_keccak_f1600_portable(ref);
+        if (memcmp(s, ref, sizeof s) != 0)
+            fail_msg("%s: single state differs from the portable permutation at iteration %d", name, it);
+    }
+}
+
+/* The adapters for check_x4_perm and check_one_perm. */
+static void one_dispatch(uint64_t *s) { dsig_keccak_f1600(s); }
+static void x8_dispatch(uint64_t *s) { dsig_keccak_f1600_x8(s); }
+static void x8_portable(uint64_t *s) { dsig_keccak_f1600_x8_portable(s); }
 static void x4_dispatch(uint64_t *s) { dsig_keccak_f1600_x4(s); }
 static void x4_portable(uint64_t *s) { dsig_keccak_f1600_x4_portable(s); }
 #ifdef DSIG_KECCAK_X86
 static void x4_avx2(uint64_t *s) { dsig_keccak_f1600_x4_avx2(s); }
+static void x4_avx512(uint64_t *s) { dsig_keccak_f1600_x4_avx512(s); }
+static void one_avx512(uint64_t *s) { dsig_keccak_f1600_avx512(s); }
+static void x8_avx512(uint64_t *s) { dsig_keccak_f1600_x8_avx512(s); }
 #endif
 
 /* The dispatcher picks what the CPU (minus DSIG_CPU_DISABLE) allows; every x4 back-end agrees with
@@ -403,21 +447,74 @@ static void test_keccak_squeeze_u64(void **state)
 static void test_keccak_x4_backends(void **state)
 {
     (void)state;
-    int avx2 = 0;
+    int avx2 = 0, avx512 = 0;
 #ifdef DSIG_KECCAK_X86
     avx2 = (dsig_cpu_features() & DSIG_CPU_AVX2) != 0;
+    avx512 = (dsig_cpu_features() & DSIG_CPU_AVX512) != 0;
 #endif
-    assert_string_equal(dsig_keccak_backend(), avx2 ? "avx2" : "portable");
+    assert_string_equal(dsig_keccak_backend(), avx512 ? "avx512" : avx2 ? "avx2" : "portable");
     const char *dis = getenv("DSIG_CPU_DISABLE");
     if (dis && (strstr(dis, "avx2") || strstr(dis, "all")))
         assert_string_equal(dsig_keccak_backend(), "portable");
+    if (dis && strstr(dis, "avx512") && avx2)
+        assert_string_equal(dsig_keccak_backend(), "avx2");
     print_message("keccak x4 back-end: %s\n", dsig_keccak_backend());
     check_x4_perm(x4_dispatch, "dispatch");
     check_x4_perm(x4_portable, "portable");
 #ifdef DSIG_KECCAK_X86
     if (avx2)
         check_x4_perm(x4_avx2, "avx2");
+    if (avx512) {
+        check_x4_perm(x4_avx512, "avx512");
+        check_one_perm(one_avx512, "avx512 single state");
+        check_x8_perm(x8_avx512, "avx512 x8");
+    }
 #endif
+    check_one_perm(one_dispatch, "dispatch single state");
+    check_x8_perm(x8_dispatch, "dispatch x8");
+    check_x8_perm(x8_portable, "portable x8");
+    assert_int_equal(dsig_keccak_x8_simd_degree(), avx512 ? 8 : 1);
+}
+
+/* x8 absorb_once + squeezeblocks equals eight scalar sponges, for SHAKE128/256 and a SHA-3 rate,
+ * every input length 0 .. 2 * rate + 9 and 1..3 output blocks. */
+static void test_keccak_x8_sponge(void **state)
+{
+    (void)state;
+    static const struct {
+        unsigned rate;
+        uint8_t ds;
+    } cfg[] = {{DSIG_SHAKE128_RATE, DSIG_KECCAK_DS_SHAKE},
+               {DSIG_SHAKE256_RATE, DSIG_KECCAK_DS_SHAKE},
+               {DSIG_SHA3_512_RATE, DSIG_KECCAK_DS_SHA3}};
+    static uint8_t buf[8][2 * 168 + 16], outs[8][3 * 168], ref[3 * 168];
+    for (int j = 0; j < 8; j++)
+        tu_fill(buf[j], sizeof buf[j], 700 + (uint64_t)j);
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+        unsigned rate = cfg[c].rate;
+        for (size_t len = 0; len <= 2 * rate + 9; len++) {
+            size_t nb = 1 + len % 3;
+            const uint8_t *in[8];
+            uint8_t *out[8];
+            for (int j = 0; j < 8; j++) {
+                in[j] = buf[j] + (j + len) % 7; /* unaligned inputs */
+                out[j] = outs[j];
+            }
+            dsig_keccak_x8 k8;
+            dsig_keccak_x8_absorb_once(&k8, rate, cfg[c].ds, in, len);
+            dsig_keccak_x8_squeezeblocks(&k8, out, 1);
+            for (int j = 0; j < 8; j++)
+                out[j] += rate;
+            dsig_keccak_x8_squeezeblocks(&k8, out, nb - 1);
+            dsig_keccak_x8_wipe(&k8);
+            for (int j = 0; j < 8; j++) {
+                sponge(rate, cfg[c].ds, ref, nb * rate, in[j], len);
+                if (memcmp(outs[j], ref, nb * rate) != 0)
+                    fail_msg("x8 rate %u length %zu instance %d differs from the scalar sponge", rate, len,
+                             j);
+            }
+        }
+    }
 }
 
 /* x4 absorb_once + squeezeblocks equals four scalar sponges, for SHAKE128/256 and SHA-3 domain bytes,
@@ -467,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_keccak_squeeze_u64),
         cmocka_unit_test(test_keccak_x4_backends),
         cmocka_unit_test(test_keccak_x4_sponge),
+        cmocka_unit_test(test_keccak_x8_sponge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

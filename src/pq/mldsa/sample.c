@@ -75,21 +75,65 @@ static unsigned rej_eta(int32_t *a, unsigned ctr, const uint8_t *buf, size_t len
     return ctr + dsig_mldsa_kernels_get()->rej_eta(a + ctr, DSIG_MLDSA_N - ctr, buf, (unsigned)len, eta);
 }
 
-/* @spec FIPS 204 Algorithm 32 ExpandA, four RejNTTPoly instances per SHAKE128 x4 pass. */
+/*
+ * Up to eight independent SHAKE instances of one rate, squeezed together: the x8 sponge when its
+ * kernel is native (AVX-512), else the x4 one, so that ExpandA and ExpandS take as many rows per
+ * permutation call as the CPU permutes side by side. `width` (4 or 8) is how many rows one batch
+ * takes; the choice depends on the CPU only.
+ */
+typedef struct {
+    unsigned width;
+    dsig_keccak_x4 k4;
+    dsig_keccak_x8 k8;
+} shake_batch;
+
+static unsigned batch_width(void)
+{
+    return dsig_keccak_x8_simd_degree() == 8 ? 8 : 4;
+}
+
+/* Absorbs in[0..width) (inlen bytes each) with SHAKE padding, ready to squeeze. */
+static void batch_absorb(shake_batch *b, unsigned rate, const uint8_t *const *in, size_t inlen)
+{
+    if (b->width == 8)
+        dsig_keccak_x8_absorb_once(&b->k8, rate, DSIG_KECCAK_DS_SHAKE, in, inlen);
+    else
+        dsig_keccak_x4_absorb_once(&b->k4, rate, DSIG_KECCAK_DS_SHAKE, in, inlen);
+}
+
+static void batch_squeeze(shake_batch *b, uint8_t *const *out, size_t nblocks)
+{
+    if (b->width == 8)
+        dsig_keccak_x8_squeezeblocks(&b->k8, out, nblocks);
+    else
+        dsig_keccak_x4_squeezeblocks(&b->k4, out, nblocks);
+}
+
+static void batch_wipe(shake_batch *b)
+{
+    if (b->width == 8)
+        dsig_keccak_x8_wipe(&b->k8);
+    else
+        dsig_keccak_x4_wipe(&b->k4);
+}
+
+/* @spec FIPS 204 Algorithm 32 ExpandA, four or eight RejNTTPoly instances per SHAKE128 batch pass. */
 void dsig_mldsa_expand_a(const dsig_mldsa_params *p, mldsa_poly *a, const uint8_t rho[32])
 {
     const unsigned total = p->k * p->l;
-    uint8_t seed[4][34];
-    uint8_t buf[4][UNIFORM_NBLOCKS * DSIG_SHAKE128_RATE];
-    dsig_keccak_x4 ks;
-    for (unsigned base = 0; base < total; base += 4) {
-        const uint8_t *in[4];
-        uint8_t *out[4];
-        unsigned ctr[4];
-        int32_t scratch[DSIG_MLDSA_N];
-        int32_t *dst[4];
-        for (unsigned j = 0; j < 4; j++) {
-            /* indexes past the end repeat the last polynomial into scratch (the x4 pass is paid for) */
+    uint8_t seed[8][34];
+    uint8_t buf[8][UNIFORM_NBLOCKS * DSIG_SHAKE128_RATE];
+    int32_t scratch[DSIG_MLDSA_N];
+    shake_batch ks;
+    ks.width = batch_width();
+    const unsigned w = ks.width;
+    for (unsigned base = 0; base < total; base += w) {
+        const uint8_t *in[8];
+        uint8_t *out[8];
+        unsigned ctr[8];
+        int32_t *dst[8];
+        for (unsigned j = 0; j < w; j++) {
+            /* indexes past the end repeat the last polynomial into scratch (the batch pass is paid for) */
             unsigned idx = base + j < total ? base + j : total - 1;
             memcpy(seed[j], rho, 32);
             seed[j][32] = (uint8_t)(idx % p->l); /* s: column */
@@ -98,17 +142,17 @@ void dsig_mldsa_expand_a(const dsig_mldsa_params *p, mldsa_poly *a, const uint8_
             out[j] = buf[j];
             dst[j] = base + j < total ? a[base + j].c : scratch;
         }
-        dsig_keccak_x4_absorb_once(&ks, DSIG_SHAKE128_RATE, DSIG_KECCAK_DS_SHAKE, in, 34);
-        dsig_keccak_x4_squeezeblocks(&ks, out, UNIFORM_NBLOCKS);
+        batch_absorb(&ks, DSIG_SHAKE128_RATE, in, 34);
+        batch_squeeze(&ks, out, UNIFORM_NBLOCKS);
         unsigned more = 0;
-        for (unsigned j = 0; j < 4; j++) {
+        for (unsigned j = 0; j < w; j++) {
             ctr[j] = rej_uniform(dst[j], 0, buf[j], sizeof buf[j]);
             more |= ctr[j] < DSIG_MLDSA_N;
         }
         while (more) {
-            dsig_keccak_x4_squeezeblocks(&ks, out, 1);
+            batch_squeeze(&ks, out, 1);
             more = 0;
-            for (unsigned j = 0; j < 4; j++) {
+            for (unsigned j = 0; j < w; j++) {
                 ctr[j] = rej_uniform(dst[j], ctr[j], buf[j], DSIG_SHAKE128_RATE);
                 more |= ctr[j] < DSIG_MLDSA_N;
             }
@@ -117,20 +161,22 @@ void dsig_mldsa_expand_a(const dsig_mldsa_params *p, mldsa_poly *a, const uint8_
 }
 
 /* @spec FIPS 204 Algorithm 33 ExpandS: RejBoundedPoly(ρ' ‖ IntegerToBytes(r, 2)) for r < l (s1) and
- * r = l..l+k-1 (s2), four per SHAKE256 x4 pass. Buffers and states are wiped (secret). */
+ * r = l..l+k-1 (s2), four or eight per SHAKE256 batch pass. Buffers and states are wiped (secret). */
 void dsig_mldsa_expand_s(const dsig_mldsa_params *p, mldsa_poly *s1, mldsa_poly *s2, const uint8_t rhop[64])
 {
     const unsigned total = p->l + p->k;
-    uint8_t seed[4][66];
-    uint8_t buf[4][ETA_NBLOCKS * DSIG_SHAKE256_RATE];
+    uint8_t seed[8][66];
+    uint8_t buf[8][ETA_NBLOCKS * DSIG_SHAKE256_RATE];
     int32_t scratch[DSIG_MLDSA_N];
-    dsig_keccak_x4 ks;
-    for (unsigned base = 0; base < total; base += 4) {
-        const uint8_t *in[4];
-        uint8_t *out[4];
-        unsigned ctr[4];
-        int32_t *dst[4];
-        for (unsigned j = 0; j < 4; j++) {
+    shake_batch ks;
+    ks.width = batch_width();
+    const unsigned w = ks.width;
+    for (unsigned base = 0; base < total; base += w) {
+        const uint8_t *in[8];
+        uint8_t *out[8];
+        unsigned ctr[8];
+        int32_t *dst[8];
+        for (unsigned j = 0; j < w; j++) {
             unsigned r = base + j < total ? base + j : total - 1;
             memcpy(seed[j], rhop, 64);
             seed[j][64] = (uint8_t)r;
@@ -139,23 +185,23 @@ void dsig_mldsa_expand_s(const dsig_mldsa_params *p, mldsa_poly *s1, mldsa_poly 
             out[j] = buf[j];
             dst[j] = base + j >= total ? scratch : r < p->l ? s1[r].c : s2[r - p->l].c;
         }
-        dsig_keccak_x4_absorb_once(&ks, DSIG_SHAKE256_RATE, DSIG_KECCAK_DS_SHAKE, in, 66);
-        dsig_keccak_x4_squeezeblocks(&ks, out, ETA_NBLOCKS);
+        batch_absorb(&ks, DSIG_SHAKE256_RATE, in, 66);
+        batch_squeeze(&ks, out, ETA_NBLOCKS);
         unsigned more = 0;
-        for (unsigned j = 0; j < 4; j++) {
+        for (unsigned j = 0; j < w; j++) {
             ctr[j] = rej_eta(dst[j], 0, buf[j], sizeof buf[j], p->eta);
             more |= ctr[j] < DSIG_MLDSA_N;
         }
         while (more) {
-            dsig_keccak_x4_squeezeblocks(&ks, out, 1);
+            batch_squeeze(&ks, out, 1);
             more = 0;
-            for (unsigned j = 0; j < 4; j++) {
+            for (unsigned j = 0; j < w; j++) {
                 ctr[j] = rej_eta(dst[j], ctr[j], buf[j], DSIG_SHAKE256_RATE, p->eta);
                 more |= ctr[j] < DSIG_MLDSA_N;
             }
         }
     }
-    dsig_keccak_x4_wipe(&ks);
+    batch_wipe(&ks);
     dsig_memzero(seed, sizeof seed);
     dsig_memzero(buf, sizeof buf);
     dsig_memzero(scratch, sizeof scratch);

@@ -1,6 +1,8 @@
 /*
  * src/pq/mldsa/sample.h — FIPS 204 §7.3 pseudorandom sampling: SampleInBall, ExpandA, ExpandS,
- * ExpandMask. The expansions run four SHAKE instances at once (dsig_keccak_x4).
+ * ExpandMask. The expansions run four SHAKE instances at once (dsig_keccak_x4); ExpandA and ExpandS
+ * eight when the 8-way Keccak is native (dsig_keccak_x8, AVX-512). ExpandMask stays 4-wide: its
+ * stream already wastes no lane, and eight lanes measured no faster (≤ 1.5 %, within noise).
  */
 #ifndef DSIG_PQ_MLDSA_SAMPLE_H
 #define DSIG_PQ_MLDSA_SAMPLE_H
