@@ -31,8 +31,11 @@
 
 DSIG_BEGIN_DECLS
 
-/* The hash names alg signs a digest of, comma-separated ("SHA-256"; "ExternalMu, SHA-256, ..."), or
- * NULL when it signs no digest. */
+/*
+ * The hash names alg signs a digest of.
+ * @return a ", "-separated list ("SHA-256"; "ExternalMu, SHA-224, SHA-256, ..."), static; NULL when alg
+ *         is NULL or signs no digest.
+ */
 DSIG_EXPORT const char *dsig_alg_digest_hashes(const dsig_alg *alg);
 
 /*
