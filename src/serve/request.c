@@ -479,7 +479,8 @@ static int pick_version(struct MHD_Connection *c, struct req *r, const char *sig
         snprintf(msg, sizeof msg, "the JWS kid \"%s\" names a retired version of key \"%s\": its signatures are "
                  "no longer accepted", kid, r->kid);
         r->err = ERR_VERIFY_INVALID;
-        *ret = respond_json(c, r, 422, json_pack("{s:b,s:s,s:s}", "valid", 0, "kid", r->kid, "reason", msg));
+        *ret = respond_json(c, r, 422, json_pack("{s:b,s:s,s:s,s:s}", "valid", 0, "kid", r->kid, "alg",
+                                                 dsig_alg_name(r->key->alg), "reason", msg));
         return 0;
     }
     snprintf(msg, sizeof msg, "the JWS kid \"%s\" names no version of key \"%s\" (GET /v1/keys/%s/versions)",
