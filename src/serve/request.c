@@ -456,8 +456,9 @@ static enum MHD_Result begin_sign_digest(struct dsig_server *s, struct MHD_Conne
     return MHD_YES;
 }
 
-/* The version a JWS header "kid" names (key_version.c) replaces the signing version in r->key: 400
- * for a kid of no version, 422 for a retired one. No kid: the signing version. 1 to go on. */
+/* The version a JWS header "kid" names (key_version.c) replaces the signing version in r->key; a kid
+ * of no version of this key, or of a retired one, is a 422 verdict saying so. No kid: the signing
+ * version. 1 to go on. */
 static int pick_version(struct MHD_Connection *c, struct req *r, const char *sig, size_t n, enum MHD_Result *ret)
 {
     char kid[DSIG_KID_MAX + 1], msg[DSIG_KID_MAX + 3 * SERVE_NAME_MAX + 160];
@@ -475,17 +476,15 @@ static int pick_version(struct MHD_Connection *c, struct req *r, const char *sig
     for (char *p = kid; *p; p++)
         if (!serve_valid_name(p, 1))
             *p = '?';
-    if (retired) {
+    if (retired)
         snprintf(msg, sizeof msg, "the JWS kid \"%s\" names a retired version of key \"%s\": its signatures are "
                  "no longer accepted", kid, r->kid);
-        r->err = ERR_VERIFY_INVALID;
-        *ret = respond_json(c, r, 422, json_pack("{s:b,s:s,s:s,s:s}", "valid", 0, "kid", r->kid, "alg",
-                                                 dsig_alg_name(r->key->alg), "reason", msg));
-        return 0;
-    }
-    snprintf(msg, sizeof msg, "the JWS kid \"%s\" names no version of key \"%s\" (GET /v1/keys/%s/versions)",
-             kid, r->kid, r->kid);
-    *ret = respond_error(c, r, 400, ERR_BAD_REQUEST, msg, NULL, NULL);
+    else /* another key's signature: not valid for this key, as one made with another algorithm */
+        snprintf(msg, sizeof msg, "the JWS kid \"%s\" names no version of key \"%s\" (GET /v1/keys/%s/versions)",
+                 kid, r->kid, r->kid);
+    r->err = ERR_VERIFY_INVALID;
+    *ret = respond_json(c, r, 422, json_pack("{s:b,s:s,s:s,s:s}", "valid", 0, "kid", r->kid, "alg",
+                                             dsig_alg_name(r->key->alg), "reason", msg));
     return 0;
 }
 

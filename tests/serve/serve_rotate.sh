@@ -120,9 +120,9 @@ jq -e '[.keys[] | select(.kid == "ed.v2")] | length == 1' "$T/out/jwks2" >/dev/n
 call 200 vers2 "${S[@]}" "$U/v1/keys/ed/versions"
 [ "$(jq -c '[.versions[] | [.version, .state]]' "$T/out/vers2")" = '[[1,"retired"],[2,"signing"]]' ] ||
     die "versions after retire: $(cat "$T/out/vers2")"
-# A kid of no version of this key: 400 naming it.
+# A kid of no version of this key: 422 naming it.
 call 200 es.jws "${S[@]}" --data-binary @"$T/msg" "$U/v1/keys/es/sign"
-verify 400 vwrong ed "$T/out/es.jws"
+verify 422 vwrong ed "$T/out/es.jws"
 grep -q 'names no version' "$T/out/vwrong" || die "unknown kid: $(cat "$T/out/vwrong")"
 ok
 
