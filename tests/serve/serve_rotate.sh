@@ -14,7 +14,8 @@ serve_lib_init dsig-serve-rotate curl jq sha256sum
 mkdir -p "$T/keys" "$T/out"
 "$D" keygen -q -a Ed25519 -o "$T/keys/ed.jwk"
 "$D" keygen -q -a ES256 -o "$T/keys/es.jwk"
-"$D" keygen -q -a HSS-LMS --param LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4 -o "$T/keys/lms.state" --pub "$T/lms.pub"
+"$D" keygen -q -a Ed25519 -o "$T/logkey.jwk"
+"$D" keygen -q -a HSS-LMS --param LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4 -o "$T/keys/lms.state" --pub "$T/keys/lms.pub"
 h() { printf %s "$1" | sha256sum | cut -d' ' -f1; }
 cat >"$T/serve.json" <<JSON
 {
@@ -22,7 +23,7 @@ cat >"$T/serve.json" <<JSON
   "key_dir": "keys",
   "include_kid": true,
   "jwks": true,
-  "audit": {"path": "audit.log", "transparency_log": false},
+  "audit": {"path": "audit.log", "log_key": "logkey.jwk", "log_origin": "example.test/rotate"},
   "tenants": [
     {"name": "ops", "tokens": [{"sha256": "$(h tokA)"}], "keys": ["*"], "operations": ["sign", "verify", "admin"]},
     {"name": "app", "tokens": [{"sha256": "$(h tokS)"}], "keys": ["*"], "operations": ["sign", "verify"]}
@@ -142,8 +143,11 @@ done
 [ "$(jq -r .version "$T/out/cr"{1,2,3} | sort -n | paste -sd,)" = 2,3,4 ] || die "concurrent rotations' versions"
 ok
 
-# The audit log: each record names the version it used.
+# The audit log: each record names the version it used; `dsig log verify --keys` matches every record
+# to its version's key file in the key directory (KID.vN.jwk for version N).
 serve_stop
+"$D" log verify -q "$T/audit.log" --log-key "$("$D" log key "$T/logkey.jwk" --origin example.test/rotate)" \
+    --keys "$T/keys" || die "dsig log verify --keys of a log with rotated keys"
 [ "$(jq -r 'select(.op == "sign" and .kid == "ed") | .version' "$T/audit.log" | sort -u | paste -sd,)" = 1,2 ] ||
     die "sign records' versions: $(jq -c 'select(.op=="sign" and .kid=="ed") | .version' "$T/audit.log")"
 [ "$(jq -c 'select(.op == "rotate" and .code == 200 and .kid == "ed") | .version' "$T/audit.log")" = 2 ] ||
