@@ -380,8 +380,9 @@ int serve_keyset_load(const struct dsig_serve_config *cfg, const struct serve_ke
                 break;
             }
     }
-    if (rc == DSIG_OK) { /* the markers: set each key's final state once (a shared state key is live) */
-        qsort(markers, nmarkers, sizeof *markers, cmp_marker);
+    if (rc == DSIG_OK) { /* the markers: each key's state set once (a state key shared with the running set never flips) */
+        if (nmarkers) /* qsort(NULL, 0, ...) is undefined */
+            qsort(markers, nmarkers, sizeof *markers, cmp_marker);
         for (size_t i = 0; i < ks->n; i++) {
             struct marker want;
             memcpy(want.id, ks->keys[i]->kid, sizeof want.id);
