@@ -450,7 +450,8 @@ static int parse_tenants(struct dsig_serve_config *c, const json_t *root)
             else if (strcmp(ops[j], "admin") == 0)
                 t->ops |= SERVE_OP_ADMIN;
             else if (rc == DSIG_OK)
-                rc = dsig_fail(DSIG_E_ARG, "config: %s.operations[%zu]: \"%s\" is not sign, verify, sign-digest or admin",
+                rc = dsig_fail(DSIG_E_ARG,
+                               "config: %s.operations[%zu]: \"%s\" is not sign, verify, sign-digest or admin",
                                where, j, ops[j]);
         }
         for (size_t j = 0; j < nops; j++)

@@ -380,7 +380,8 @@ int serve_keyset_load(const struct dsig_serve_config *cfg, const struct serve_ke
                 break;
             }
     }
-    if (rc == DSIG_OK) { /* the markers: each key's state set once (a state key shared with the running set never flips) */
+    /* The markers: each key's state is set once (a state key shared with the running set never flips). */
+    if (rc == DSIG_OK) {
         if (nmarkers) /* qsort(NULL, 0, ...) is undefined */
             qsort(markers, nmarkers, sizeof *markers, cmp_marker);
         for (size_t i = 0; i < ks->n; i++) {

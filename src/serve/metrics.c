@@ -45,7 +45,8 @@ struct serve_metrics {
 /* Endpoint label. */
 const char *serve_endpoint_name(enum serve_endpoint e)
 {
-    static const char *const n[EP_COUNT] = {"sign", "verify", "sign-digest", "key", "keys", "healthz", "readyz", "metrics", "log", "jwks", "rotate", "retire", "versions", "other"};
+    static const char *const n[EP_COUNT] = {"sign", "verify", "sign-digest", "key", "keys", "healthz", "readyz",
+                                            "metrics", "log", "jwks", "rotate", "retire", "versions", "other"};
     return (unsigned)e < EP_COUNT ? n[e] : "other";
 }
 

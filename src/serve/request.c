@@ -576,8 +576,8 @@ static enum MHD_Result get_key(struct dsig_server *s, struct MHD_Connection *c, 
 }
 
 /* GET /.well-known/jwks.json (RFC 7517 §5 JWK Set), with "jwks": true only: the public JWK of every
- * live version of every served key (retired ones left out), without a token — public keys for verifiers that hold no token. Off by default: the set
- * names every tenant's key ids. */
+ * live version of every served key (retired ones left out), without a token — public keys for
+ * verifiers that hold no token. Off by default: the set names every tenant's key ids. */
 static enum MHD_Result jwks(struct MHD_Connection *c, struct req *r)
 {
     if (!r->rt->cfg->jwks)

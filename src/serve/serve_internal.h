@@ -386,8 +386,10 @@ void serve_conns_stats(struct serve_conns *g, struct serve_conns_stats *st);
 
 /* ---- metrics.c ---------------------------------------------------------------------------- */
 
-enum serve_endpoint { EP_SIGN, EP_VERIFY, EP_SIGN_DIGEST, EP_KEY, EP_KEYS, EP_HEALTHZ, EP_READYZ, EP_METRICS, EP_LOG, EP_JWKS,
-                     EP_ROTATE, EP_RETIRE, EP_VERSIONS, EP_OTHER, EP_COUNT };
+enum serve_endpoint {
+    EP_SIGN, EP_VERIFY, EP_SIGN_DIGEST, EP_KEY, EP_KEYS, EP_HEALTHZ, EP_READYZ, EP_METRICS, EP_LOG, EP_JWKS,
+    EP_ROTATE, EP_RETIRE, EP_VERSIONS, EP_OTHER, EP_COUNT
+};
 enum serve_error {
     ERR_NONE = 0, ERR_UNAUTHENTICATED, ERR_FORBIDDEN, ERR_NOT_FOUND, ERR_RATE_LIMITED, ERR_BAD_REQUEST,
     ERR_TOO_LARGE, ERR_CLIENT_ABORT, ERR_TIMEOUT, ERR_SIGN, ERR_VERIFY_INVALID, ERR_METHOD, ERR_INTERNAL,
