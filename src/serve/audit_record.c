@@ -8,8 +8,9 @@
  * audit.c stores it and puts the "index" (the record's leaf in the log's Merkle tree) in front; this
  * file only says what it holds. "alg", "thumbprint" and "version" (of the key id) are there when
  * the request named a key it may use, "jws_sha256" (SHA-256 of the JWS, the response body without
- * its newline) when a signature was made. A sign-digest request's record also holds the hash name and the digest it signed
- * ("signed_hash", "signed_digest": hexadecimal); its "jws_sha256" is of that response's JSON body.
+ * its newline) when a signature was made. A sign-digest request's record also holds the hash name
+ * and the digest it signed ("signed_hash", "signed_digest": hexadecimal); its "jws_sha256" is of that
+ * response's JSON body.
  */
 #include <stdio.h>
 
