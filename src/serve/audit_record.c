@@ -6,10 +6,11 @@
  *    "bytes":536870912,"blake3":"9acc…","jws_sha256":"51d0…","code":200,"result":"ok",
  *    "duration_ms":2309.210,"queue_ms":0.000,"peer":"127.0.0.1"}
  * audit.c stores it and puts the "index" (the record's leaf in the log's Merkle tree) in front; this
- * file only says what it holds. "alg" and "thumbprint" are there when the request named a key it may
- * use, "jws_sha256" (SHA-256 of the JWS, the response body without its newline) when a signature was
- * made. A sign-digest request's record also holds the hash name and the digest it signed
- * ("signed_hash", "signed_digest": hexadecimal); its "jws_sha256" is of that response's JSON body.
+ * file only says what it holds. "alg", "thumbprint" and "version" (of the key id) are there when
+ * the request named a key it may use, "jws_sha256" (SHA-256 of the JWS, the response body without
+ * its newline) when a signature was made. A sign-digest request's record also holds the hash name
+ * and the digest it signed ("signed_hash", "signed_digest": hexadecimal); its "jws_sha256" is of that
+ * response's JSON body.
  */
 #include <stdio.h>
 
@@ -37,7 +38,10 @@ size_t serve_audit_record(const struct serve_audit_rec *r, char out[SERVE_AUDIT_
     serve_utc_stamp(stamp);
     if (r->digest)
         to_hex(r->digest, hex);
-    if (r->alg && r->thumbprint)
+    if (r->alg && r->thumbprint && r->version)
+        snprintf(key, sizeof key, "\"alg\":\"%s\",\"thumbprint\":\"%s\",\"version\":%u,", r->alg, r->thumbprint,
+                 r->version);
+    else if (r->alg && r->thumbprint)
         snprintf(key, sizeof key, "\"alg\":\"%s\",\"thumbprint\":\"%s\",", r->alg, r->thumbprint);
     if (r->jws_sha256) {
         char h[65];

@@ -438,7 +438,7 @@ static int parse_tenants(struct dsig_serve_config *c, const json_t *root)
         }
         char **ops = NULL;
         size_t nops = 0;
-        if ((rc = get_names(o, where, "operations", 3, &ops, &nops)) != DSIG_OK)
+        if ((rc = get_names(o, where, "operations", 4, &ops, &nops)) != DSIG_OK)
             return rc;
         for (size_t j = 0; j < nops; j++) {
             if (strcmp(ops[j], "sign") == 0)
@@ -447,8 +447,11 @@ static int parse_tenants(struct dsig_serve_config *c, const json_t *root)
                 t->ops |= SERVE_OP_VERIFY;
             else if (strcmp(ops[j], "sign-digest") == 0)
                 t->ops |= SERVE_OP_SIGN_DIGEST;
+            else if (strcmp(ops[j], "admin") == 0)
+                t->ops |= SERVE_OP_ADMIN;
             else if (rc == DSIG_OK)
-                rc = dsig_fail(DSIG_E_ARG, "config: %s.operations[%zu]: \"%s\" is not sign, verify or sign-digest",
+                rc = dsig_fail(DSIG_E_ARG,
+                               "config: %s.operations[%zu]: \"%s\" is not sign, verify, sign-digest or admin",
                                where, j, ops[j]);
         }
         for (size_t j = 0; j < nops; j++)

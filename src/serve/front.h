@@ -36,6 +36,7 @@ struct serve_runtime {
     struct dsig_serve_config *cfg;
     struct serve_keyset *ks;
     int *tenant_slot;          /* metrics slot of each tenant of cfg */
+    atomic_uint *cfg_refs;     /* runtimes sharing cfg (a rotation swaps the keys only): the last frees it */
 };
 void serve_runtime_unref(struct serve_runtime *rt);
 
@@ -68,6 +69,9 @@ struct serve_runtime *serve_current(struct dsig_server *s);
 /* 1 if the service can sign now (keys loaded, the audit log running); else 0 with the reason (why may
  * be NULL). */
 int serve_ready(struct dsig_server *s, const struct serve_runtime *rt, char *why, size_t n);
+/* Install `ks` (taken over, also on failure) with the current configuration: a new runtime sharing it,
+ * swapped in as a reload does. The caller holds s->reload_mu (a reload or rotation at a time). */
+int serve_install_keyset(struct dsig_server *s, struct serve_keyset *ks);
 /* Log the audit log's state when it changed since the last call (from requests and the guard's tick). */
 void serve_note_audit(struct dsig_server *s);
 
@@ -115,6 +119,16 @@ enum MHD_Result serve_on_access(void *cls, struct MHD_Connection *c, const char 
                                 const char *version, const char *upload_data, size_t *upload_data_size,
                                 void **con_cls);
 void serve_on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe);
+
+/* ---- key_rotate.c: POST /v1/keys/{id}/rotate, .../versions/{N}/retire; GET .../versions ---------- */
+
+/* Each answers a JSON document (code 200) or NULL with the HTTP code and a message. *used (may stay
+ * NULL) receives a reference to the version the request made or named, for the audit record. */
+json_t *serve_key_rotate(struct dsig_server *s, const char *id, unsigned *code, char *msg, size_t n,
+                         struct serve_key **used);
+json_t *serve_key_retire(struct dsig_server *s, const char *id, const char *version, unsigned *code, char *msg,
+                         size_t n, struct serve_key **used);
+json_t *serve_key_versions(const struct serve_keyset *ks, const char *id);
 
 /* ---- tlog_api.c: the log endpoints' answers ---------------------------------------------------- */
 

@@ -45,7 +45,8 @@ struct serve_metrics {
 /* Endpoint label. */
 const char *serve_endpoint_name(enum serve_endpoint e)
 {
-    static const char *const n[EP_COUNT] = {"sign", "verify", "sign-digest", "key", "keys", "healthz", "readyz", "metrics", "log", "jwks", "other"};
+    static const char *const n[EP_COUNT] = {"sign", "verify", "sign-digest", "key", "keys", "healthz", "readyz",
+                                            "metrics", "log", "jwks", "rotate", "retire", "versions", "other"};
     return (unsigned)e < EP_COUNT ? n[e] : "other";
 }
 
@@ -55,7 +56,7 @@ const char *serve_error_name(enum serve_error e)
     static const char *const n[ERR_COUNT] = {"none", "unauthenticated", "forbidden", "not_found", "rate_limited",
                                              "bad_request", "too_large", "client_abort", "timeout", "sign_error",
                                              "invalid_signature", "method_not_allowed", "internal", "too_slow",
-                                             "audit_unavailable", "not_implemented"};
+                                             "audit_unavailable", "not_implemented", "conflict"};
     return (unsigned)e < ERR_COUNT ? n[e] : "internal";
 }
 

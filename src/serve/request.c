@@ -150,6 +150,13 @@ static enum serve_endpoint classify(const char *path)
             return EP_VERIFY;
         if (strcmp(slash, "/sign-digest") == 0)
             return EP_SIGN_DIGEST;
+        if (strcmp(slash, "/rotate") == 0)
+            return EP_ROTATE;
+        if (strcmp(slash, "/versions") == 0)
+            return EP_VERSIONS;
+        if (strncmp(slash, "/versions/", 10) == 0 && strchr(slash + 10, '/') &&
+            strcmp(strchr(slash + 10, '/'), "/retire") == 0)
+            return EP_RETIRE; /* /versions/{N}/retire: N is checked by key_rotate.c */
     }
     return EP_OTHER;
 }
@@ -261,6 +268,7 @@ static int audit_write_full(struct dsig_server *s, struct req *r, const char *re
     if (r->key) {
         a.alg = dsig_alg_name(r->key->alg);
         a.thumbprint = r->key->thumbprint;
+        a.version = r->key->version;
     }
     a.jws_sha256 = jws;
     if (r->ep == EP_SIGN_DIGEST && r->sd.hash[0]) {
@@ -334,6 +342,8 @@ static int find_key(struct MHD_Connection *c, struct req *r, unsigned op, enum M
                              : op == SERVE_OP_VERIFY ? "this token may not verify with this key"
                              : op == SERVE_OP_SIGN_DIGEST ? "this token may not sign digests with this key "
                                                             "(operation \"sign-digest\")"
+                             : op == SERVE_OP_ADMIN ? "this token may not rotate or retire this key (operation "
+                                                      "\"admin\")"
                                                      : "this token may not use this key",
                              NULL, NULL);
         return 0;
@@ -446,6 +456,38 @@ static enum MHD_Result begin_sign_digest(struct dsig_server *s, struct MHD_Conne
     return MHD_YES;
 }
 
+/* The version a JWS header "kid" names (key_version.c) replaces the signing version in r->key; a kid
+ * of no version of this key, or of a retired one, is a 422 verdict saying so. No kid: the signing
+ * version. 1 to go on. */
+static int pick_version(struct MHD_Connection *c, struct req *r, const char *sig, size_t n, enum MHD_Result *ret)
+{
+    char kid[DSIG_KID_MAX + 1], msg[DSIG_KID_MAX + 3 * SERVE_NAME_MAX + 160];
+    if (serve_jws_header_kid(sig, n, kid, sizeof kid) != 1)
+        return 1; /* none (or unreadable: the verifier says why) */
+    int retired = 0;
+    struct serve_key *k = serve_keyset_pick(r->rt->ks, r->kid, kid, &retired);
+    if (k) {
+        serve_key_ref(k);
+        serve_key_unref(r->key);
+        r->key = k;
+        return 1;
+    }
+    /* the kid is the client's text: only [A-Za-z0-9._-] of it goes into the message */
+    for (char *p = kid; *p; p++)
+        if (!serve_valid_name(p, 1))
+            *p = '?';
+    if (retired)
+        snprintf(msg, sizeof msg, "the JWS kid \"%s\" names a retired version of key \"%s\": its signatures are "
+                 "no longer accepted", kid, r->kid);
+    else /* another key's signature: not valid for this key, as one made with another algorithm */
+        snprintf(msg, sizeof msg, "the JWS kid \"%s\" names no version of key \"%s\" (GET /v1/keys/%s/versions)",
+                 kid, r->kid, r->kid);
+    r->err = ERR_VERIFY_INVALID;
+    *ret = respond_json(c, r, 422, json_pack("{s:b,s:s,s:s,s:s}", "valid", 0, "kid", r->kid, "alg",
+                                             dsig_alg_name(r->key->alg), "reason", msg));
+    return 0;
+}
+
 /* POST /v1/keys/{kid}/verify: parse the signature header and set up the streaming verifier. */
 static enum MHD_Result begin_verify(struct dsig_server *s, struct MHD_Connection *c, struct req *r)
 {
@@ -464,6 +506,8 @@ static enum MHD_Result begin_verify(struct dsig_server *s, struct MHD_Connection
         return respond_error(c, r, 400, ERR_BAD_REQUEST,
                              SIG_HEADER " must hold a detached JWS (compact with an empty payload segment, or "
                                         "flattened JSON without \"payload\")", NULL, NULL);
+    if (!pick_version(c, r, sig, n, &ret))
+        return ret;
     dsig_jws_verify_opts o = {0};
     o.format = f;
     int rc = dsig_jws_verify_init(&r->vctx, r->key->pub, sig, n, &o);
@@ -496,8 +540,8 @@ static enum MHD_Result list_keys(struct dsig_server *s, struct MHD_Connection *c
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < ks->n; i++) {
         const struct serve_key *k = ks->keys[i];
-        if (!serve_tenant_allows(r->tenant, k->kid, 0))
-            continue;
+        if (serve_keyset_find(ks, k->kid) != k || !serve_tenant_allows(r->tenant, k->kid, 0))
+            continue; /* one entry per key id: its signing version */
         json_t *ops = json_array();
         if (serve_tenant_allows(r->tenant, k->kid, SERVE_OP_SIGN))
             json_array_append_new(ops, json_string("sign"));
@@ -505,14 +549,16 @@ static enum MHD_Result list_keys(struct dsig_server *s, struct MHD_Connection *c
             json_array_append_new(ops, json_string("verify"));
         if (serve_tenant_allows(r->tenant, k->kid, SERVE_OP_SIGN_DIGEST) && dsig_alg_digest_hashes(k->alg))
             json_array_append_new(ops, json_string("sign-digest"));
-        json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:o,s:b}", "kid", k->kid, "alg", dsig_alg_name(k->alg),
+        if (serve_tenant_allows(r->tenant, k->kid, SERVE_OP_ADMIN))
+            json_array_append_new(ops, json_string("admin"));
+        json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:o,s:b,s:I}", "kid", k->kid, "alg", dsig_alg_name(k->alg),
                                              "thumbprint", k->thumbprint, "operations", ops, "stateful",
-                                             k->stateful));
+                                             k->stateful, "version", (json_int_t)k->version));
     }
     return respond_json(c, r, 200, arr ? json_pack("{s:o}", "keys", arr) : NULL);
 }
 
-/* GET /v1/keys/{kid}: the public JWK. */
+/* GET /v1/keys/{kid}: the public JWK of its signing version. */
 static enum MHD_Result get_key(struct dsig_server *s, struct MHD_Connection *c, struct req *r)
 {
     enum MHD_Result ret = MHD_NO;
@@ -530,8 +576,8 @@ static enum MHD_Result get_key(struct dsig_server *s, struct MHD_Connection *c, 
 }
 
 /* GET /.well-known/jwks.json (RFC 7517 §5 JWK Set), with "jwks": true only: the public JWK of every
- * served key, without a token — public keys for verifiers that hold no token. Off by default: the set
- * names every tenant's key ids. */
+ * live version of every served key (retired ones left out), without a token — public keys for
+ * verifiers that hold no token. Off by default: the set names every tenant's key ids. */
 static enum MHD_Result jwks(struct MHD_Connection *c, struct req *r)
 {
     if (!r->rt->cfg->jwks)
@@ -540,6 +586,8 @@ static enum MHD_Result jwks(struct MHD_Connection *c, struct req *r)
     const struct serve_keyset *ks = r->rt->ks;
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < ks->n; i++) {
+        if (atomic_load(&ks->keys[i]->retired))
+            continue;
         json_t *k = json_loads(ks->keys[i]->jwk, 0, NULL);
         if (!k || json_array_append_new(arr, k) != 0) {
             json_decref(arr);
@@ -605,6 +653,44 @@ static enum MHD_Result log_endpoint(struct dsig_server *s, struct MHD_Connection
     return respond_json(c, r, 200, doc);
 }
 
+/* POST /v1/keys/{id}/rotate, POST /v1/keys/{id}/versions/{N}/retire (admin), GET /v1/keys/{id}/versions
+ * (any grant on the key): key_rotate.c. */
+static enum MHD_Result key_admin(struct dsig_server *s, struct MHD_Connection *c, struct req *r)
+{
+    enum MHD_Result ret = MHD_NO;
+    if (!authenticate(s, c, r, &ret) || !find_key(c, r, r->ep == EP_VERSIONS ? 0 : SERVE_OP_ADMIN, &ret))
+        return ret;
+    if (r->ep == EP_VERSIONS)
+        return respond_json(c, r, 200, serve_key_versions(r->rt->ks, r->kid));
+    unsigned code = 500;
+    char msg[512] = "internal error";
+    struct serve_key *used = NULL;
+    json_t *doc;
+    if (r->ep == EP_ROTATE) {
+        doc = serve_key_rotate(s, r->kid, &code, msg, sizeof msg, &used);
+    } else {
+        char v[16] = "";
+        const char *p = strstr(r->path + 9, "/versions/") + 10;
+        size_t vl = strcspn(p, "/");
+        if (vl < sizeof v)
+            memcpy(v, p, vl), v[vl] = '\0';
+        doc = serve_key_retire(s, r->kid, v, &code, msg, sizeof msg, &used);
+    }
+    if (used) { /* the record names the version made or retired */
+        serve_key_unref(r->key);
+        r->key = used;
+    }
+    if (!doc) {
+        if (code >= 500)
+            serve_log(&s->log, DSIG_SERVE_LOG_ERROR, r->id, "%s", msg);
+        return respond_error(c, r, code, code == 404 ? ERR_NOT_FOUND : code == 409 ? ERR_CONFLICT : ERR_INTERNAL, msg,
+                             NULL, NULL);
+    }
+    serve_log(&s->log, DSIG_SERVE_LOG_INFO, r->id, "key %s: version %u %s", r->kid, r->key->version,
+              r->ep == EP_ROTATE ? "made, now signing" : "retired");
+    return respond_json(c, r, 200, doc);
+}
+
 /* Route a request whose head passed the check: GETs are answered, POSTs set up their stream. */
 static enum MHD_Result route(struct dsig_server *s, struct MHD_Connection *c, struct req *r, const char *method)
 {
@@ -616,7 +702,8 @@ static enum MHD_Result route(struct dsig_server *s, struct MHD_Connection *c, st
     }
     int is_get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
     int is_post = strcmp(method, "POST") == 0;
-    if (r->ep == EP_SIGN || r->ep == EP_VERIFY || r->ep == EP_SIGN_DIGEST || r->ep == EP_KEY) {
+    if (r->ep == EP_SIGN || r->ep == EP_VERIFY || r->ep == EP_SIGN_DIGEST || r->ep == EP_KEY || r->ep == EP_ROTATE ||
+        r->ep == EP_RETIRE || r->ep == EP_VERSIONS) {
         const char *rest = r->path + 9, *slash = strchr(rest, '/');
         size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
         if (!serve_valid_name(rest, n))
@@ -665,11 +752,21 @@ static enum MHD_Result route(struct dsig_server *s, struct MHD_Connection *c, st
         if (!is_post)
             break;
         return begin_sign_digest(s, c, r);
+    case EP_ROTATE:
+    case EP_RETIRE:
+        if (!is_post)
+            break;
+        return key_admin(s, c, r);
+    case EP_VERSIONS:
+        if (!is_get)
+            break;
+        return key_admin(s, c, r);
     default:
         return respond_error(c, r, 404, ERR_NOT_FOUND, "no such endpoint", NULL, NULL);
     }
     return respond_error(c, r, 405, ERR_METHOD, "method not allowed here", MHD_HTTP_HEADER_ALLOW,
-                         r->ep == EP_SIGN || r->ep == EP_VERIFY || r->ep == EP_SIGN_DIGEST ? "POST" : "GET, HEAD");
+                         r->ep == EP_SIGN || r->ep == EP_VERIFY || r->ep == EP_SIGN_DIGEST || r->ep == EP_ROTATE ||
+                                 r->ep == EP_RETIRE ? "POST" : "GET, HEAD");
 }
 
 /* First call of a request: check the head (a bad one is answered at once, and the connection closed).
@@ -839,7 +936,8 @@ static enum MHD_Result finish(struct dsig_server *s, struct MHD_Connection *c, s
             if (rc != DSIG_OK)
                 r->err = ERR_VERIFY_INVALID;
             return respond_json(c, r, rc == DSIG_OK ? 200 : 422,
-                                json_pack("{s:b,s:s,s:s}", "valid", rc == DSIG_OK, "kid", r->kid, "alg", alg));
+                                json_pack("{s:b,s:s,s:s,s:s,s:I}", "valid", rc == DSIG_OK, "kid", r->kid, "alg", alg,
+                                          "key_version", r->key->vkid, "version", (json_int_t)r->key->version));
         }
         char msg[512];
         snprintf(msg, sizeof msg, "cannot verify: %s: %s", dsig_strerror(rc), dsig_last_error_detail());

@@ -20,6 +20,7 @@
 #define SERVE_OP_SIGN 1u
 #define SERVE_OP_VERIFY 2u
 #define SERVE_OP_SIGN_DIGEST 4u    /* sign a client's digest (sign_digest.c): its own grant, never implied */
+#define SERVE_OP_ADMIN 8u          /* rotate a key, retire a version (key_rotate.c): never implied */
 
 #define SERVE_NAME_MAX 64          /* tenant names and key ids: [A-Za-z0-9._-]{1,64} */
 #define SERVE_TOKEN_MAX 4096       /* presented bearer tokens longer than this are refused */
@@ -135,10 +136,16 @@ int serve_valid_name(const char *s, size_t len);
 
 /* ---- keys.c ------------------------------------------------------------------------------- */
 
-/* One served key: shared by reference between key sets (reloads) and requests in flight. */
+/* One served key version: shared by reference between key sets (reloads, rotations) and requests in
+ * flight. A key id has versions: file <id>.jwk is version 1 (its kid stays "<id>"), <id>.v<N>.jwk
+ * (or .state) is version N with kid "<id>.v<N>" (key_version.c). */
 struct serve_key {
     atomic_uint refs;
-    char kid[SERVE_NAME_MAX + 1];
+    char kid[SERVE_NAME_MAX + 1];  /* the key id: the group of versions, as in the URL paths */
+    char vkid[SERVE_NAME_MAX + 1]; /* this version's kid: the file name without its extension */
+    unsigned version;              /* 1.. */
+    atomic_int retired;            /* an <id>.v<N>.retired marker: neither signs nor verifies; atomic
+                                    * because a retirement applies to the key in every set at once */
     dsig_key *key;             /* private key (signing) */
     dsig_key *pub;             /* its public part (verification) */
     const dsig_alg *alg;
@@ -152,7 +159,7 @@ struct serve_key {
 
 struct serve_keyset {
     atomic_uint refs;
-    struct serve_key **keys;   /* sorted by kid */
+    struct serve_key **keys;   /* sorted by kid, then version */
     size_t n;
 };
 
@@ -163,7 +170,34 @@ typedef void (*serve_warn_fn)(void *arg, const char *msg);
  * symbolic link is skipped with a warning (never followed). */
 int serve_keyset_load(const struct dsig_serve_config *cfg, const struct serve_keyset *prev,
                       serve_warn_fn warn, void *warn_arg, struct serve_keyset **out);
+/* The signing version of key id `kid`: its newest version not retired; NULL if none. */
 struct serve_key *serve_keyset_find(const struct serve_keyset *ks, const char *kid);
+/* Version `version` of key id `kid` (retired or not); NULL if absent. */
+struct serve_key *serve_keyset_find_version(const struct serve_keyset *ks, const char *kid, unsigned version);
+/* The versions of key id `kid`: ks->keys[*lo .. *hi), oldest first (empty: *lo == *hi). */
+void serve_keyset_range(const struct serve_keyset *ks, const char *kid, size_t *lo, size_t *hi);
+/* The highest version number of key id `kid` in the set (retired ones included); 0 if none. */
+unsigned serve_keyset_max_version(const struct serve_keyset *ks, const char *kid);
+/* Load one key file `name` (a *.jwk or *.state entry of cfg->key_dir) as a served key; the return
+ * codes of serve_keyset_load (a symbolic link is an error here). */
+int serve_key_load(const struct dsig_serve_config *cfg, const char *name, struct serve_key **out);
+/* A new set: every key of `ks` and `k` (one reference each taken; replaces a key of the same id and
+ * version). */
+int serve_keyset_with(const struct serve_keyset *ks, struct serve_key *k, struct serve_keyset **out);
+
+/* ---- key_version.c: versions of a key id ------------------------------------------------------ */
+
+/* Split a key file's stem: "<id>.v<N>" (N 1..999999999, no leading zero) gives id and N; any other
+ * stem is the id itself, version 1. id[] receives SERVE_NAME_MAX + 1 bytes at most. 1 if versioned. */
+int serve_key_stem_parse(const char *stem, size_t len, char id[SERVE_NAME_MAX + 1], unsigned *version);
+/* The "kid" of a JWS's protected header (compact or flattened JSON; bounded): 1 with out set, 0 when
+ * the header has none, -1 when the header cannot be read (the verifier then says why). */
+int serve_jws_header_kid(const char *sig, size_t n, char *out, size_t outsz);
+/* The live version of key id `id` a JWS header kid names — its version kid, its JWK's own "kid" or its
+ * RFC 7638 thumbprint — newest first. NULL with *retired = 1 if only a retired version matches. */
+struct serve_key *serve_keyset_pick(const struct serve_keyset *ks, const char *id, const char *kid, int *retired);
+/* "signing", "verify-only" or "retired": the state of k in ks. */
+const char *serve_key_state(const struct serve_keyset *ks, const struct serve_key *k);
 void serve_key_ref(struct serve_key *k);
 void serve_key_unref(struct serve_key *k);
 void serve_keyset_ref(struct serve_keyset *ks);
@@ -295,6 +329,7 @@ struct serve_audit_rec {
     const uint8_t *digest;     /* 32-byte payload digest, NULL if none */
     const char *digest_name;   /* its JSON member: "sha256" or "blake3" */
     const char *alg;           /* the key's algorithm, NULL if no key */
+    unsigned version;          /* the key version used (with alg), 0 if none */
     const char *thumbprint;    /* the key's RFC 7638 thumbprint, NULL if no key */
     const uint8_t *jws_sha256; /* SHA-256 of the JWS released (the response body without its newline), NULL if none */
     const char *signed_hash;   /* sign-digest: the hash named by the client, NULL otherwise */
@@ -351,11 +386,14 @@ void serve_conns_stats(struct serve_conns *g, struct serve_conns_stats *st);
 
 /* ---- metrics.c ---------------------------------------------------------------------------- */
 
-enum serve_endpoint { EP_SIGN, EP_VERIFY, EP_SIGN_DIGEST, EP_KEY, EP_KEYS, EP_HEALTHZ, EP_READYZ, EP_METRICS, EP_LOG, EP_JWKS, EP_OTHER, EP_COUNT };
+enum serve_endpoint {
+    EP_SIGN, EP_VERIFY, EP_SIGN_DIGEST, EP_KEY, EP_KEYS, EP_HEALTHZ, EP_READYZ, EP_METRICS, EP_LOG, EP_JWKS,
+    EP_ROTATE, EP_RETIRE, EP_VERSIONS, EP_OTHER, EP_COUNT
+};
 enum serve_error {
     ERR_NONE = 0, ERR_UNAUTHENTICATED, ERR_FORBIDDEN, ERR_NOT_FOUND, ERR_RATE_LIMITED, ERR_BAD_REQUEST,
     ERR_TOO_LARGE, ERR_CLIENT_ABORT, ERR_TIMEOUT, ERR_SIGN, ERR_VERIFY_INVALID, ERR_METHOD, ERR_INTERNAL,
-    ERR_TOO_SLOW, ERR_AUDIT, ERR_NOT_IMPLEMENTED, ERR_COUNT
+    ERR_TOO_SLOW, ERR_AUDIT, ERR_NOT_IMPLEMENTED, ERR_CONFLICT, ERR_COUNT
 };
 const char *serve_endpoint_name(enum serve_endpoint e);
 const char *serve_error_name(enum serve_error e);

@@ -56,7 +56,10 @@ void serve_runtime_unref(struct serve_runtime *rt)
     if (!rt || atomic_fetch_sub(&rt->refs, 1) != 1)
         return;
     serve_keyset_unref(rt->ks);
-    dsig_serve_config_free(rt->cfg);
+    if (!rt->cfg_refs || atomic_fetch_sub(rt->cfg_refs, 1) == 1) {
+        dsig_serve_config_free(rt->cfg);
+        dsig_xfree(rt->cfg_refs, 0);
+    }
     dsig_xfree(rt->tenant_slot, 0);
     dsig_xfree(rt, 0);
 }
@@ -125,6 +128,11 @@ static int runtime_new(struct dsig_server *s, struct dsig_serve_config *cfg, con
     }
     atomic_init(&rt->refs, 1);
     rt->cfg = cfg;
+    if (!(rt->cfg_refs = dsig_malloc(sizeof *rt->cfg_refs))) {
+        serve_runtime_unref(rt);
+        return dsig_fail(DSIG_E_NOMEM, "serve: out of memory");
+    }
+    atomic_init(rt->cfg_refs, 1);
     int rc = serve_keyset_load(cfg, prev ? prev->ks : NULL, key_warn, s, &rt->ks);
     if (rc == DSIG_OK && !(rt->tenant_slot = dsig_calloc(cfg->ntenants ? cfg->ntenants : 1, sizeof *rt->tenant_slot)))
         rc = dsig_fail(DSIG_E_NOMEM, "serve: out of memory");
@@ -136,6 +144,32 @@ static int runtime_new(struct dsig_server *s, struct dsig_serve_config *cfg, con
         rt->tenant_slot[i] = serve_metrics_tenant_slot(s->metrics, cfg->tenants[i].name);
     carry_buckets(cfg, prev ? prev->cfg : NULL);
     *out = rt;
+    return DSIG_OK;
+}
+
+int serve_install_keyset(struct dsig_server *s, struct serve_keyset *ks)
+{
+    struct serve_runtime *old = serve_current(s);
+    struct serve_runtime *rt = dsig_calloc(1, sizeof *rt);
+    size_t nt = old->cfg->ntenants ? old->cfg->ntenants : 1;
+    if (!rt || !(rt->tenant_slot = dsig_calloc(nt, sizeof *rt->tenant_slot))) {
+        dsig_xfree(rt, 0);
+        serve_keyset_unref(ks);
+        serve_runtime_unref(old);
+        return dsig_fail(DSIG_E_NOMEM, "serve: out of memory");
+    }
+    atomic_init(&rt->refs, 1);
+    rt->cfg = old->cfg; /* the same tenants, tokens and their buckets */
+    rt->cfg_refs = old->cfg_refs;
+    atomic_fetch_add(rt->cfg_refs, 1);
+    rt->ks = ks;
+    memcpy(rt->tenant_slot, old->tenant_slot, nt * sizeof *rt->tenant_slot);
+    pthread_mutex_lock(&s->rt_mu);
+    struct serve_runtime *prev = s->rt;
+    s->rt = rt;
+    pthread_mutex_unlock(&s->rt_mu);
+    serve_runtime_unref(prev); /* the server's reference; requests in flight hold theirs */
+    serve_runtime_unref(old);
     return DSIG_OK;
 }
 

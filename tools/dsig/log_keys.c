@@ -383,11 +383,18 @@ int log_keys_record(struct log_keys *ks, uint64_t index, const char *line, size_
         st = bad(why, "%s has a key \"thumbprint\" but no %s", at, kid ? "\"alg\"" : "\"kid\"");
         goto out;
     }
-    /* The keys given under this id; else keys listed under their thumbprint (a JWK Set). */
+    /* The keys given under this version's kid (a record's "version" N > 1 is the key file
+     * KID.vN.jwk: its kid "KID.vN"; version 1 is KID.jwk or KID.v1.jwk), else under the id, else keys
+     * listed under their thumbprint (a JWK Set). */
+    json_int_t ver = json_integer_value(json_object_get(r, "version"));
+    char vkid[128] = "";
+    if (ver > 0 && ver <= 999999999)
+        snprintf(vkid, sizeof vkid, "%.64s.v%lld", kid, (long long)ver);
+    const char *names[3] = {vkid[0] ? vkid : NULL, ver <= 1 ? kid : NULL, tp};
     const struct lk_key *key = NULL, *other = NULL;
-    for (int pass = 0; pass < 2 && !key && !other; pass++)
-        for (size_t i = 0; i < ks->nk && !key; i++)
-            if (strcmp(ks->k[i].kid, pass ? tp : kid) == 0) {
+    for (int pass = 0; pass < 3 && !key && !other; pass++)
+        for (size_t i = 0; names[pass] && i < ks->nk && !key; i++)
+            if (strcmp(ks->k[i].kid, names[pass]) == 0) {
                 if (strcmp(ks->k[i].tp, tp) == 0)
                     key = &ks->k[i];
                 else if (!other)
