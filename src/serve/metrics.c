@@ -55,7 +55,8 @@ const char *serve_error_name(enum serve_error e)
     static const char *const n[ERR_COUNT] = {"none", "unauthenticated", "forbidden", "not_found", "rate_limited",
                                              "bad_request", "too_large", "client_abort", "timeout", "sign_error",
                                              "invalid_signature", "method_not_allowed", "internal", "too_slow",
-                                             "audit_unavailable", "not_implemented"};
+                                             "audit_unavailable", "not_implemented",
+                                             "coordinator_unavailable"};
     return (unsigned)e < ERR_COUNT ? n[e] : "internal";
 }
 
