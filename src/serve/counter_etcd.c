@@ -92,6 +92,17 @@ static int parse_value(const unsigned char *s, int len, uint64_t *v)
     return 1;
 }
 
+/* Free what jansson allocated (json_dumps) with jansson's allocator: the application may have set its
+ * own (the dsig tool does). */
+static void json_text_free(char *p)
+{
+    json_malloc_t m;
+    json_free_t f;
+    json_get_alloc_funcs(&m, &f);
+    if (p)
+        f(p);
+}
+
 /* Counter names are key thumbprints: base64url only. */
 static int name_ok(const char *name)
 {
@@ -295,7 +306,7 @@ static int etcd_get(void *ctx, const char *name, uint64_t *value)
         return SERVE_COUNTER_UNAVAILABLE;
     }
     json_t *ans = post(e, "/v3/kv/range", body, "read");
-    free(body); /* jansson's allocator */
+    json_text_free(body);
     if (!ans)
         return SERVE_COUNTER_UNAVAILABLE;
     int st = range_value(ans, name, value);
@@ -334,7 +345,7 @@ static int etcd_cas(void *ctx, const char *name, uint64_t expected, uint64_t des
         return SERVE_COUNTER_UNAVAILABLE;
     }
     json_t *ans = post(e, "/v3/kv/txn", body, "compare-and-swap");
-    free(body);
+    json_text_free(body);
     if (!ans)
         return SERVE_COUNTER_UNAVAILABLE;
     int st;
