@@ -133,5 +133,16 @@ done
 dups=$(sort -n "$T/indices" | uniq -d | head -3)
 [ -z "$dups" ] || die "indices used twice: $dups"
 ok
+# The live instances stop cleanly (SIGTERM: exit 0, no sanitizer report).
+for i in 0 1 2; do
+    kill "${PIDS[$i]}"
+    rc=0
+    wait "${PIDS[$i]}" || rc=$?
+    [ $rc = 0 ] || die "instance $i: exit status $rc"
+    ! grep -Eq 'AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error:' "$T/i$i/serve.log" ||
+        die "instance $i: sanitizer report"
+done
+PIDS=()
+ok
 echo "$total signatures from 3 instances (one SIGKILLed, etcd majority stopped and restarted) verified," \
      "all indices distinct (highest $(sort -n "$T/indices" | tail -1)); $PASSED checks passed"
