@@ -8,7 +8,9 @@ PKGS=(build-essential cmake pkg-config libssl-dev openssl libsodium-dev libjanss
       wrk                     # bench/serve_bench.sh request rates
       redis-server libhiredis-dev # the auditable key-value store (src/apps) on a real Redis; redis-cli comes along
       libengine-gost-openssl  # the OpenSSL GOST engine: tests/gost interop only (skipped without it)
-      clang libclang-rt-14-dev) # libFuzzer harnesses: clang 14 with the fuzzer and sanitizer runtimes
+      clang libclang-rt-14-dev # libFuzzer harnesses: clang 14 with the fuzzer and sanitizer runtimes
+      etcd-server             # etcd 3.4 (/usr/bin/etcd): the shared index counter of stateful keys (tests/coord)
+      libcurl4-openssl-dev)   # libcurl: src/serve/counter_etcd.c talks to etcd's v3 JSON gateway over HTTP
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

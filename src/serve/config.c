@@ -227,6 +227,67 @@ static int parse_audit(struct dsig_serve_config *c, const json_t *root)
     return DSIG_OK;
 }
 
+/* "coordinator": {"etcd": [endpoints], "prefix", "connect_timeout_ms", "timeout_ms"}: the shared index
+ * counter of stateful keys (docs/scale.md). */
+#define MAX_COORD_ENDPOINTS 16
+static int parse_coordinator(struct dsig_serve_config *c, const json_t *root)
+{
+    static const char *const allowed[] = {"etcd", "prefix", "connect_timeout_ms", "timeout_ms", NULL};
+    json_t *o;
+    int rc;
+    if ((rc = get_obj(root, "config", "coordinator", &o)) != DSIG_OK || !o)
+        return rc;
+    if ((rc = check_members(o, "coordinator", allowed)) != DSIG_OK)
+        return rc;
+    json_t *a = json_object_get(o, "etcd");
+    if (!a)
+        return dsig_fail(DSIG_E_JSON, "config: coordinator: missing member \"etcd\" (the cluster's endpoints)");
+    if (!json_is_array(a) || json_array_size(a) == 0 || json_array_size(a) > MAX_COORD_ENDPOINTS)
+        return dsig_fail(DSIG_E_JSON, "config: coordinator.etcd: must be an array of 1 to %d endpoint strings",
+                         MAX_COORD_ENDPOINTS);
+    size_t n = json_array_size(a);
+    if (!(c->coord_etcd = dsig_calloc(n, sizeof *c->coord_etcd)))
+        return dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_array_get(a, i);
+        const char *u = json_string_value(e);
+        size_t len = u ? strlen(u) : 0;
+        int ok = u && len == json_string_length(e) && len <= 400 &&
+                 ((strncmp(u, "http://", 7) == 0 && len > 7) || (strncmp(u, "https://", 8) == 0 && len > 8)) &&
+                 u[len - 1] != '/';
+        for (size_t j = 0; ok && j < len; j++)
+            ok = (unsigned char)u[j] > 0x20 && (unsigned char)u[j] < 0x7f;
+        if (!ok)
+            return dsig_fail(DSIG_E_ARG, "config: coordinator.etcd[%zu]: not an endpoint \"http://HOST:PORT\" "
+                             "(or https://; no path, no trailing slash, at most 400 characters)", i);
+        if (!(c->coord_etcd[i] = dsig_strdup(u)))
+            return dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+        c->coord_n = i + 1;
+    }
+    if ((rc = get_str(o, "coordinator", "prefix", &c->coord_prefix, 0)) != DSIG_OK)
+        return rc;
+    if (c->coord_prefix) {
+        int ok = c->coord_prefix[0] == '/' && strlen(c->coord_prefix) <= 256;
+        for (const char *p = c->coord_prefix; ok && *p; p++)
+            ok = (unsigned char)*p > 0x20 && (unsigned char)*p < 0x7f;
+        if (!ok)
+            return dsig_fail(DSIG_E_ARG, "config: coordinator.prefix: must start with '/', at most 256 printable "
+                             "characters without spaces");
+    }
+    uint64_t cms = 1000, tms = 3000;
+    if ((rc = get_uint(o, "coordinator", "connect_timeout_ms", 1, 60000, &cms)) != DSIG_OK ||
+        (rc = get_uint(o, "coordinator", "timeout_ms", 1, 600000, &tms)) != DSIG_OK)
+        return rc;
+    if (cms > tms)
+        return dsig_fail(DSIG_E_ARG, "config: coordinator.connect_timeout_ms (%llu) is larger than timeout_ms (%llu)",
+                         (unsigned long long)cms, (unsigned long long)tms);
+    c->coord_connect_ms = (unsigned)cms;
+    c->coord_timeout_ms = (unsigned)tms;
+    if (!(c->coord_text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS)))
+        return dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+    return DSIG_OK;
+}
+
 /* A rate object {"per_second": r, "burst": b} (member `name` of `o`, optional): *rate and *burst are left
  * alone when absent. per_second ≥ min_rate (0 allowed when min_rate is 0: unlimited); burst defaults to
  * max(1, per_second). */
@@ -512,7 +573,7 @@ static int set_defaults(struct dsig_serve_config *c)
 int dsig_serve_config_parse(dsig_serve_config **out, const char *json, size_t len, const char *base_dir)
 {
     static const char *const allowed[] = {"listen", "key_dir", "state_registry_dir", "include_kid", "jwks", "audit",
-                                          "limits", "tenants", "tls", NULL};
+                                          "limits", "tenants", "tls", "coordinator", NULL};
     if (!out || !json)
         return dsig_fail(DSIG_E_ARG, "config: NULL argument");
     *out = NULL;
@@ -549,7 +610,8 @@ int dsig_serve_config_parse(dsig_serve_config **out, const char *json, size_t le
         (rc = get_str(root, "config", "key_dir", &c->key_dir, 0)) != DSIG_OK ||
         (rc = get_str(root, "config", "state_registry_dir", &c->state_registry, 1)) != DSIG_OK ||
         (rc = parse_audit(c, root)) != DSIG_OK || (rc = parse_limits(c, root)) != DSIG_OK ||
-        (rc = parse_tenants(c, root)) != DSIG_OK || (rc = parse_tls(c, root)) != DSIG_OK)
+        (rc = parse_tenants(c, root)) != DSIG_OK || (rc = parse_tls(c, root)) != DSIG_OK ||
+        (rc = parse_coordinator(c, root)) != DSIG_OK)
         goto done;
     if (!c->key_dir) {
         rc = dsig_fail(DSIG_E_JSON, "config: missing member \"key_dir\"");
@@ -660,6 +722,7 @@ int serve_config_restart_diff(const struct dsig_serve_config *a, const struct ds
                     : !same_str(a->log_origin, b->log_origin)     ? "audit.log_origin"
                     : a->checkpoint_interval_ms != b->checkpoint_interval_ms ? "audit.checkpoint_interval_ms"
                     : a->tlog != b->tlog                          ? "audit.transparency_log"
+                    : !same_str(a->coord_text, b->coord_text)     ? "coordinator"
                                                                   : NULL;
     if (m && what && n)
         snprintf(what, n, "%s", m);
@@ -692,5 +755,15 @@ void dsig_serve_config_free(dsig_serve_config *c)
     dsig_xfree(c->log_origin, 0);
     dsig_xfree(c->tls_cert, 0);
     dsig_xfree(c->tls_key, 0);
+    for (size_t i = 0; i < c->coord_n; i++)
+        dsig_xfree(c->coord_etcd[i], 0);
+    dsig_xfree(c->coord_etcd, 0);
+    dsig_xfree(c->coord_prefix, 0);
+    if (c->coord_text) { /* json_dumps: jansson's allocator (the application may have set its own) */
+        json_malloc_t jm;
+        json_free_t jf;
+        json_get_alloc_funcs(&jm, &jf);
+        jf(c->coord_text);
+    }
     dsig_xfree(c, 0);
 }

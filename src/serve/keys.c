@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "serve/ranges.h"
 #include "serve_internal.h"
 
 #define MAX_KEYS 4096
@@ -33,6 +34,8 @@ void serve_key_unref(struct serve_key *k)
     if (!k || atomic_fetch_sub(&k->refs, 1) != 1)
         return;
     dsig_key_free(k->key);
+    serve_ranges_free(k->ranges); /* after the key: its range source */
+    serve_counter_free(k->counter);
     dsig_key_free(k->pub);
     dsig_free(k->jwk);
     dsig_xfree(k, 0);
@@ -165,7 +168,21 @@ static int load_one(const struct dsig_serve_config *cfg, const struct serve_keys
     if (is_state) {
         dsig_state_opts so = {0};
         so.registry_dir = cfg->state_registry;
-        rc = dsig_state_open(&k->key, path, &so);
+        /* Shared through a coordinator (docs/scale.md): the key signs only inside index ranges that
+         * the cluster's counter handed to this instance. Each key has its own counter client and
+         * reservation, so that they live exactly as long as the key (a reload keeps both). */
+        rc = DSIG_OK;
+        if (cfg->coord_n) {
+            struct serve_counter_etcd_config ec = {.endpoints = (const char *const *)cfg->coord_etcd,
+                                                   .n_endpoints = cfg->coord_n, .prefix = cfg->coord_prefix,
+                                                   .connect_timeout_ms = cfg->coord_connect_ms,
+                                                   .timeout_ms = cfg->coord_timeout_ms};
+            if ((rc = serve_counter_etcd_new(&k->counter, &ec)) == DSIG_OK &&
+                (rc = serve_ranges_new(&k->ranges, k->counter, NULL)) == DSIG_OK)
+                so.ranges = serve_ranges_source(k->ranges);
+        }
+        if (rc == DSIG_OK)
+            rc = dsig_state_open(&k->key, path, &so);
         if (rc != DSIG_OK)
             rc = fail_with_detail(rc, "state file", path);
     } else {

@@ -56,7 +56,8 @@ const char *serve_error_name(enum serve_error e)
     static const char *const n[ERR_COUNT] = {"none", "unauthenticated", "forbidden", "not_found", "rate_limited",
                                              "bad_request", "too_large", "client_abort", "timeout", "sign_error",
                                              "invalid_signature", "method_not_allowed", "internal", "too_slow",
-                                             "audit_unavailable", "not_implemented", "conflict"};
+                                             "audit_unavailable", "not_implemented", "conflict",
+                                             "coordinator_unavailable"};
     return (unsigned)e < ERR_COUNT ? n[e] : "internal";
 }
 

@@ -68,6 +68,28 @@ void serve_counter_free(struct serve_counter *c);
 int serve_counter_file_new(struct serve_counter **out, const char *dir);
 
 /*
+ * The cluster counter: one etcd key PREFIX + NAME per counter (value: decimal text), through etcd's v3
+ * JSON gateway (POST /v3/kv/range, /v3/kv/txn; etcd 3.4) over HTTP with libcurl. get = a linearizable
+ * range; cas = one txn comparing the value (or, for expected 0, the key's create revision 0) and
+ * putting the new value on success: a quorum write, durable on a majority before etcd answers. The
+ * endpoints are members of one cluster; a request that fails on one (connection refused, timeout, HTTP
+ * error, an answer that does not parse) is tried on the next, and the member that answered last is
+ * asked first next time.
+ */
+struct serve_counter_etcd_config {
+    const char *const *endpoints; /* "http://HOST:PORT" (or https), at least one */
+    size_t n_endpoints;
+    const char *prefix;           /* key prefix [NULL: "/dsig/"] */
+    uint32_t connect_timeout_ms;  /* per member [1000] */
+    uint32_t timeout_ms;          /* per request and member, connect included [3000] */
+};
+/* DSIG_OK, DSIG_E_ARG (no endpoint, an endpoint that is not http:// or https://, a prefix longer than
+ * 256 bytes), DSIG_E_NOMEM, DSIG_E_UNAVAILABLE (libcurl cannot be initialised). */
+int serve_counter_etcd_new(struct serve_counter **out, const struct serve_counter_etcd_config *cfg);
+/* HTTP requests an etcd counter has sent (every member tried counts): for metrics and measurements. */
+uint64_t serve_counter_etcd_requests(const struct serve_counter *c);
+
+/*
  * An in-process counter for tests, with fault injection (serve_counter_mem_set_faults).
  * DSIG_OK or DSIG_E_NOMEM.
  */

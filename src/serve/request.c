@@ -103,6 +103,30 @@ static enum MHD_Result respond_error(struct MHD_Connection *c, struct req *r, un
     return respond_error_full(c, r, code, err, msg, h1, v1, 0);
 }
 
+/* @spec docs/scale.md "Wiring": no index range now (the coordinator unreachable, or a windowed key
+ * without a new range) is a 503 that passes; an exhausted key's 503 does not. */
+int serve_sign_rc_retry(int rc)
+{
+    return rc == DSIG_E_UNAVAILABLE || rc == DSIG_E_RANGE;
+}
+
+/* A failed signing call: 503 + Retry-After while a stateful key has no index range (the message says
+ * why and that stateless keys sign on), 503 for an exhausted key, else 500. */
+static enum MHD_Result respond_sign_failure(struct dsig_server *s, struct MHD_Connection *c, struct req *r, int rc)
+{
+    char msg[512];
+    if (serve_sign_rc_retry(rc)) {
+        snprintf(msg, sizeof msg, "stateful key \"%s\" has no index range now (the index coordinator did not "
+                 "answer); retry later: %s", r->kid, dsig_last_error_detail());
+        serve_log(&s->log, DSIG_SERVE_LOG_ERROR, r->id, "%s", msg);
+        return respond_error(c, r, 503, ERR_COORDINATOR, msg, "Retry-After", "1");
+    }
+    snprintf(msg, sizeof msg, "cannot sign: %s: %s", dsig_strerror(rc), dsig_last_error_detail());
+    serve_log(&s->log, DSIG_SERVE_LOG_ERROR, r->id, "%s", msg);
+    return respond_error(c, r, rc == DSIG_E_EXHAUSTED ? 503 : 500, ERR_SIGN, msg, NULL, NULL);
+}
+
+
 /* Respond with a JSON document (consumed) and a newline. */
 static enum MHD_Result respond_json(struct MHD_Connection *c, struct req *r, unsigned code, json_t *doc)
 {
@@ -416,10 +440,7 @@ static enum MHD_Result begin_sign(struct dsig_server *s, struct MHD_Connection *
     int rc = dsig_jws_sign_init(&r->sctx, NULL, r->key->key, &o);
     if (rc != DSIG_OK) {
         r->sctx = NULL;
-        char msg[512];
-        snprintf(msg, sizeof msg, "cannot sign: %s: %s", dsig_strerror(rc), dsig_last_error_detail());
-        serve_log(&s->log, DSIG_SERVE_LOG_ERROR, r->id, "%s", msg);
-        return respond_error(c, r, rc == DSIG_E_EXHAUSTED ? 503 : 500, ERR_SIGN, msg, NULL, NULL);
+        return respond_sign_failure(s, c, r, rc);
     }
     if (!digest_init(s, r))
         return respond_error(c, r, 500, ERR_INTERNAL, "cannot start the payload digest", NULL, NULL);
@@ -907,12 +928,8 @@ static enum MHD_Result finish(struct dsig_server *s, struct MHD_Connection *c, s
         size_t len = 0;
         int rc = dsig_jws_sign_final(r->sctx, &sig, &len);
         r->sctx = NULL;
-        if (rc != DSIG_OK) {
-            char msg[512];
-            snprintf(msg, sizeof msg, "cannot sign: %s: %s", dsig_strerror(rc), dsig_last_error_detail());
-            serve_log(&s->log, DSIG_SERVE_LOG_ERROR, r->id, "%s", msg);
-            return respond_error(c, r, rc == DSIG_E_EXHAUSTED ? 503 : 500, ERR_SIGN, msg, NULL, NULL);
-        }
+        if (rc != DSIG_OK)
+            return respond_sign_failure(s, c, r, rc);
         return release_signature(s, c, r, sig, len, r->json ? "application/jose+json" : "application/jose");
     }
     if (r->digest_req) {
@@ -921,6 +938,8 @@ static enum MHD_Result finish(struct dsig_server *s, struct MHD_Connection *c, s
         if (!serve_sign_digest(r->key, r->digest_req, (size_t)r->bytes, &r->sd, &code, msg, sizeof msg)) {
             if (code >= 500)
                 serve_log(&s->log, DSIG_SERVE_LOG_ERROR, r->id, "%s", msg);
+            if (serve_sign_rc_retry(r->sd.sign_rc))
+                return respond_error(c, r, 503, ERR_COORDINATOR, msg, "Retry-After", "1");
             return respond_error(c, r, code, code == 400 ? ERR_BAD_REQUEST : ERR_SIGN, msg,
                                  NULL, NULL);
         }

@@ -89,6 +89,13 @@ struct dsig_serve_config {
     char *tls_cert;            /* "tls.cert": PEM certificate chain (leaf first); NULL: plain HTTP */
     char *tls_key;             /* "tls.key": PEM private key of the leaf */
     unsigned tls_min;          /* "tls.min_version": 12 (TLS 1.2, the default) or 13; 0 without "tls" */
+    /* "coordinator": the shared index counter of stateful keys (docs/scale.md); coord_n 0: none */
+    char **coord_etcd;         /* "coordinator.etcd": member endpoints http(s)://HOST:PORT */
+    size_t coord_n;
+    char *coord_prefix;        /* "coordinator.prefix" (default "/dsig/") */
+    unsigned coord_connect_ms; /* "coordinator.connect_timeout_ms" (default 1000) */
+    unsigned coord_timeout_ms; /* "coordinator.timeout_ms" (default 3000) */
+    char *coord_text;          /* the member as canonical JSON: a reload that changes it needs a restart */
 };
 
 /* 1 if `b` differs from `a` in a member that takes a restart to change (the listener, TLS, the thread
@@ -153,6 +160,8 @@ struct serve_key {
     char thumbprint[DSIG_THUMBPRINT_LEN];
     int stateful;
     uint64_t dev, ino;         /* identity of the file, to keep a state file's open key on reload */
+    struct serve_counter *counter; /* with a coordinator, a state file's: the shared index counter ... */
+    struct serve_ranges *ranges;   /* ... and the reservation its windows come from (freed after key) */
     int64_t mtime_ns;
     uint64_t size;
 };
@@ -393,7 +402,7 @@ enum serve_endpoint {
 enum serve_error {
     ERR_NONE = 0, ERR_UNAUTHENTICATED, ERR_FORBIDDEN, ERR_NOT_FOUND, ERR_RATE_LIMITED, ERR_BAD_REQUEST,
     ERR_TOO_LARGE, ERR_CLIENT_ABORT, ERR_TIMEOUT, ERR_SIGN, ERR_VERIFY_INVALID, ERR_METHOD, ERR_INTERNAL,
-    ERR_TOO_SLOW, ERR_AUDIT, ERR_NOT_IMPLEMENTED, ERR_CONFLICT, ERR_COUNT
+    ERR_TOO_SLOW, ERR_AUDIT, ERR_NOT_IMPLEMENTED, ERR_CONFLICT, ERR_COORDINATOR, ERR_COUNT
 };
 const char *serve_endpoint_name(enum serve_endpoint e);
 const char *serve_error_name(enum serve_error e);
@@ -479,11 +488,19 @@ struct serve_signed_digest {
     size_t digest_len;
     char *body;                /* the response JSON (no newline; dsig_xfree(body, 0)), on success */
     size_t body_len;
+    int sign_rc;               /* the signing call's result when it failed (DSIG_OK before it ran) */
 };
 /* Parse the request body, sign with k's private key: 1 with out->body set (code 200), or 0 with the
  * HTTP code (400 the request, 503 the key cannot sign now, 500) and a message. out->hash/digest are set
  * as far as the body could be read (for the audit record). */
 int serve_sign_digest(const struct serve_key *k, const char *body, size_t len, struct serve_signed_digest *out,
                       unsigned *code, char *msg, size_t n);
+
+/* ---- request.c ---------------------------------------------------------------------------------- */
+
+/* 1 if a signing failure with `rc` means "no index range now" (a stateful key shared through a
+ * coordinator that cannot be reached, or whose range is used up without a new one): a 503 with
+ * Retry-After, stateless keys unaffected. */
+int serve_sign_rc_retry(int rc);
 
 #endif

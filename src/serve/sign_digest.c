@@ -91,7 +91,8 @@ int serve_sign_digest(const struct serve_key *k, const char *body, size_t len, s
     if (rc != DSIG_OK) {
         /* the request's fault (a hash the key does not take, a wrong length) or the signer's */
         const int client = rc == DSIG_E_UNSUPPORTED || rc == DSIG_E_FORMAT;
-        *code = client ? 400 : rc == DSIG_E_EXHAUSTED || rc == DSIG_E_UNAVAILABLE ? 503 : 500;
+        out->sign_rc = rc;
+        *code = client ? 400 : rc == DSIG_E_EXHAUSTED || serve_sign_rc_retry(rc) ? 503 : 500;
         snprintf(msg, n, "%s: %s", client ? "digest refused" : "cannot sign", dsig_last_error_detail());
         return 0;
     }

@@ -228,6 +228,70 @@ static void test_config_bad(void **state)
     assert_non_null(strstr(dsig_last_error_detail(), "/nonexistent/serve.json"));
 }
 
+/* "coordinator": the etcd endpoints and their settings, parsed strictly; a change takes a restart. */
+static void test_config_coordinator(void **state)
+{
+    (void)state;
+    dsig_serve_config *c = NULL, *d = NULL;
+    char *g = good_config("\"coordinator\":{\"etcd\":[\"http://10.0.0.1:2379\",\"https://e2:2379\"],"
+                          "\"prefix\":\"/p/\",\"connect_timeout_ms\":200,\"timeout_ms\":900},");
+    assert_int_equal(parse(g, &c), DSIG_OK);
+    free(g);
+    assert_int_equal(c->coord_n, 2);
+    assert_string_equal(c->coord_etcd[1], "https://e2:2379");
+    assert_string_equal(c->coord_prefix, "/p/");
+    assert_int_equal(c->coord_connect_ms, 200);
+    assert_int_equal(c->coord_timeout_ms, 900);
+    g = good_config(NULL);
+    assert_int_equal(parse(g, &d), DSIG_OK);
+    free(g);
+    assert_int_equal(d->coord_n, 0);
+    char what[64] = "";
+    assert_int_equal(serve_config_restart_diff(c, d, what, sizeof what), 1);
+    assert_string_equal(what, "coordinator");
+    dsig_serve_config_free(d);
+    g = good_config("\"coordinator\":{\"etcd\":[\"http://10.0.0.1:2379\"]},");
+    assert_int_equal(parse(g, &d), DSIG_OK);
+    free(g);
+    assert_null(d->coord_prefix); /* the counter's default "/dsig/" */
+    assert_int_equal(d->coord_connect_ms, 1000);
+    assert_int_equal(d->coord_timeout_ms, 3000);
+    dsig_serve_config_free(d);
+    dsig_serve_config_free(c);
+    static const struct {
+        const char *member, *detail;
+    } bad[] = {
+        {"{}", "missing member \"etcd\""},
+        {"{\"etcd\":[]}", "coordinator.etcd: must be an array"},
+        {"{\"etcd\":\"http://a:1\"}", "coordinator.etcd: must be an array"},
+        {"{\"etcd\":[1]}", "coordinator.etcd[0]"},
+        {"{\"etcd\":[\"http://a:1\",\"ftp://a:1\"]}", "coordinator.etcd[1]"},
+        {"{\"etcd\":[\"http://a:1/\"]}", "coordinator.etcd[0]"},
+        {"{\"etcd\":[\"http://\"]}", "coordinator.etcd[0]"},
+        {"{\"etcd\":[\"http://a b:1\"]}", "coordinator.etcd[0]"},
+        {"{\"etcd\":[\"http://a:1\"],\"prefix\":\"p/\"}", "coordinator.prefix"},
+        {"{\"etcd\":[\"http://a:1\"],\"prefix\":\"\"}", "coordinator.prefix"},
+        {"{\"etcd\":[\"http://a:1\"],\"timeout_ms\":0}", "coordinator.timeout_ms"},
+        {"{\"etcd\":[\"http://a:1\"],\"connect_timeout_ms\":5000,\"timeout_ms\":1000}", "larger than"},
+        {"{\"etcd\":[\"http://a:1\"],\"lease\":1}", "unknown member \"lease\""},
+        {"[]", "coordinator: must be an object"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char extra[256];
+        snprintf(extra, sizeof extra, "\"coordinator\":%s,", bad[i].member);
+        g = good_config(extra);
+        c = NULL;
+        int rc = parse(g, &c);
+        free(g);
+        if (rc == DSIG_OK)
+            fail_msg("coordinator %s: accepted", bad[i].member);
+        assert_null(c);
+        if (!strstr(dsig_last_error_detail(), bad[i].detail))
+            fail_msg("coordinator %s: detail \"%s\" lacks \"%s\"", bad[i].member, dsig_last_error_detail(),
+                     bad[i].detail);
+    }
+}
+
 static void test_auth(void **state)
 {
     (void)state;
@@ -836,6 +900,7 @@ int main(void)
         cmocka_unit_test(test_grants),
         cmocka_unit_test(test_rate),
         cmocka_unit_test(test_peer_limiter_and_new_token),
+        cmocka_unit_test(test_config_coordinator),
         cmocka_unit_test(test_keyset),
         cmocka_unit_test(test_metrics),
     };

@@ -14,6 +14,8 @@
 
 #define SIG_MAX 16384
 
+int (*fleet_counter_new)(struct serve_counter **out, const char *dir);
+
 static void copy_file(const char *from, const char *to)
 {
     FILE *f = fopen(from, "rb");
@@ -105,7 +107,8 @@ int fleet_instance(const char *dir, const struct fleet_key *fk, int i, int threa
     struct serve_ranges *r = NULL;
     struct serve_ranges_config cfg = {.initial = 4, .floor = 2, .ceiling = 64, .target_ms = 40,
                                       .backoff_ms = 1, .attempts = 64};
-    if (serve_counter_file_new(&fc, cdir) != DSIG_OK || serve_ranges_new(&r, fc, &cfg) != DSIG_OK) {
+    int crc = fleet_counter_new ? fleet_counter_new(&fc, cdir) : serve_counter_file_new(&fc, cdir);
+    if (crc != DSIG_OK || serve_ranges_new(&r, fc, &cfg) != DSIG_OK) {
         fprintf(stderr, "instance %d: counter: %s\n", i, dsig_last_error_detail());
         return -1;
     }

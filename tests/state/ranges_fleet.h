@@ -26,12 +26,16 @@ struct fleet_key {
  * DIR/counter is the shared file counter's directory. */
 void fleet_create(const char *dir, const struct fleet_key *fk, int n, dsig_key **pub);
 
-/* One instance: open DIR/inst<i>/key.state with the file counter, run `threads` threads that each sign
- * up to `per_thread` messages ("<tag> t<j> n<m>") and append their records to `out`. Returns the
+/* One instance: open DIR/inst<i>/key.state with the shared counter (fleet_counter_new), run `threads`
+ * threads that each sign up to `per_thread` messages ("<tag> t<j> n<m>") and append their records to `out`. Returns the
  * number of threads that ended with DSIG_E_EXHAUSTED (the others signed all they had to); a failure of
  * any other kind fails the test (in a child: exit 6). */
 int fleet_instance(const char *dir, const struct fleet_key *fk, int i, int threads, int per_thread,
                    const char *out, const char *tag);
+
+/* The shared counter fleet_instance uses: NULL (the default) = the file counter of DIR/counter; a
+ * test of another counter (tests/coord: etcd) sets its own constructor before any instance starts. */
+extern int (*fleet_counter_new)(struct serve_counter **out, const char *dir);
 
 /* Read the records of `path`, verify each signature with `pub`, append their indices to idx[*n..]
  * (capacity cap). A torn last record is allowed only when `torn_ok`. Returns the records read. */
