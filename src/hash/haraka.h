@@ -17,7 +17,7 @@ void dsig_haraka512_x4(uint8_t out[4 * 32], const uint8_t in[4 * 64]);
 /* Eight independent inputs (VAES when available, else two x4 calls). */
 void dsig_haraka512_x8(uint8_t out[8 * 32], const uint8_t in[8 * 64]);
 
-/* "aesni+vaes", "aesni" or "portable". */
+/* "aesni+vaes512", "aesni+vaes", "aesni" or "portable". */
 const char *dsig_haraka_impl(void);
 
 #endif

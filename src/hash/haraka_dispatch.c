@@ -2,7 +2,7 @@
  * src/hash/haraka_dispatch.c — the one place that chooses Haraka v2 back-ends (src/core/cpu.h): the
  * list below, in order of preference, walked once per process. The single-input group (Haraka-256,
  * Haraka-512, Haraka-256 x4) comes from the first usable back-end that has it (AES-NI, else portable);
- * the multi-lane Haraka-512 group (x4, x8) likewise (VAES, else AES-NI, else portable). Adding a
+ * the multi-lane Haraka-512 group (x4, x8) likewise (VAES on zmm, else VAES on ymm, else AES-NI, else portable). Adding a
  * kernel: its file with its dsig_haraka_backend table, and one line in `backends` here.
  */
 #include <stdio.h>
@@ -13,6 +13,7 @@
 
 static const dsig_haraka_backend *const backends[] = {
 #if defined(__x86_64__) || defined(__i386__)
+    &dsig_haraka_backend_vaes512,
     &dsig_haraka_backend_vaes,
     &dsig_haraka_backend_aesni,
 #endif
@@ -47,7 +48,7 @@ static void resolve(void)
                                   .h256_x4 = single->h256_x4,
                                   .h512_x4 = multi->h512_x4,
                                   .h512_x8 = multi->h512_x8}};
-    /* "portable", "aesni", or "aesni+vaes" when the groups come from two back-ends. */
+    /* "portable", "aesni", or "aesni+vaes" / "aesni+vaes512" when the groups come from two back-ends. */
     if (single == multi)
         snprintf(o.name, sizeof o.name, "%s", single->name);
     else
@@ -71,6 +72,8 @@ unsigned dsig_haraka_backends(void)
         have |= DSIG_HARAKA_HAVE_AESNI;
     if (dsig_cpu_usable(dsig_haraka_backend_vaes.needs))
         have |= DSIG_HARAKA_HAVE_VAES;
+    if (dsig_cpu_usable(dsig_haraka_backend_vaes512.needs))
+        have |= DSIG_HARAKA_HAVE_VAES512;
 #endif
     return have;
 }

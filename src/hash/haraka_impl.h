@@ -34,6 +34,11 @@ void dsig_haraka512_x8_aesni(uint8_t out[8 * 32], const uint8_t in[8 * 64]);
 void dsig_haraka512_x4_vaes(uint8_t out[4 * 32], const uint8_t in[4 * 64]);
 void dsig_haraka512_x8_vaes(uint8_t out[8 * 32], const uint8_t in[8 * 64]);
 
+/* VAES on 512-bit registers (needs DSIG_CPU_VAES, DSIG_CPU_AVX512, DSIG_CPU_AVX2, DSIG_CPU_AESNI):
+ * four lanes per register. */
+void dsig_haraka512_x4_vaes512(uint8_t out[4 * 32], const uint8_t in[4 * 64]);
+void dsig_haraka512_x8_vaes512(uint8_t out[8 * 32], const uint8_t in[8 * 64]);
+
 /*
  * One back-end, defined next to its code (haraka_portable.c, haraka_aesni.c, haraka_vaes.c) and listed
  * in order of preference in haraka_dispatch.c. It declines when the CPU lacks a feature in `needs`; a
@@ -55,13 +60,15 @@ extern const dsig_haraka_backend dsig_haraka_backend_portable;
 #if defined(__x86_64__) || defined(__i386__)
 extern const dsig_haraka_backend dsig_haraka_backend_aesni;
 extern const dsig_haraka_backend dsig_haraka_backend_vaes;
+extern const dsig_haraka_backend dsig_haraka_backend_vaes512;
 #endif
 
 /* Which back-ends this build and CPU can run (for tests): bit 0 portable (always), bit 1 aesni,
- * bit 2 vaes — from dsig_cpu_features(), so DSIG_CPU_DISABLE applies. */
+ * bit 2 vaes, bit 3 vaes512 — from dsig_cpu_features(), so DSIG_CPU_DISABLE applies. */
 #define DSIG_HARAKA_HAVE_PORTABLE 1u
 #define DSIG_HARAKA_HAVE_AESNI 2u
 #define DSIG_HARAKA_HAVE_VAES 4u
+#define DSIG_HARAKA_HAVE_VAES512 8u
 unsigned dsig_haraka_backends(void);
 
 #endif

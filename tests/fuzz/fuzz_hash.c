@@ -353,6 +353,12 @@ static void fuzz_haraka(fuzz_in *in)
         dsig_haraka512_x8_vaes(out, m);
         same(ref, out, 8 * 32, "Haraka-512 x8", "vaes");
     }
+    if (have & DSIG_HARAKA_HAVE_VAES512) {
+        dsig_haraka512_x4_vaes512(out, m);
+        same(ref, out, 4 * 32, "Haraka-512 x4", "vaes512");
+        dsig_haraka512_x8_vaes512(out, m);
+        same(ref, out, 8 * 32, "Haraka-512 x8", "vaes512");
+    }
     dsig_haraka512_x8(out, m);
     same(ref, out, 8 * 32, "Haraka-512 x8", dsig_haraka_impl());
 }

@@ -30,6 +30,8 @@ static const struct backend backends[] = {
      dsig_haraka256_x4_aesni, dsig_haraka512_x4_aesni, dsig_haraka512_x8_aesni},
     {"vaes", DSIG_HARAKA_HAVE_VAES, dsig_haraka256_aesni, dsig_haraka512_aesni, dsig_haraka256_x4_aesni,
      dsig_haraka512_x4_vaes, dsig_haraka512_x8_vaes},
+    {"vaes512", DSIG_HARAKA_HAVE_VAES512, dsig_haraka256_aesni, dsig_haraka512_aesni, dsig_haraka256_x4_aesni,
+     dsig_haraka512_x4_vaes512, dsig_haraka512_x8_vaes512},
 #endif
     {"dispatch", DSIG_HARAKA_HAVE_PORTABLE, dsig_haraka256, dsig_haraka512, dsig_haraka256_x4,
      dsig_haraka512_x4, dsig_haraka512_x8},
@@ -216,7 +218,8 @@ static void test_haraka_impl_name(void **state)
     (void)state;
     const char *name = dsig_haraka_impl();
     unsigned have = dsig_haraka_backends();
-    const char *want = (have & DSIG_HARAKA_HAVE_VAES)    ? "aesni+vaes"
+    const char *want = (have & DSIG_HARAKA_HAVE_VAES512) ? "aesni+vaes512"
+                       : (have & DSIG_HARAKA_HAVE_VAES)  ? "aesni+vaes"
                        : (have & DSIG_HARAKA_HAVE_AESNI) ? "aesni"
                                                          : "portable";
     assert_string_equal(name, want);
