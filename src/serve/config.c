@@ -759,11 +759,6 @@ void dsig_serve_config_free(dsig_serve_config *c)
         dsig_xfree(c->coord_etcd[i], 0);
     dsig_xfree(c->coord_etcd, 0);
     dsig_xfree(c->coord_prefix, 0);
-    if (c->coord_text) { /* json_dumps: jansson's allocator (the application may have set its own) */
-        json_malloc_t jm;
-        json_free_t jf;
-        json_get_alloc_funcs(&jm, &jf);
-        jf(c->coord_text);
-    }
+    serve_json_free(c->coord_text); /* json_dumps text */
     dsig_xfree(c, 0);
 }

@@ -25,10 +25,11 @@
 
 #include "core/internal.h"
 #include "serve/ranges.h"
+#include "serve_internal.h"
 
 #define ETCD_ANSWER_MAX (64 * 1024) /* an answer for one key is a few hundred bytes */
 #define ETCD_PREFIX_MAX 256
-#define ETCD_NAME_MAX 128
+#define ETCD_NAME_MAX SERVE_COUNTER_NAME_MAX
 #define ETCD_POOL 8 /* idle handles kept */
 #define ETCD_DETAIL 600
 
@@ -72,50 +73,6 @@ static int b64_decode(const char *in, unsigned char *out, size_t cap)
     if (in[n - 2] == '=')
         len--;
     return len;
-}
-
-/* A counter value as etcd holds it: 1 to 20 decimal digits, no sign, no space. */
-static int parse_value(const unsigned char *s, int len, uint64_t *v)
-{
-    if (len <= 0 || len > 20)
-        return 0;
-    uint64_t x = 0;
-    for (int i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-        uint64_t d = (uint64_t)(s[i] - '0');
-        if (x > (UINT64_MAX - d) / 10)
-            return 0;
-        x = x * 10 + d;
-    }
-    *v = x;
-    return 1;
-}
-
-/* Free what jansson allocated (json_dumps) with jansson's allocator: the application may have set its
- * own (the dsig tool does). */
-static void json_text_free(char *p)
-{
-    json_malloc_t m;
-    json_free_t f;
-    json_get_alloc_funcs(&m, &f);
-    if (p)
-        f(p);
-}
-
-/* Counter names are key thumbprints: base64url only. */
-static int name_ok(const char *name)
-{
-    size_t n = strlen(name);
-    if (n == 0 || n > ETCD_NAME_MAX)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = name[i];
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-              c == '_'))
-            return 0;
-    }
-    return 1;
 }
 
 /* base64(PREFIX + name), or NULL (out of memory). */
@@ -279,7 +236,7 @@ static int range_value(json_t *r, const char *name, uint64_t *value)
     json_t *jv = json_object_get(kv, "value");
     unsigned char buf[40];
     int len = jv ? (json_is_string(jv) ? b64_decode(json_string_value(jv), buf, sizeof buf) : -1) : 0;
-    if (!parse_value(buf, len, value)) {
+    if (len <= 0 || !serve_counter_parse((const char *)buf, (size_t)len, value)) {
         dsig_fail(DSIG_E_UNAVAILABLE, "etcd index counter '%s' is damaged (not one decimal number): "
                                       "refusing to guess it", name);
         return SERVE_COUNTER_UNAVAILABLE;
@@ -292,7 +249,7 @@ static int range_value(json_t *r, const char *name, uint64_t *value)
 static int etcd_get(void *ctx, const char *name, uint64_t *value)
 {
     struct etcd_counter *e = ctx;
-    if (!name_ok(name)) {
+    if (!serve_counter_name_ok(name)) {
         dsig_fail(DSIG_E_UNAVAILABLE, "etcd index counter: bad name");
         return SERVE_COUNTER_UNAVAILABLE;
     }
@@ -306,7 +263,7 @@ static int etcd_get(void *ctx, const char *name, uint64_t *value)
         return SERVE_COUNTER_UNAVAILABLE;
     }
     json_t *ans = post(e, "/v3/kv/range", body, "read");
-    json_text_free(body);
+    serve_json_free(body);
     if (!ans)
         return SERVE_COUNTER_UNAVAILABLE;
     int st = range_value(ans, name, value);
@@ -317,7 +274,7 @@ static int etcd_get(void *ctx, const char *name, uint64_t *value)
 static int etcd_cas(void *ctx, const char *name, uint64_t expected, uint64_t desired, uint64_t *observed)
 {
     struct etcd_counter *e = ctx;
-    if (!name_ok(name)) {
+    if (!serve_counter_name_ok(name)) {
         dsig_fail(DSIG_E_UNAVAILABLE, "etcd index counter: bad name");
         return SERVE_COUNTER_UNAVAILABLE;
     }
@@ -345,7 +302,7 @@ static int etcd_cas(void *ctx, const char *name, uint64_t expected, uint64_t des
         return SERVE_COUNTER_UNAVAILABLE;
     }
     json_t *ans = post(e, "/v3/kv/txn", body, "compare-and-swap");
-    json_text_free(body);
+    serve_json_free(body);
     if (!ans)
         return SERVE_COUNTER_UNAVAILABLE;
     int st;

@@ -17,27 +17,12 @@
 #include "core/internal.h"
 #include "serve/ranges.h"
 
-#define NAME_MAX_LEN 128
+#define NAME_MAX_LEN SERVE_COUNTER_NAME_MAX
 
 struct file_counter {
     int dirfd;
     char *dir;
 };
-
-/* Counter names are key thumbprints: base64url only, so never a path. */
-static int name_ok(const char *name)
-{
-    size_t n = strlen(name);
-    if (n == 0 || n > NAME_MAX_LEN)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = name[i];
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-              c == '_'))
-            return 0;
-    }
-    return 1;
-}
 
 /* Read DIR/name: *value (0 when the file does not exist). SERVE_COUNTER_OK or _UNAVAILABLE. */
 static int read_value(const struct file_counter *f, const char *name, uint64_t *value)
@@ -64,14 +49,7 @@ static int read_value(const struct file_counter *f, const char *name, uint64_t *
     buf[n] = '\0';
     /* Exactly digits and one newline; anything else is a damaged file, never guessed at. */
     uint64_t v = 0;
-    ssize_t i = 0;
-    for (; i < n && buf[i] >= '0' && buf[i] <= '9' && i < 20; i++) {
-        uint64_t d = (uint64_t)(buf[i] - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            break;
-        v = v * 10 + d;
-    }
-    if (i == 0 || i + 1 != n || buf[i] != '\n') {
+    if (n < 2 || buf[n - 1] != '\n' || !serve_counter_parse(buf, (size_t)n - 1, &v)) {
         dsig_fail(DSIG_E_UNAVAILABLE, "index counter '%s/%s' is damaged (not one decimal number): "
                                       "refusing to guess it", f->dir, name);
         return SERVE_COUNTER_UNAVAILABLE;
@@ -83,7 +61,7 @@ static int read_value(const struct file_counter *f, const char *name, uint64_t *
 static int file_get(void *ctx, const char *name, uint64_t *value)
 {
     struct file_counter *f = ctx;
-    if (!name_ok(name)) {
+    if (!serve_counter_name_ok(name)) {
         dsig_fail(DSIG_E_UNAVAILABLE, "index counter: bad name");
         return SERVE_COUNTER_UNAVAILABLE;
     }
@@ -93,7 +71,7 @@ static int file_get(void *ctx, const char *name, uint64_t *value)
 static int file_cas(void *ctx, const char *name, uint64_t expected, uint64_t desired, uint64_t *observed)
 {
     struct file_counter *f = ctx;
-    if (!name_ok(name)) {
+    if (!serve_counter_name_ok(name)) {
         dsig_fail(DSIG_E_UNAVAILABLE, "index counter: bad name");
         return SERVE_COUNTER_UNAVAILABLE;
     }

@@ -26,13 +26,9 @@
 /* Wipe and free jansson's text (the tool's allocator wipes too; this does not rely on it). */
 static void text_free(char *text)
 {
-    json_malloc_t m;
-    json_free_t f;
-    json_get_alloc_funcs(&m, &f);
-    if (text) {
+    if (text)
         dsig_memzero(text, strlen(text));
-        f(text);
-    }
+    serve_json_free(text);
 }
 
 /* Create key_dir/name durably (never over an existing file): 0 or an errno, *step naming the step. */

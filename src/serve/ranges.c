@@ -57,6 +57,36 @@ void serve_counter_free(struct serve_counter *c)
     dsig_xfree(c, sizeof *c);
 }
 
+int serve_counter_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > SERVE_COUNTER_NAME_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_'))
+            return 0;
+    }
+    return 1;
+}
+
+int serve_counter_parse(const char *s, size_t len, uint64_t *v)
+{
+    if (len == 0 || len > 20)
+        return 0;
+    uint64_t x = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        uint64_t d = (uint64_t)(s[i] - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return 0;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return 1;
+}
+
 static void defaults(struct serve_ranges_config *c)
 {
     if (!c->floor)

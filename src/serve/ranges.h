@@ -58,6 +58,14 @@ struct serve_counter {
 /* Free a counter made by one of the constructors below (calls ops->destroy). NULL is a no-op. */
 void serve_counter_free(struct serve_counter *c);
 
+/* The rules every counter store shares. A counter name is a key thumbprint: 1 to
+ * SERVE_COUNTER_NAME_MAX base64url characters, so never a path or a key outside the prefix. */
+#define SERVE_COUNTER_NAME_MAX 128
+int serve_counter_name_ok(const char *name);
+/* A stored counter value: 1 to 20 decimal digits, no sign, no space, no overflow; 1 and *v, or 0 (a
+ * damaged value, never guessed at). */
+int serve_counter_parse(const char *s, size_t len, uint64_t *v);
+
 /*
  * The single-host counter: one file per key in `dir` (created 0700 if missing), holding the value as
  * decimal text, updated under an open-file-description lock (fcntl F_OFD_SETLKW on DIR/NAME.lock) by

@@ -63,7 +63,7 @@ static enum MHD_Result respond(struct MHD_Connection *c, struct req *r, unsigned
 }
 
 /* Free text from json_dumps with jansson's allocator (the tool installs a wiping one). */
-static void json_text_free(char *text)
+void serve_json_free(char *text)
 {
     json_malloc_t m;
     json_free_t f;
@@ -93,7 +93,7 @@ static enum MHD_Result respond_error_full(struct MHD_Connection *c, struct req *
         ret = respond_full(c, r, code, "application/json", line, n + 1, h1, v1, close_after);
         dsig_xfree(line, 0);
     }
-    json_text_free(text);
+    serve_json_free(text);
     return ret;
 }
 
@@ -143,7 +143,7 @@ static enum MHD_Result respond_json(struct MHD_Connection *c, struct req *r, uns
         ret = respond(c, r, code, "application/json", line, n + 1, NULL, NULL);
         dsig_xfree(line, 0);
     }
-    json_text_free(text);
+    serve_json_free(text);
     return ret;
 }
 

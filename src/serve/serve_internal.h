@@ -109,6 +109,9 @@ int serve_config_reread(const struct dsig_serve_config *c, struct dsig_serve_con
 
 /* SHA-256 with the process-wide EVP_MD (fetched once). */
 int serve_sha256(const void *data, size_t len, uint8_t out[32]);
+/* Free text from json_dumps with jansson's allocator: the application may have installed its own (the
+ * dsig tool installs a wiping one); NULL ok. request.c. */
+void serve_json_free(char *text);
 /* The EVP_MD for SHA-256 (fetched once, thread-safe); NULL on failure. */
 const void *serve_sha256_md(void);
 

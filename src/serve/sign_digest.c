@@ -107,10 +107,7 @@ int serve_sign_digest(const struct serve_key *k, const char *body, size_t len, s
         out->body = dsig_malloc(out->body_len + 1);
         if (out->body)
             memcpy(out->body, text, out->body_len + 1);
-        json_free_t f;
-        json_malloc_t m;
-        json_get_alloc_funcs(&m, &f);
-        f(text);
+        serve_json_free(text);
     }
     if (!out->body)
         return fail(code, msg, n, 500, "out of memory");
