@@ -105,6 +105,8 @@ static void defaults(struct serve_ranges_config *c)
         c->backoff_ms = 2;
     if (!c->cooldown_ms)
         c->cooldown_ms = 1000;
+    if (!c->deadline_ms)
+        c->deadline_ms = 5000;
 }
 
 uint64_t serve_ranges_size(const struct serve_ranges_config *cfg, uint64_t last, uint64_t elapsed_ms,
@@ -264,15 +266,19 @@ int serve_ranges_reserve(struct serve_ranges *r, const char *key_id, uint64_t lo
                          (unsigned long long)((down - t0) / 1000000u + 1));
 
     uint64_t c = 0, n = 0, want_hi = 0;
-    int have_c = 0, st = SERVE_COUNTER_UNAVAILABLE;
+    int have_c = 0, st = SERVE_COUNTER_UNAVAILABLE, unanswered = 0;
     unsigned a;
     for (a = 0; a < r->cfg.attempts; a++) {
+        if (a && now_ns() - t0 >= r->cfg.deadline_ms * 1000000ull)
+            break; /* a slow coordinator: stop here rather than hold the key's signers any longer */
         if (a)
             sleep_ms(pause_ms(r, a));
         if (!have_c) {
             st = ops->get(cctx, key_id, &c);
-            if (st != SERVE_COUNTER_OK)
+            if (st != SERVE_COUNTER_OK) {
+                unanswered++;
                 continue;
+            }
             have_c = 1;
         }
         if (c < seen)
@@ -295,11 +301,17 @@ int serve_ranges_reserve(struct serve_ranges *r, const char *key_id, uint64_t lo
             *hi = want_hi;
             break;
         }
-        if (st == SERVE_COUNTER_CONFLICT)
+        if (st == SERVE_COUNTER_CONFLICT) {
             c = observed; /* someone else reserved first: swap from what is there now */
-        else
+        } else {
             have_c = 0;   /* the swap may have happened: read again, the range is burned then */
+            unanswered++;
+        }
     }
+    /* Attempts used up partly waiting for a coordinator that did not answer, the last answer a
+     * conflict (it came back at the end, as after an etcd election): an outage, not contention. */
+    if (st == SERVE_COUNTER_CONFLICT && unanswered)
+        st = SERVE_COUNTER_UNAVAILABLE;
     pthread_mutex_lock(&r->mu);
     k = key_of(r, key_id); /* the table may have moved */
     if (k && seen > k->seen)

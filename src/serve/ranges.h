@@ -136,6 +136,9 @@ struct serve_ranges_config {
                                 jitter, capped at 64x [2] */
     uint32_t cooldown_ms;    /* after a reservation failed as unavailable, fail at once for this long
                                 without asking the coordinator [1000] */
+    uint32_t deadline_ms;    /* no new attempt once a reservation has taken this long: the signer
+                                waits at most about this plus one counter call (an etcd counter's
+                                call tries each member for up to its timeout) [5000] */
 };
 
 struct serve_ranges;
@@ -154,8 +157,10 @@ void serve_ranges_free(struct serve_ranges *r);
  * @retval DSIG_OK            the range is reserved (durable on the coordinator).
  * @retval DSIG_E_EXHAUSTED   the counter (or local_next) is at the key's capacity: no index is left.
  * @retval DSIG_E_UNAVAILABLE the coordinator did not answer (after the retries, or within the
- *                            cooldown of an earlier failure); nothing was reserved that will be used.
- * @retval DSIG_E_STATE       the compare-and-swap kept failing (more contention than `attempts`).
+ *                            cooldown of an earlier failure), or the attempts ran out with at least
+ *                            one of them unanswered; nothing was reserved that will be used.
+ * @retval DSIG_E_STATE       the compare-and-swap kept failing, every attempt answered (more
+ *                            contention than `attempts`).
  * @retval DSIG_E_STATE       also: the counter went below a value this process saw before (a
  *                            coordinator restored from an old copy would hand out used indices).
  * @retval DSIG_E_ARG         NULL argument, or a key_id that is empty, longer than 128 bytes or not

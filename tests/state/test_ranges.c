@@ -98,6 +98,15 @@ static void test_reserve_mem(void **state)
     struct timespec ts = {0, 80 * 1000000L};
     nanosleep(&ts, NULL);
     assert_int_equal(serve_ranges_reserve(r, KID, 0, 1000, &lo, &hi), DSIG_OK);
+    /* An outage that ends in conflicts (the coordinator is back, other writers first): attempts used up
+     * partly unanswered are an outage (unavailable, retried later), not contention. */
+    f = (struct serve_counter_mem_faults){.unavailable = 2, .conflicts = 10};
+    serve_counter_mem_set_faults(mc, &f);
+    assert_int_equal(serve_ranges_reserve(r, KID, 0, 1000, &lo, &hi), DSIG_E_UNAVAILABLE);
+    f = (struct serve_counter_mem_faults){0};
+    serve_counter_mem_set_faults(mc, &f);
+    nanosleep(&ts, NULL);
+    assert_int_equal(serve_ranges_reserve(r, KID, 0, 1000, &lo, &hi), DSIG_OK);
     /* A counter that went back (a restored coordinator) is refused. */
     serve_counter_mem_set(mc, KID, 50);
     assert_int_equal(serve_ranges_reserve(r, KID, 0, 1000, &lo, &hi), DSIG_E_STATE);
@@ -116,6 +125,40 @@ static void test_reserve_mem(void **state)
 }
 
 /* The file counter: creation at 0, compare-and-swap, a damaged file refused (unavailable). */
+/* A counter whose every call takes 30 ms and fails: the deadline, not the attempts, ends the reservation. */
+static int slow_get(void *ctx, const char *name, uint64_t *v)
+{
+    (void)name, (void)v;
+    struct timespec ts = {0, 30 * 1000000L};
+    nanosleep(&ts, NULL);
+    ++*(int *)ctx;
+    return SERVE_COUNTER_UNAVAILABLE;
+}
+static int slow_cas(void *ctx, const char *name, uint64_t e, uint64_t d, uint64_t *o)
+{
+    (void)e, (void)d, (void)o;
+    return slow_get(ctx, name, NULL);
+}
+static void test_deadline(void **state)
+{
+    (void)state;
+    static const struct serve_counter_ops slow_ops = {.name = "slow", .get = slow_get, .cas = slow_cas};
+    int calls = 0;
+    struct serve_counter c = {.ops = &slow_ops, .ctx = &calls};
+    struct serve_ranges *r = NULL;
+    struct serve_ranges_config cfg = {.attempts = 1000, .backoff_ms = 1, .deadline_ms = 200};
+    assert_int_equal(serve_ranges_new(&r, &c, &cfg), DSIG_OK);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t lo, hi;
+    assert_int_equal(serve_ranges_reserve(r, KID, 0, 1000, &lo, &hi), DSIG_E_UNAVAILABLE);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    assert_true(ms >= 200 && ms < 2000);
+    assert_true(calls >= 3 && calls < 60);
+    serve_ranges_free(r);
+}
+
 static void test_file_counter(void **state)
 {
     (void)state;
@@ -212,6 +255,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizing),
         cmocka_unit_test(test_reserve_mem),
+        cmocka_unit_test(test_deadline),
         cmocka_unit_test(test_file_counter),
         cmocka_unit_test(test_unavailable_stops_stateful_only),
     };
