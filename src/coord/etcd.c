@@ -347,6 +347,15 @@ static int call_text(coord_etcd *e, const char *path, const char *body, const ch
     return dsig_fail(DSIG_E_UNAVAILABLE, "%s (%s): no member of %zu answered: %s", e->what, what, e->n, detail);
 }
 
+void etcd_json_free(char *text)
+{
+    json_malloc_t m;
+    json_free_t f;
+    json_get_alloc_funcs(&m, &f);
+    if (text)
+        f(text);
+}
+
 DSIG_LAYER_API int coord_etcd_call(coord_etcd *e, const char *path, json_t *body, const char *what,
                                    json_t **answer)
 {
@@ -358,7 +367,7 @@ DSIG_LAYER_API int coord_etcd_call(coord_etcd *e, const char *path, json_t *body
     if (!text)
         return dsig_fail(DSIG_E_NOMEM, "%s: out of memory", e->what);
     int rc = call_text(e, path, text, what ? what : path, answer);
-    free(text);
+    etcd_json_free(text);
     return rc;
 }
 

@@ -27,6 +27,9 @@ const char *etcd_member(const coord_etcd *e, size_t i);
 const char *etcd_what(const coord_etcd *e);
 size_t etcd_answer_max(const coord_etcd *e);
 /* Append "; why" to a bounded detail string. */
+/* Free text from json_dumps with jansson's allocator: the application may have installed its own (the
+ * dsig tool installs a wiping one, and free() of its blocks aborts). NULL ok. */
+void etcd_json_free(char *text);
 void etcd_detail_add(char *detail, size_t cap, size_t *used, const char *why);
 
 /* Set "key" (and for prefix, "range_end") of req from key. DSIG_OK, DSIG_E_ARG, DSIG_E_NOMEM. */

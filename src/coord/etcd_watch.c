@@ -134,7 +134,7 @@ DSIG_LAYER_API int coord_etcd_watch(coord_etcd *e, const char *prefix, int64_t *
     json_decref(req);
     struct watch w = {.e = e, .fn = fn, .arg = arg, .from = from, .line = dsig_malloc(etcd_answer_max(e))};
     if (rc != DSIG_OK || !body || !w.line) {
-        free(body);
+        etcd_json_free(body);
         dsig_xfree(w.line, 0);
         return rc != DSIG_OK ? rc : dsig_fail(DSIG_E_NOMEM, "out of memory");
     }
@@ -183,7 +183,7 @@ DSIG_LAYER_API int coord_etcd_watch(coord_etcd *e, const char *prefix, int64_t *
         if (w.created)
             break; /* the stream broke after the watch began: the caller watches again from *from */
     }
-    free(body);
+    etcd_json_free(body);
     dsig_xfree(w.line, 0);
     switch (w.end) {
     case W_STOPPED:
