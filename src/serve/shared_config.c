@@ -147,9 +147,10 @@ static int txn(struct serve_shared *sh, json_t *compare, json_t *ops, const char
         dsig_fail(DSIG_E_NOMEM, "out of memory");
         return -1;
     }
-    json_t *ans = coord_etcd_call(sh->etcd, "/v3/kv/txn", body, what);
+    json_t *ans = NULL;
+    int rc = coord_etcd_call(sh->etcd, "/v3/kv/txn", body, what, &ans);
     json_decref(body);
-    if (!ans)
+    if (rc != DSIG_OK)
         return -1;
     int ok = json_is_true(json_object_get(ans, "succeeded")); /* the gateway leaves a false one out */
     json_decref(ans);
