@@ -374,8 +374,15 @@ int dsig_server_start(dsig_server **out, dsig_serve_config *cfg, dsig_serve_log_
         (rc = start_digests(s, cfg)) != DSIG_OK ||
         (rc = serve_peer_limiter_new(&s->peers, cfg->auth_fail_rate, cfg->auth_fail_burst)) != DSIG_OK ||
         (rc = serve_conns_new(&s->conns, &lim, guard_tick, s)) != DSIG_OK ||
-        (rc = serve_shared_start(s, cfg)) != DSIG_OK || /* before requests: they see the shared tenants */
-        (rc = start_tls(s, cfg)) != DSIG_OK || (rc = start_mhd(s, cfg)) != DSIG_OK)
+        (rc = serve_shared_start(s, cfg)) != DSIG_OK) /* before requests: they see the shared tenants */
+        goto fail;
+    /* The shared configuration replaced the runtime (cfg is gone) and its thread may replace it again:
+     * hold the current one for the rest of the start (what it reads takes a restart to change). */
+    struct serve_runtime *rt = serve_current(s);
+    if ((rc = start_tls(s, rt->cfg)) == DSIG_OK)
+        rc = start_mhd(s, rt->cfg);
+    serve_runtime_unref(rt);
+    if (rc != DSIG_OK)
         goto fail;
     serve_log(&s->log, DSIG_SERVE_LOG_INFO, NULL, "listening on port %u%s", s->port, s->tls ? " (https)" : "");
     *out = s;
