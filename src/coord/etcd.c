@@ -469,24 +469,26 @@ DSIG_LAYER_API int coord_etcd_get(coord_etcd *e, const char *key, int prefix, co
     json_decref(req);
     if (rc != DSIG_OK)
         return rc;
+    rc = etcd_range_parse(e, ans, out);
+    json_decref(ans);
+    return rc;
+}
+
+int etcd_range_parse(coord_etcd *e, json_t *ans, coord_etcd_kvs *out)
+{
+    memset(out, 0, sizeof *out);
     json_t *kvs = json_object_get(ans, "kvs");
     size_t n = kvs ? json_array_size(kvs) : 0;
-    if ((kvs && !json_is_array(kvs)) || etcd_header_revision(ans, &out->revision) != 0) {
-        json_decref(ans);
+    if ((kvs && !json_is_array(kvs)) || etcd_header_revision(ans, &out->revision) != 0)
         return dsig_fail(DSIG_E_UNAVAILABLE, "%s (read): a malformed range answer", e->what);
-    }
-    if (n && !(out->kvs = dsig_calloc(n, sizeof *out->kvs))) {
-        json_decref(ans);
+    if (n && !(out->kvs = dsig_calloc(n, sizeof *out->kvs)))
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    }
     for (size_t i = 0; i < n; i++, out->n++) {
         if (etcd_kv_parse(json_array_get(kvs, i), &out->kvs[i]) != 0) {
-            json_decref(ans);
             coord_etcd_kvs_free(out);
             return dsig_fail(DSIG_E_UNAVAILABLE, "%s (read): a malformed key-value pair in the answer", e->what);
         }
     }
-    json_decref(ans);
     return DSIG_OK;
 }
 
