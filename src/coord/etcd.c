@@ -12,6 +12,7 @@
 
 #include "core/internal.h"
 #include "core/layer_api.h"
+#include "jose/jose_internal.h"
 
 #define ETCD_POOL 8 /* idle handles kept */
 #define ETCD_DETAIL 600
@@ -358,7 +359,7 @@ DSIG_LAYER_API int coord_etcd_call(coord_etcd *e, const char *path, json_t *body
     if (!text)
         return dsig_fail(DSIG_E_NOMEM, "%s: out of memory", e->what);
     int rc = call_text(e, path, text, what ? what : path, answer);
-    free(text);
+    jose_json_text_free(text);
     return rc;
 }
 

@@ -15,6 +15,7 @@
 #include "coord/etcd_internal.h"
 #include "core/internal.h"
 #include "core/layer_api.h"
+#include "jose/jose_internal.h"
 
 static uint64_t now_ms(void)
 {
@@ -120,7 +121,7 @@ DSIG_LAYER_API int coord_etcd_watch(coord_etcd *e, const char *prefix, int64_t *
     json_decref(req);
     struct etcd_watch_stream w = {.e = e, .fn = fn, .arg = arg, .from = from, .line = dsig_malloc(etcd_answer_max(e))};
     if (rc != DSIG_OK || !body || !w.line) {
-        free(body);
+        jose_json_text_free(body);
         dsig_xfree(w.line, 0);
         return rc != DSIG_OK ? rc : dsig_fail(DSIG_E_NOMEM, "out of memory");
     }
@@ -169,7 +170,7 @@ DSIG_LAYER_API int coord_etcd_watch(coord_etcd *e, const char *prefix, int64_t *
         if (w.created)
             break; /* the stream broke after the watch began: the caller watches again from *from */
     }
-    free(body);
+    jose_json_text_free(body);
     dsig_xfree(w.line, 0);
     switch (w.end) {
     case W_STOPPED:

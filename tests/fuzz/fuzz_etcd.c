@@ -101,6 +101,23 @@ static void fuzz_stream(const uint8_t *data, size_t size)
     dsig_xfree(w.line, 0);
 }
 
+/* Seeds: a range answer with two pairs, and a watch stream (created, a put and a delete) in 7-byte
+ * chunks; tests/fuzz/corpus/etcd holds more (compaction, cancel, error, repeated history). */
+static void seeds(void)
+{
+    static const char range[] =
+        "\x00{\"header\":{\"revision\":\"17\"},\"kvs\":[{\"key\":\"L3AvYQ==\",\"mod_revision\":\"6\","
+        "\"value\":\"YWxwaGE=\"},{\"key\":\"L3AvYg==\",\"value\":\"eA==\",\"lease\":\"7587\"}]}";
+    fuzz_seed(range, sizeof range - 1);
+    static const char stream[] =
+        "\x0d\x00{\"result\":{\"header\":{\"revision\":\"17\"},\"created\":true}}\n"
+        "{\"result\":{\"header\":{\"revision\":\"17\"},\"events\":[{\"kv\":{\"key\":\"L3AvYQ==\","
+        "\"mod_revision\":\"6\",\"value\":\"MQ==\"}},{\"type\":\"DELETE\",\"kv\":{\"key\":\"L3AvYQ==\","
+        "\"mod_revision\":\"8\"}}]}}\n";
+    fuzz_seed(stream, sizeof stream - 1);
+}
+FUZZ_SEED_GENERATOR(seeds)
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2 || size > FE_MAX_INPUT)
