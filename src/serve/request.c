@@ -630,6 +630,7 @@ static enum MHD_Result metrics(struct dsig_server *s, struct MHD_Connection *c, 
     struct serve_metrics_extra x;
     memset(&x, 0, sizeof x);
     x.nkeys = r->rt->ks->n;
+    x.ks = r->rt->ks;
     x.ready = serve_ready(s, r->rt, NULL, 0);
     serve_audit_stats(s->audit, &x.audit);
     serve_conns_stats(s->conns, &x.conns);

@@ -426,6 +426,7 @@ void serve_metrics_tenant(struct serve_metrics *m, int slot, enum serve_endpoint
 /* What the renderer reads from elsewhere. */
 struct serve_metrics_extra {
     size_t nkeys;
+    const struct serve_keyset *ks; /* the keys served: their coordinator request counters (may be NULL) */
     int ready;
     struct serve_audit_stats audit;
     struct serve_conns_stats conns;
