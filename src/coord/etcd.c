@@ -12,6 +12,7 @@
 
 #include "core/internal.h"
 #include "core/layer_api.h"
+#include "jose/jose_internal.h"
 
 #define ETCD_POOL 8 /* idle handles kept */
 #define ETCD_DETAIL 600
@@ -347,15 +348,6 @@ static int call_text(coord_etcd *e, const char *path, const char *body, const ch
     return dsig_fail(DSIG_E_UNAVAILABLE, "%s (%s): no member of %zu answered: %s", e->what, what, e->n, detail);
 }
 
-void etcd_json_free(char *text)
-{
-    json_malloc_t m;
-    json_free_t f;
-    json_get_alloc_funcs(&m, &f);
-    if (text)
-        f(text);
-}
-
 DSIG_LAYER_API int coord_etcd_call(coord_etcd *e, const char *path, json_t *body, const char *what,
                                    json_t **answer)
 {
@@ -367,7 +359,7 @@ DSIG_LAYER_API int coord_etcd_call(coord_etcd *e, const char *path, json_t *body
     if (!text)
         return dsig_fail(DSIG_E_NOMEM, "%s: out of memory", e->what);
     int rc = call_text(e, path, text, what ? what : path, answer);
-    etcd_json_free(text);
+    jose_json_text_free(text);
     return rc;
 }
 
@@ -478,24 +470,26 @@ DSIG_LAYER_API int coord_etcd_get(coord_etcd *e, const char *key, int prefix, co
     json_decref(req);
     if (rc != DSIG_OK)
         return rc;
+    rc = etcd_range_parse(e, ans, out);
+    json_decref(ans);
+    return rc;
+}
+
+int etcd_range_parse(coord_etcd *e, json_t *ans, coord_etcd_kvs *out)
+{
+    memset(out, 0, sizeof *out);
     json_t *kvs = json_object_get(ans, "kvs");
     size_t n = kvs ? json_array_size(kvs) : 0;
-    if ((kvs && !json_is_array(kvs)) || etcd_header_revision(ans, &out->revision) != 0) {
-        json_decref(ans);
+    if ((kvs && !json_is_array(kvs)) || etcd_header_revision(ans, &out->revision) != 0)
         return dsig_fail(DSIG_E_UNAVAILABLE, "%s (read): a malformed range answer", e->what);
-    }
-    if (n && !(out->kvs = dsig_calloc(n, sizeof *out->kvs))) {
-        json_decref(ans);
+    if (n && !(out->kvs = dsig_calloc(n, sizeof *out->kvs)))
         return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    }
     for (size_t i = 0; i < n; i++, out->n++) {
         if (etcd_kv_parse(json_array_get(kvs, i), &out->kvs[i]) != 0) {
-            json_decref(ans);
             coord_etcd_kvs_free(out);
             return dsig_fail(DSIG_E_UNAVAILABLE, "%s (read): a malformed key-value pair in the answer", e->what);
         }
     }
-    json_decref(ans);
     return DSIG_OK;
 }
 

@@ -27,9 +27,6 @@ const char *etcd_member(const coord_etcd *e, size_t i);
 const char *etcd_what(const coord_etcd *e);
 size_t etcd_answer_max(const coord_etcd *e);
 /* Append "; why" to a bounded detail string. */
-/* Free text from json_dumps with jansson's allocator: the application may have installed its own (the
- * dsig tool installs a wiping one, and free() of its blocks aborts). NULL ok. */
-void etcd_json_free(char *text);
 void etcd_detail_add(char *detail, size_t cap, size_t *used, const char *why);
 
 /* Set "key" (and for prefix, "range_end") of req from key. DSIG_OK, DSIG_E_ARG, DSIG_E_NOMEM. */
@@ -42,5 +39,26 @@ int etcd_int(json_t *v, int64_t *out);
 int etcd_header_revision(json_t *ans, int64_t *rev);
 /* The message of an error answer, or "". */
 const char *etcd_error_message(json_t *j);
+
+/* The parser of a watch stream (etcd_watch.c): bytes in as they arrive (libcurl's write callback
+ * signature, also the fuzz harness's entry), events out to fn. A return below size * nmemb ends the
+ * transfer; `end` says why. line holds etcd_answer_max(e) bytes. */
+enum etcd_watch_end { W_RUNNING = 0, W_STOPPED, W_COMPACTED, W_BROKEN };
+struct etcd_watch_stream {
+    coord_etcd *e;
+    coord_etcd_watch_fn fn;
+    void *arg;
+    int64_t *from;
+    char *line;  /* the message being received */
+    size_t len;
+    int created; /* the watch was accepted by this member */
+    enum etcd_watch_end end;
+    char why[200];
+};
+size_t etcd_watch_feed(char *p, size_t size, size_t nmemb, void *arg);
+
+/* The pairs and revision of a range answer (coord_etcd_get's parser, also the fuzz harness's entry).
+ * DSIG_OK, DSIG_E_NOMEM, DSIG_E_UNAVAILABLE (malformed). */
+int etcd_range_parse(coord_etcd *e, json_t *ans, coord_etcd_kvs *out);
 
 #endif

@@ -15,20 +15,7 @@
 #include "coord/etcd_internal.h"
 #include "core/internal.h"
 #include "core/layer_api.h"
-
-enum watch_end { W_RUNNING = 0, W_STOPPED, W_COMPACTED, W_BROKEN };
-
-struct watch {
-    coord_etcd *e;
-    coord_etcd_watch_fn fn;
-    void *arg;
-    int64_t *from;
-    char *line;      /* the message being received */
-    size_t len;
-    int created;     /* the watch was accepted by this member */
-    enum watch_end end;
-    char why[200];
-};
+#include "jose/jose_internal.h"
 
 static uint64_t now_ms(void)
 {
@@ -38,7 +25,7 @@ static uint64_t now_ms(void)
 }
 
 /* One message of the stream; 0 to go on, -1 to end the transfer (w->end says why). */
-static int on_message(struct watch *w, const char *text, size_t len)
+static int on_message(struct etcd_watch_stream *w, const char *text, size_t len)
 {
     json_error_t je;
     json_t *m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
@@ -97,9 +84,9 @@ static int on_message(struct watch *w, const char *text, size_t len)
     return 0;
 }
 
-static size_t on_data(char *p, size_t size, size_t nmemb, void *arg)
+size_t etcd_watch_feed(char *p, size_t size, size_t nmemb, void *arg)
 {
-    struct watch *w = arg;
+    struct etcd_watch_stream *w = arg;
     size_t n = size * nmemb;
     for (size_t i = 0; i < n; i++) {
         if (p[i] == '\n') {
@@ -132,9 +119,9 @@ DSIG_LAYER_API int coord_etcd_watch(coord_etcd *e, const char *prefix, int64_t *
                       : (json_decref(cr), NULL);
     char *body = req ? json_dumps(req, JSON_COMPACT) : NULL;
     json_decref(req);
-    struct watch w = {.e = e, .fn = fn, .arg = arg, .from = from, .line = dsig_malloc(etcd_answer_max(e))};
+    struct etcd_watch_stream w = {.e = e, .fn = fn, .arg = arg, .from = from, .line = dsig_malloc(etcd_answer_max(e))};
     if (rc != DSIG_OK || !body || !w.line) {
-        etcd_json_free(body);
+        jose_json_text_free(body);
         dsig_xfree(w.line, 0);
         return rc != DSIG_OK ? rc : dsig_fail(DSIG_E_NOMEM, "out of memory");
     }
@@ -158,7 +145,7 @@ DSIG_LAYER_API int coord_etcd_watch(coord_etcd *e, const char *prefix, int64_t *
         }
         struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
         etcd_handle_setup(e, h, url, body, hdr, (long)(deadline - now), err);
-        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, etcd_watch_feed);
         curl_easy_setopt(h, CURLOPT_WRITEDATA, &w);
         w.created = 0;
         w.len = 0;
@@ -183,7 +170,7 @@ DSIG_LAYER_API int coord_etcd_watch(coord_etcd *e, const char *prefix, int64_t *
         if (w.created)
             break; /* the stream broke after the watch began: the caller watches again from *from */
     }
-    etcd_json_free(body);
+    jose_json_text_free(body);
     dsig_xfree(w.line, 0);
     switch (w.end) {
     case W_STOPPED:

@@ -43,6 +43,10 @@ int jose_json_load_object(json_t **out, const char *text, size_t len, const char
  * node configuration parsers. */
 int jose_json_only_members(const json_t *obj, const char *prefix, const char *where, const char *const *allowed);
 
+/* Free text from json_dumps with jansson's current allocator: an application may have installed its own
+ * (the dsig tool installs a wiping one), so plain free() would be wrong. NULL is ignored. */
+void jose_json_text_free(char *text);
+
 /* Wipe the characters of a string member in place (secrets parsed from JSON) — the parsed object is
  * ours alone (refcount 1), so overwriting its buffer before json_decref is safe. */
 void jose_json_wipe_string(json_t *obj, const char *name);

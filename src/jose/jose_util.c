@@ -126,3 +126,12 @@ int jose_fail_prefix(int code, const char *prefix)
 {
     return dsig_fail_prefix(code, "%s", prefix);
 }
+
+DSIG_LAYER_API void jose_json_text_free(char *text)
+{
+    json_malloc_t m;
+    json_free_t f;
+    json_get_alloc_funcs(&m, &f);
+    if (text)
+        f(text);
+}

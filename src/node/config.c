@@ -172,10 +172,7 @@ static int parse_node(dsig_node_config *cfg, size_t i, const json_t *o)
     if (!jwk)
         return dsig_fail(DSIG_E_NOMEM, CFG "out of memory");
     rc = dsig_jwk_import(&nd->pk, jwk, strlen(jwk));
-    json_malloc_t jm;
-    json_free_t jf;
-    json_get_alloc_funcs(&jm, &jf); /* the application may have set its own (the dsig tool does) */
-    jf(jwk);
+    jose_json_text_free(jwk); /* the application may have set its own allocator (the dsig tool does) */
     if (rc)
         return dsig_fail_prefix(rc, CFG "%s.public_key", where);
     const char *crv = dsig_key_curve(nd->pk);

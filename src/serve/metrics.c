@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "serve/ranges.h"
 #include "serve_internal.h"
 
 static const unsigned codes[] = {0, 200, 400, 401, 403, 404, 405, 408, 411, 413, 422, 429, 431, 500, 501, 503};
@@ -326,6 +327,16 @@ char *serve_metrics_render(struct serve_metrics *m, const struct serve_metrics_e
                   (unsigned long long)sh->refused, (unsigned long long)sh->checkpoints);
     sb_printf(&b, "# HELP dsig_serve_keys Keys served.\n# TYPE dsig_serve_keys gauge\ndsig_serve_keys %zu\n",
               x->nkeys);
+    /* Per key version, not one sum: a reload that drops a key would make a sum go down. */
+    sb_printf(&b, "# HELP dsig_serve_coordinator_requests_total HTTP requests a stateful key's index counter sent "
+                  "to the coordinator (etcd; every member tried counts), by key version.\n"
+                  "# TYPE dsig_serve_coordinator_requests_total counter\n");
+    for (size_t i = 0; x->ks && i < x->ks->n; i++) {
+        const struct serve_key *k = x->ks->keys[i];
+        if (k->counter)
+            sb_printf(&b, "dsig_serve_coordinator_requests_total{kid=\"%s\"} %llu\n", k->vkid,
+                      (unsigned long long)serve_counter_etcd_requests(k->counter));
+    }
     sb_printf(&b, "# HELP dsig_serve_uptime_seconds Seconds since the server started.\n"
                   "# TYPE dsig_serve_uptime_seconds gauge\ndsig_serve_uptime_seconds %.3f\n",
               (double)(serve_now_ns() - m->start_ns) * 1e-9);

@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "core/internal.h"
+#include "jose/jose_internal.h"
 #include "front.h"
 
 #define SIG_HEADER "DSig-Signature"      /* verify: the detached JWS (compact or flattened JSON) */
@@ -65,11 +66,7 @@ static enum MHD_Result respond(struct MHD_Connection *c, struct req *r, unsigned
 /* Free text from json_dumps with jansson's allocator (the tool installs a wiping one). */
 void serve_json_free(char *text)
 {
-    json_malloc_t m;
-    json_free_t f;
-    json_get_alloc_funcs(&m, &f);
-    if (text)
-        f(text);
+    jose_json_text_free(text);
 }
 
 /* A JSON error body {"error": kind, "message": text} (+ newline); the request is marked failed with
@@ -647,6 +644,7 @@ static enum MHD_Result metrics(struct dsig_server *s, struct MHD_Connection *c, 
     struct serve_metrics_extra x;
     memset(&x, 0, sizeof x);
     x.nkeys = r->rt->ks->n;
+    x.ks = r->rt->ks;
     x.ready = serve_ready(s, r->rt, NULL, 0);
     serve_audit_stats(s->audit, &x.audit);
     serve_conns_stats(s->conns, &x.conns);

@@ -445,6 +445,7 @@ struct serve_shared_stats {
 /* What the renderer reads from elsewhere. */
 struct serve_metrics_extra {
     size_t nkeys;
+    const struct serve_keyset *ks; /* the keys served: their coordinator request counters (may be NULL) */
     int ready;
     struct serve_audit_stats audit;
     struct serve_conns_stats conns;

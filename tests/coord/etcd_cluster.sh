@@ -7,6 +7,9 @@
 #       remove the directory (trap: also when CMD fails or the script is interrupted). Exit: CMD's.
 #   etcd_cluster.sh ctl DIR stop|start|wait I   kill -9 member I (0..2) / start it again on its data
 #       directory / wait until the cluster answers a linearizable read through member I.
+# With DSIG_ETCD_EXTRA_HOST=ADDR (a local address, e.g. a veth's) the members also listen for clients
+# on ADDR (same ports), and CMD gets those endpoints in DSIG_ETCD_EXTRA_ENDPOINTS: for a client in
+# another network namespace (serve_etcd_partition.sh).
 # Without /usr/bin/etcd (scripts/install-deps.sh: etcd-server) it prints SKIP and exits 77.
 set -euo pipefail
 ETCD=${DSIG_ETCD_BIN:-/usr/bin/etcd}
@@ -82,12 +85,13 @@ cluster=""
 for i in $(seq 0 $((N - 1))); do
   cluster+="${cluster:+,}m$i=http://127.0.0.1:${ports[$((N + i))]}"
 done
-endpoints=""
+endpoints="" extra="" xhost=${DSIG_ETCD_EXTRA_HOST:-}
 for i in $(seq 0 $((N - 1))); do
   c=${ports[$i]} p=${ports[$((N + i))]}
   endpoints+="${endpoints:+,}http://127.0.0.1:$c"
+  [ -z "$xhost" ] || extra+="${extra:+,}http://$xhost:$c"
   # Short heartbeat and election timeouts: a new leader within about a second after one is killed.
-  echo "--name m$i --data-dir $d/m$i.data --listen-client-urls http://127.0.0.1:$c" \
+  echo "--name m$i --data-dir $d/m$i.data --listen-client-urls http://127.0.0.1:$c${xhost:+,http://$xhost:$c}" \
        "--advertise-client-urls http://127.0.0.1:$c --listen-peer-urls http://127.0.0.1:$p" \
        "--initial-advertise-peer-urls http://127.0.0.1:$p --initial-cluster $cluster" \
        "--initial-cluster-state new --initial-cluster-token dsig-test-$$" \
@@ -98,6 +102,7 @@ for i in $(seq 0 $((N - 1))); do member_start "$d" "$i"; done
 for i in $(seq 0 $((N - 1))); do member_wait "$d" "$i"; done
 
 export DSIG_ETCD_ENDPOINTS=$endpoints
+[ -z "$extra" ] || export DSIG_ETCD_EXTRA_ENDPOINTS=$extra
 export DSIG_ETCD_CTL="bash $here/etcd_cluster.sh ctl $d"
 set +e
 "$@"
