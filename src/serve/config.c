@@ -232,7 +232,8 @@ static int parse_audit(struct dsig_serve_config *c, const json_t *root)
 #define MAX_COORD_ENDPOINTS 16
 static int parse_coordinator(struct dsig_serve_config *c, const json_t *root)
 {
-    static const char *const allowed[] = {"etcd", "prefix", "connect_timeout_ms", "timeout_ms", NULL};
+    static const char *const allowed[] = {"etcd", "prefix", "connect_timeout_ms", "timeout_ms", "shared_config",
+                                          "instance_id", "max_stale_s", NULL};
     json_t *o;
     int rc;
     if ((rc = get_obj(root, "config", "coordinator", &o)) != DSIG_OK || !o)
@@ -283,6 +284,22 @@ static int parse_coordinator(struct dsig_serve_config *c, const json_t *root)
                          (unsigned long long)cms, (unsigned long long)tms);
     c->coord_connect_ms = (unsigned)cms;
     c->coord_timeout_ms = (unsigned)tms;
+    /* The shared configuration (shared_config.c, docs/scale.md "Shared configuration"). */
+    json_t *sh = json_object_get(o, "shared_config");
+    if (sh && !json_is_boolean(sh))
+        return dsig_fail(DSIG_E_JSON, "config: coordinator.shared_config: must be true or false");
+    c->coord_shared = sh && json_is_true(sh);
+    if ((rc = get_str(o, "coordinator", "instance_id", &c->coord_instance, 0)) != DSIG_OK)
+        return rc;
+    if (c->coord_instance && !serve_valid_name(c->coord_instance, strlen(c->coord_instance)))
+        return dsig_fail(DSIG_E_ARG, "config: coordinator.instance_id: \"%s\" is not [A-Za-z0-9._-]{1,64}",
+                         c->coord_instance);
+    uint64_t stale = 0;
+    if ((rc = get_uint(o, "coordinator", "max_stale_s", 0, 86400, &stale)) != DSIG_OK)
+        return rc;
+    if (stale && !c->coord_shared)
+        return dsig_fail(DSIG_E_ARG, "config: coordinator.max_stale_s: only with \"shared_config\": true");
+    c->coord_max_stale_s = (unsigned)stale;
     if (!(c->coord_text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS)))
         return dsig_fail(DSIG_E_NOMEM, "config: out of memory");
     return DSIG_OK;
@@ -642,21 +659,28 @@ done:
     return DSIG_OK;
 }
 
+/* The configuration file's bytes (bounded; free with dsig_xfree(buf, n + 1)). */
+static int read_config_file(const char *path, char **buf, size_t *n)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return dsig_fail(DSIG_E_IO, "config: cannot open \"%s\": %s", path, strerror(errno));
+    char what[64 + PATH_MAX];
+    snprintf(what, sizeof what, "config \"%s\"", path);
+    int rc = dsig_read_whole_fd(fd, what, SERVE_CONFIG_MAX, buf, n);
+    close(fd);
+    return rc;
+}
+
 /* Read the configuration file (bounded) and parse it relative to its directory. */
 int dsig_serve_config_load(dsig_serve_config **out, const char *path)
 {
     if (!out || !path)
         return dsig_fail(DSIG_E_ARG, "config: NULL argument");
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return dsig_fail(DSIG_E_IO, "config: cannot open \"%s\": %s", path, strerror(errno));
-    char what[64 + PATH_MAX];
-    snprintf(what, sizeof what, "config \"%s\"", path);
     char *buf = NULL;
     size_t n = 0;
-    int rrc = dsig_read_whole_fd(fd, what, SERVE_CONFIG_MAX, &buf, &n);
-    close(fd);
+    int rrc = read_config_file(path, &buf, &n);
     if (rrc != DSIG_OK)
         return rrc;
     char *dir = dsig_strdup(path);
@@ -683,12 +707,81 @@ int dsig_serve_config_load(dsig_serve_config **out, const char *path)
     return rc;
 }
 
-/* A reload: the file again, or the text again. */
-int serve_config_reread(const struct dsig_serve_config *c, struct dsig_serve_config **out)
+/* A reload: the file again, or the text again; with `tenants`, its "tenants" replaced by them. */
+int serve_config_reread(const struct dsig_serve_config *c, const json_t *tenants, struct dsig_serve_config **out)
 {
+    if (!tenants)
+        return c->path ? dsig_serve_config_load(out, c->path)
+                       : dsig_serve_config_parse(out, c->text, c->text_len, c->base_dir);
+    *out = NULL;
+    char *buf = c->text;
+    size_t n = c->text_len;
+    int rc = c->path ? read_config_file(c->path, &buf, &n) : DSIG_OK;
+    if (rc != DSIG_OK)
+        return rc;
+    json_error_t jerr;
+    json_t *root = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &jerr);
     if (c->path)
-        return dsig_serve_config_load(out, c->path);
-    return dsig_serve_config_parse(out, c->text, c->text_len, c->base_dir);
+        dsig_xfree(buf, n + 1);
+    if (!root)
+        return dsig_fail(DSIG_E_JSON, "config: line %d column %d: %s", jerr.line, jerr.column, jerr.text);
+    char *text = NULL;
+    if (!json_is_object(root) || json_object_set(root, "tenants", (json_t *)tenants) != 0 ||
+        !(text = json_dumps(root, JSON_COMPACT))) {
+        json_decref(root);
+        return dsig_fail(DSIG_E_JSON, "config: the top level must be an object");
+    }
+    json_decref(root);
+    rc = dsig_serve_config_parse(out, text, strlen(text), c->base_dir);
+    serve_json_free(text);
+    if (rc == DSIG_OK && c->path) { /* a later reload reads the file again, as after a load */
+        dsig_xfree((*out)->text, (*out)->text_len + 1);
+        (*out)->text = NULL;
+        (*out)->text_len = 0;
+        if (!((*out)->path = dsig_strdup(c->path))) {
+            dsig_serve_config_free(*out);
+            *out = NULL;
+            return dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+        }
+    }
+    return rc;
+}
+
+/* The "tenants" array of the configuration `c` came from (its file read again, or its text). */
+json_t *serve_config_tenants_json(const struct dsig_serve_config *c)
+{
+    char *buf = c->text;
+    size_t n = c->text_len;
+    if (c->path && read_config_file(c->path, &buf, &n) != DSIG_OK)
+        return NULL;
+    json_error_t jerr;
+    json_t *root = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &jerr);
+    if (c->path)
+        dsig_xfree(buf, n + 1);
+    json_t *t = root ? json_object_get(root, "tenants") : NULL;
+    if (!json_is_array(t)) {
+        json_decref(root);
+        dsig_fail(DSIG_E_JSON, "config: no \"tenants\" array (the file changed since it was loaded?)");
+        return NULL;
+    }
+    json_incref(t);
+    json_decref(root);
+    return t;
+}
+
+/* Check one tenant object on its own, with the rules of the configuration file ("tenants" entries). */
+int serve_tenant_check(const json_t *tenant)
+{
+    json_t *root = json_pack("{s:s,s:[O]}", "key_dir", ".", "tenants", tenant);
+    char *text = root ? json_dumps(root, JSON_COMPACT) : NULL;
+    json_decref(root);
+    if (!text)
+        return dsig_fail(DSIG_E_NOMEM, "config: out of memory");
+    struct dsig_serve_config *c = NULL;
+    int rc = dsig_serve_config_parse(&c, text, strlen(text), NULL);
+    serve_json_free(text);
+    dsig_serve_config_free(c);
+    return rc;
 }
 
 /* 1 if both strings are NULL or equal. */
@@ -759,6 +852,7 @@ void dsig_serve_config_free(dsig_serve_config *c)
         dsig_xfree(c->coord_etcd[i], 0);
     dsig_xfree(c->coord_etcd, 0);
     dsig_xfree(c->coord_prefix, 0);
+    dsig_xfree(c->coord_instance, 0);
     serve_json_free(c->coord_text); /* json_dumps text */
     dsig_xfree(c, 0);
 }

@@ -40,6 +40,7 @@ struct serve_runtime {
 };
 void serve_runtime_unref(struct serve_runtime *rt);
 
+struct serve_shared;
 struct dsig_server {
     struct MHD_Daemon *mhd;
     pthread_mutex_t rt_mu;               /* guards rt (the pointer swap) */
@@ -57,6 +58,8 @@ struct dsig_server {
     pthread_mutex_t start_mu;            /* guards starting, start_msg */
     int starting;                        /* MHD_start_daemon is running: collect its messages */
     char start_msg[512];                 /* libmicrohttpd's messages during the start, to explain a failure */
+    struct serve_shared *shared;         /* the shared configuration's watcher (shared_config.c); NULL: none */
+    json_t *shared_tenants;              /* the tenants it applied (guarded by reload_mu); NULL: the file's */
     struct serve_logger log;
     _Atomic int audit_was_ready;         /* the last audit state logged */
     _Atomic uint64_t next_id;            /* request ids: a counter ... */
@@ -72,6 +75,9 @@ int serve_ready(struct dsig_server *s, const struct serve_runtime *rt, char *why
 /* Install `ks` (taken over, also on failure) with the current configuration: a new runtime sharing it,
  * swapped in as a reload does. The caller holds s->reload_mu (a reload or rotation at a time). */
 int serve_install_keyset(struct dsig_server *s, struct serve_keyset *ks);
+/* A reload with reload_mu held: the configuration file again (its "tenants" replaced by `tenants`, or
+ * else by the shared tenants applied before), and its keys; logged as `cause`. All or nothing. */
+int serve_reload_locked(struct dsig_server *s, json_t *tenants, const char *cause, size_t *nkeys);
 /* Log the audit log's state when it changed since the last call (from requests and the guard's tick). */
 void serve_note_audit(struct dsig_server *s);
 
@@ -137,6 +143,24 @@ int serve_log_checkpoint(struct dsig_server *s, char **body, size_t *len, unsign
 json_t *serve_log_proof(struct dsig_server *s, const char *index, unsigned *code, char *msg, size_t n);
 json_t *serve_log_consistency(struct dsig_server *s, const char *from, const char *to, unsigned *code, char *msg,
                               size_t n);
+
+/* ---- shared_config.c: tenants and key retirements from etcd, checkpoints to it ------------------- */
+
+/* With "coordinator.shared_config": publish the file's tenants if nothing is published yet, read and
+ * apply what is, then start the watcher thread (s->shared). Without it: nothing (DSIG_OK). Only an
+ * allocation or thread failure fails: etcd unreachable at start is logged and retried by the watcher. */
+int serve_shared_start(struct dsig_server *s, const struct dsig_serve_config *cfg);
+/* Stop the watcher thread (within about a second: its watch's window, plus etcd's timeouts). NULL ok. */
+void serve_shared_stop(struct serve_shared *sh);
+/* Stop, put the last checkpoint (after serve_ckpt_stop made it), free. NULL ok. */
+void serve_shared_free(struct serve_shared *sh);
+/* A version retired on this instance (POST .../retire): add it to PREFIX config/keys/<id> so that every
+ * instance retires it; a failure is logged (the retirement here stands). NULL ok. */
+void serve_shared_publish_retired(struct serve_shared *sh, const char *id, unsigned version);
+void serve_shared_stats(struct serve_shared *sh, struct serve_shared_stats *st);
+/* 1 if coordinator.max_stale_s is set and the configuration was not synced within it (*age_s: its age,
+ * 0 if never synced): then tokens are refused. NULL ok (0). */
+int serve_shared_stale(struct serve_shared *sh, unsigned *age_s);
 
 /* ---- http_strict.c ---------------------------------------------------------------------------- */
 

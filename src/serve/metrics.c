@@ -304,6 +304,27 @@ char *serve_metrics_render(struct serve_metrics *m, const struct serve_metrics_e
               (long long)atomic_load_explicit(&m->inflight, memory_order_relaxed));
     sb_printf(&b, "# HELP dsig_serve_ready 1 if the service can sign (keys loaded, audit log running).\n"
                   "# TYPE dsig_serve_ready gauge\ndsig_serve_ready %d\n", x->ready);
+    const struct serve_shared_stats *sh = &x->shared;
+    if (sh->enabled)
+        sb_printf(&b, "# HELP dsig_serve_shared_config_connected 1 if the last etcd request of the shared "
+                      "configuration's watcher succeeded.\n"
+                      "# TYPE dsig_serve_shared_config_connected gauge\ndsig_serve_shared_config_connected %d\n"
+                      "# HELP dsig_serve_shared_config_revision The etcd revision of the configuration applied.\n"
+                      "# TYPE dsig_serve_shared_config_revision gauge\ndsig_serve_shared_config_revision %lld\n"
+                      "# HELP dsig_serve_shared_config_age_seconds Since the last successful read or watch.\n"
+                      "# TYPE dsig_serve_shared_config_age_seconds gauge\ndsig_serve_shared_config_age_seconds %.3f\n"
+                      "# HELP dsig_serve_shared_config_applied_total Shared configurations applied.\n"
+                      "# TYPE dsig_serve_shared_config_applied_total counter\n"
+                      "dsig_serve_shared_config_applied_total %llu\n"
+                      "# HELP dsig_serve_shared_config_refused_total Entries or updates refused (malformed).\n"
+                      "# TYPE dsig_serve_shared_config_refused_total counter\n"
+                      "dsig_serve_shared_config_refused_total %llu\n"
+                      "# HELP dsig_serve_checkpoints_published_total Checkpoints put in etcd.\n"
+                      "# TYPE dsig_serve_checkpoints_published_total counter\n"
+                      "dsig_serve_checkpoints_published_total %llu\n",
+                  sh->connected, (long long)sh->revision,
+                  sh->age_ms == UINT64_MAX ? -1.0 : (double)sh->age_ms * 1e-3, (unsigned long long)sh->applied,
+                  (unsigned long long)sh->refused, (unsigned long long)sh->checkpoints);
     sb_printf(&b, "# HELP dsig_serve_keys Keys served.\n# TYPE dsig_serve_keys gauge\ndsig_serve_keys %zu\n",
               x->nkeys);
     /* Per key version, not one sum: a reload that drops a key would make a sum go down. */

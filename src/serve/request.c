@@ -318,6 +318,13 @@ static int authenticate(struct dsig_server *s, struct MHD_Connection *c, struct 
 {
     const struct dsig_serve_config *cfg = r->rt->cfg;
     const char *authz = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    unsigned age_s = 0;
+    if (serve_shared_stale(s->shared, &age_s)) { /* fail closed: a token revoked meanwhile must not pass */
+        *ret = respond_error(c, r, 503, ERR_COORDINATOR, age_s ? "the shared configuration could not be read "
+                             "from etcd within coordinator.max_stale_s: tokens are refused until it is"
+                             : "the shared configuration has not been read from etcd yet", "Retry-After", "1");
+        return 0;
+    }
     size_t tok = 0;
     int a = serve_auth(cfg, authz, &tok);
     unsigned retry = 1;
@@ -621,6 +628,13 @@ static enum MHD_Result readyz(struct dsig_server *s, struct MHD_Connection *c, s
     char why[512];
     int ready = serve_ready(s, r->rt, why, sizeof why);
     json_t *doc = ready ? json_pack("{s:b}", "ready", 1) : json_pack("{s:b,s:s}", "ready", 0, "reason", why);
+    struct serve_shared_stats sh;
+    serve_shared_stats(s->shared, &sh);
+    if (doc && sh.enabled) /* which shared configuration this instance applies, and whether it is current */
+        json_object_set_new(doc, "shared_config",
+                            json_pack("{s:b,s:b,s:I,s:o}", "connected", sh.connected, "published", sh.published,
+                                      "revision", (json_int_t)sh.revision, "age_ms",
+                                      sh.age_ms == UINT64_MAX ? json_null() : json_integer((json_int_t)sh.age_ms)));
     return respond_json(c, r, ready ? 200 : 503, doc);
 }
 
@@ -634,6 +648,7 @@ static enum MHD_Result metrics(struct dsig_server *s, struct MHD_Connection *c, 
     x.ready = serve_ready(s, r->rt, NULL, 0);
     serve_audit_stats(s->audit, &x.audit);
     serve_conns_stats(s->conns, &x.conns);
+    serve_shared_stats(s->shared, &x.shared);
     size_t len = 0;
     char *text = serve_metrics_render(s->metrics, &x, &len);
     if (!text)
@@ -705,6 +720,8 @@ static enum MHD_Result key_admin(struct dsig_server *s, struct MHD_Connection *c
         return respond_error(c, r, code, code == 404 ? ERR_NOT_FOUND : code == 409 ? ERR_CONFLICT : ERR_INTERNAL, msg,
                              NULL, NULL);
     }
+    if (r->ep == EP_RETIRE) /* every instance sharing the configuration retires it too */
+        serve_shared_publish_retired(s->shared, r->kid, r->key->version);
     serve_log(&s->log, DSIG_SERVE_LOG_INFO, r->id, "key %s: version %u %s", r->kid, r->key->version,
               r->ep == EP_ROTATE ? "made, now signing" : "retired");
     return respond_json(c, r, 200, doc);

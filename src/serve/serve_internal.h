@@ -6,6 +6,7 @@
 #ifndef DSIG_SERVE_INTERNAL_H
 #define DSIG_SERVE_INTERNAL_H
 
+#include <jansson.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -95,6 +96,9 @@ struct dsig_serve_config {
     char *coord_prefix;        /* "coordinator.prefix" (default "/dsig/") */
     unsigned coord_connect_ms; /* "coordinator.connect_timeout_ms" (default 1000) */
     unsigned coord_timeout_ms; /* "coordinator.timeout_ms" (default 3000) */
+    int coord_shared;          /* "coordinator.shared_config": tenants and key retirements from etcd */
+    char *coord_instance;      /* "coordinator.instance_id": names this instance's checkpoint (NULL: the log origin) */
+    unsigned coord_max_stale_s; /* "coordinator.max_stale_s": refuse tokens after this long unsynced (0: never) */
     char *coord_text;          /* the member as canonical JSON: a reload that changes it needs a restart */
 };
 
@@ -102,8 +106,14 @@ struct dsig_serve_config {
  * pool, libmicrohttpd's limits, the audit log's settings); *what[n] names the first one. */
 int serve_config_restart_diff(const struct dsig_serve_config *a, const struct dsig_serve_config *b, char *what,
                               size_t n);
-/* Parse the configuration `c` came from again (its file, or its text): a reload. */
-int serve_config_reread(const struct dsig_serve_config *c, struct dsig_serve_config **out);
+/* Parse the configuration `c` came from again (its file, or its text): a reload. With `tenants` (a JSON
+ * array, may be NULL) its "tenants" member is replaced by them first: the shared configuration. */
+int serve_config_reread(const struct dsig_serve_config *c, const json_t *tenants, struct dsig_serve_config **out);
+/* The "tenants" JSON array of the configuration `c` came from (read again); NULL with the error set. */
+json_t *serve_config_tenants_json(const struct dsig_serve_config *c);
+/* Check one tenant object by the rules of the configuration's "tenants" entries: DSIG_OK or the error
+ * (dsig_last_error_detail names the member). */
+int serve_tenant_check(const json_t *tenant);
 
 /* ---- auth.c ----------------------------------------------------------------------------- */
 
@@ -423,6 +433,15 @@ void serve_metrics_inflight(struct serve_metrics *m, int delta);
 #define SERVE_METRICS_TENANTS 4096
 int serve_metrics_tenant_slot(struct serve_metrics *m, const char *name);
 void serve_metrics_tenant(struct serve_metrics *m, int slot, enum serve_endpoint e, unsigned code);
+/* The shared configuration's watcher (shared_config.c). */
+struct serve_shared_stats {
+    int enabled;               /* 0: no shared configuration (the rest is 0) */
+    int connected;             /* the last etcd request succeeded */
+    int published;             /* etcd holds a published configuration (else the file's tenants apply) */
+    int64_t revision;          /* the etcd revision of the configuration applied (0: none yet) */
+    uint64_t age_ms;           /* since the last successful read or watch (UINT64_MAX: never) */
+    uint64_t applied, refused, checkpoints; /* configurations applied, entries or updates refused, checkpoints put */
+};
 /* What the renderer reads from elsewhere. */
 struct serve_metrics_extra {
     size_t nkeys;
@@ -430,6 +449,7 @@ struct serve_metrics_extra {
     int ready;
     struct serve_audit_stats audit;
     struct serve_conns_stats conns;
+    struct serve_shared_stats shared;
 };
 /* Prometheus text exposition (version 0.0.4); malloc'd. */
 char *serve_metrics_render(struct serve_metrics *m, const struct serve_metrics_extra *x, size_t *len);

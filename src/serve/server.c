@@ -75,6 +75,13 @@ struct serve_runtime *serve_current(struct dsig_server *s)
 
 int serve_ready(struct dsig_server *s, const struct serve_runtime *rt, char *why, size_t n)
 {
+    unsigned age_s = 0;
+    if (serve_shared_stale(s->shared, &age_s)) {
+        if (why)
+            snprintf(why, n, age_s ? "the shared configuration is %u s old (coordinator.max_stale_s)"
+                                   : "the shared configuration has not been read from etcd yet", age_s);
+        return 0;
+    }
     if (rt->ks->n == 0) {
         if (why)
             snprintf(why, n, "no keys loaded");
@@ -367,7 +374,15 @@ int dsig_server_start(dsig_server **out, dsig_serve_config *cfg, dsig_serve_log_
         (rc = start_digests(s, cfg)) != DSIG_OK ||
         (rc = serve_peer_limiter_new(&s->peers, cfg->auth_fail_rate, cfg->auth_fail_burst)) != DSIG_OK ||
         (rc = serve_conns_new(&s->conns, &lim, guard_tick, s)) != DSIG_OK ||
-        (rc = start_tls(s, cfg)) != DSIG_OK || (rc = start_mhd(s, cfg)) != DSIG_OK)
+        (rc = serve_shared_start(s, cfg)) != DSIG_OK) /* before requests: they see the shared tenants */
+        goto fail;
+    /* The shared configuration replaced the runtime (cfg is gone) and its thread may replace it again:
+     * hold the current one for the rest of the start (what it reads takes a restart to change). */
+    struct serve_runtime *rt = serve_current(s);
+    if ((rc = start_tls(s, rt->cfg)) == DSIG_OK)
+        rc = start_mhd(s, rt->cfg);
+    serve_runtime_unref(rt);
+    if (rc != DSIG_OK)
         goto fail;
     serve_log(&s->log, DSIG_SERVE_LOG_INFO, NULL, "listening on port %u%s", s->port, s->tls ? " (https)" : "");
     *out = s;
@@ -389,16 +404,16 @@ int dsig_server_tls(const dsig_server *s)
     return s && s->tls ? 1 : 0;
 }
 
-/* Reload the configuration and its keys as one unit (all or nothing), then reopen the audit log. */
-int dsig_server_reload(dsig_server *s, size_t *nkeys)
+/* @spec docs/scale.md "Shared configuration": the configuration and its keys as one unit (all or
+ * nothing); with `tenants` the file's "tenants" replaced by them, and they become the tenants every later
+ * reload applies. The caller holds reload_mu. */
+int serve_reload_locked(struct dsig_server *s, json_t *tenants, const char *cause, size_t *nkeys)
 {
-    if (!s)
-        return dsig_fail(DSIG_E_ARG, "serve: NULL server");
-    pthread_mutex_lock(&s->reload_mu);
     struct serve_runtime *old = serve_current(s), *fresh = NULL;
     struct dsig_serve_config *cfg = NULL;
+    const json_t *use = tenants ? tenants : s->shared_tenants;
     char what[64];
-    int rc = serve_config_reread(old->cfg, &cfg);
+    int rc = serve_config_reread(old->cfg, use, &cfg);
     if (rc == DSIG_OK && serve_config_restart_diff(old->cfg, cfg, what, sizeof what)) {
         dsig_serve_config_free(cfg);
         rc = dsig_fail(DSIG_E_ARG, "%s changed: that takes a restart", what);
@@ -411,23 +426,38 @@ int dsig_server_reload(dsig_server *s, size_t *nkeys)
         s->rt = fresh;
         pthread_mutex_unlock(&s->rt_mu);
         serve_runtime_unref(prev); /* the server's reference; requests in flight hold theirs */
+        if (tenants) {
+            json_incref(tenants);
+            json_decref(s->shared_tenants);
+            s->shared_tenants = tenants;
+        }
         serve_peer_limiter_set(s->peers, fresh->cfg->auth_fail_rate, fresh->cfg->auth_fail_burst);
         struct serve_conn_limits lim = conn_limits(fresh->cfg);
         serve_conns_set_limits(s->conns, &lim);
-        serve_log(&s->log, DSIG_SERVE_LOG_INFO, NULL, "configuration reloaded: %zu keys, %zu tenants", fresh->ks->n,
+        serve_log(&s->log, DSIG_SERVE_LOG_INFO, NULL, "%s: %zu keys, %zu tenants", cause, fresh->ks->n,
                   fresh->cfg->ntenants);
         if (nkeys)
             *nkeys = fresh->ks->n;
     } else {
         char detail[600];
         snprintf(detail, sizeof detail, "%s", dsig_last_error_detail());
-        serve_log(&s->log, DSIG_SERVE_LOG_ERROR, NULL, "reload refused, keeping the current configuration and its %zu "
-                  "keys: %s", old->ks->n, detail);
+        serve_log(&s->log, DSIG_SERVE_LOG_ERROR, NULL, "%s refused, keeping the current configuration and its %zu "
+                  "keys: %s", cause, old->ks->n, detail);
         if (nkeys)
             *nkeys = old->ks->n;
         rc = dsig_fail(rc, "%s", detail);
     }
     serve_runtime_unref(old);
+    return rc;
+}
+
+/* Reload the configuration and its keys as one unit (all or nothing), then reopen the audit log. */
+int dsig_server_reload(dsig_server *s, size_t *nkeys)
+{
+    if (!s)
+        return dsig_fail(DSIG_E_ARG, "serve: NULL server");
+    pthread_mutex_lock(&s->reload_mu);
+    int rc = serve_reload_locked(s, NULL, "configuration reloaded", nkeys);
     /* A reload also reopens the audit log, so that rotation is "rename, then SIGHUP". */
     if (serve_audit_reopen(s->audit) != DSIG_OK)
         serve_log(&s->log, DSIG_SERVE_LOG_ERROR, NULL, "%s (still writing to the old file)", dsig_last_error_detail());
@@ -445,9 +475,12 @@ void dsig_server_stop(dsig_server *s)
         serve_log(&s->log, DSIG_SERVE_LOG_INFO, NULL, "stopping");
         MHD_stop_daemon(s->mhd); /* completion callbacks run for the open connections */
     }
+    serve_shared_stop(s->shared); /* its thread reloads: stopped before what a reload touches goes */
     serve_conns_free(s->conns); /* after MHD: every connection is closed; its tick reads the audit log */
+    json_decref(s->shared_tenants);
     serve_runtime_unref(s->rt);
     serve_ckpt_stop(s->ckpt); /* the last checkpoint, while the audit log is still open */
+    serve_shared_free(s->shared); /* puts that last checkpoint in etcd */
     serve_audit_close(s->audit);
     serve_ckpt_free(s->ckpt);
     serve_digest_pool_free(s->digests); /* after MHD: every request's digest is freed */

@@ -816,7 +816,7 @@ static void test_config_reread_and_restart_diff(void **state)
     dsig_serve_config *a = NULL, *b = NULL;
     char *t = good_config(NULL);
     assert_int_equal(parse(t, &a), DSIG_OK);
-    assert_int_equal(serve_config_reread(a, &b), DSIG_OK);
+    assert_int_equal(serve_config_reread(a, NULL, &b), DSIG_OK);
     char what[64] = "";
     assert_false(serve_config_restart_diff(a, b, what, sizeof what));
     assert_string_equal(b->key_dir, "/base/keys");
@@ -840,6 +840,102 @@ static void test_config_reread_and_restart_diff(void **state)
     dsig_serve_config_free(a);
     dsig_serve_config_free(b);
     free(t);
+}
+
+/* The shared configuration's pieces (shared_config.c, docs/scale.md "Shared configuration"): one tenant
+ * checked on its own by the file's rules, a reload with the tenants replaced, the file's tenants as
+ * JSON, and the coordinator's shared_config members. */
+static void test_shared_tenants(void **state)
+{
+    (void)state;
+    char good[256];
+    snprintf(good, sizeof good, "{\"name\":\"x\",\"tokens\":[{\"sha256\":\"%s\"}],\"keys\":[\"*\"],"
+                                "\"operations\":[\"sign\"]}", hex_b);
+    json_t *t = json_loads(good, 0, NULL);
+    assert_non_null(t);
+    assert_int_equal(serve_tenant_check(t), DSIG_OK);
+    /* Each malformed entry is refused with the member named. */
+    static const char *const bad[][2] = {
+        {"[1]", "must be an object"},
+        {"{\"name\":\"x\",\"keys\":[],\"operations\":[]}", "tokens"},
+        {"{\"name\":\"x\",\"tokens\":[{\"sha256\":\"abcd\"}],\"keys\":[],\"operations\":[]}",
+         "not 64 hexadecimal digits"},
+        {"{\"name\":\"a b\",\"tokens\":[{\"sha256\":\"abcd\"}],\"keys\":[],\"operations\":[]}", "name"},
+        {"{\"name\":\"x\",\"tokens\":[],\"keys\":[],\"operations\":[],\"admin\":true}", "admin"},
+        {"{\"name\":\"x\",\"tokens\":[],\"keys\":[],\"operations\":[\"root\"]}", "operations"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *b = json_loads(bad[i][0], 0, NULL);
+        assert_non_null(b);
+        assert_int_not_equal(serve_tenant_check(b), DSIG_OK);
+        if (!strstr(dsig_last_error_detail(), bad[i][1]))
+            fail_msg("entry %zu: \"%s\" does not name %s", i, dsig_last_error_detail(), bad[i][1]);
+        json_decref(b);
+    }
+    /* A reload with the tenants replaced: only x, with tokB. */
+    dsig_serve_config *a = NULL, *b = NULL;
+    char *text = good_config(NULL);
+    assert_int_equal(parse(text, &a), DSIG_OK);
+    json_t *file = serve_config_tenants_json(a);
+    assert_non_null(file);
+    assert_int_equal(json_array_size(file), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(file, 0), "name")), "ci");
+    json_decref(file);
+    json_t *arr = json_pack("[O]", t);
+    assert_int_equal(serve_config_reread(a, arr, &b), DSIG_OK);
+    assert_int_equal(b->ntenants, 1);
+    assert_string_equal(b->tenants[0].name, "x");
+    assert_string_equal(b->key_dir, "/base/keys"); /* the rest of the file, relative paths as before */
+    size_t tok = 9;
+    assert_int_equal(serve_auth(b, "Bearer tokB", &tok), SERVE_AUTH_OK);
+    assert_int_equal(serve_auth(b, "Bearer tokA", &tok), SERVE_AUTH_UNKNOWN);
+    dsig_serve_config_free(b);
+    b = NULL;
+    /* No tenants at all: a valid configuration that admits nobody. */
+    json_t *none = json_array();
+    assert_int_equal(serve_config_reread(a, none, &b), DSIG_OK);
+    assert_int_equal(b->ntenants, 0);
+    assert_int_equal(serve_auth(b, "Bearer tokB", &tok), SERVE_AUTH_UNKNOWN);
+    dsig_serve_config_free(b);
+    b = NULL;
+    json_decref(none);
+    /* Two tenants with one token: refused as a whole. */
+    json_t *y = json_deep_copy(t);
+    json_object_set_new(y, "name", json_string("y"));
+    json_array_append_new(arr, y);
+    assert_int_not_equal(serve_config_reread(a, arr, &b), DSIG_OK);
+    assert_non_null(strstr(dsig_last_error_detail(), "twice"));
+    assert_null(b);
+    json_decref(arr);
+    json_decref(t);
+    dsig_serve_config_free(a);
+    free(text);
+    /* The coordinator's members. */
+    static const char *const coord[][2] = {
+        {"\"coordinator\":{\"etcd\":[\"http://127.0.0.1:2379\"],\"shared_config\":1},", "shared_config"},
+        {"\"coordinator\":{\"etcd\":[\"http://127.0.0.1:2379\"],\"max_stale_s\":5},", "only with"},
+        {"\"coordinator\":{\"etcd\":[\"http://127.0.0.1:2379\"],\"shared_config\":true,\"instance_id\":\"a/b\"},",
+         "instance_id"},
+        {"\"coordinator\":{\"etcd\":[\"http://127.0.0.1:2379\"],\"shared_config\":true,\"max_stale_s\":86401},",
+         "max_stale_s"},
+    };
+    for (size_t i = 0; i < sizeof coord / sizeof coord[0]; i++) {
+        char *c = good_config(coord[i][0]);
+        dsig_serve_config *x = NULL;
+        assert_int_not_equal(parse(c, &x), DSIG_OK);
+        if (!strstr(dsig_last_error_detail(), coord[i][1]))
+            fail_msg("coordinator %zu: \"%s\" does not name %s", i, dsig_last_error_detail(), coord[i][1]);
+        free(c);
+    }
+    char *c = good_config("\"coordinator\":{\"etcd\":[\"http://127.0.0.1:2379\"],\"shared_config\":true,"
+                          "\"instance_id\":\"eu-1\",\"max_stale_s\":30},");
+    dsig_serve_config *x = NULL;
+    assert_int_equal(parse(c, &x), DSIG_OK);
+    assert_true(x->coord_shared);
+    assert_string_equal(x->coord_instance, "eu-1");
+    assert_int_equal(x->coord_max_stale_s, 30);
+    dsig_serve_config_free(x);
+    free(c);
 }
 
 /* Metrics text: every family present, counts where they belong, queueing in its own histogram and in
@@ -901,6 +997,7 @@ int main(void)
         cmocka_unit_test(test_rate),
         cmocka_unit_test(test_peer_limiter_and_new_token),
         cmocka_unit_test(test_config_coordinator),
+        cmocka_unit_test(test_shared_tenants),
         cmocka_unit_test(test_keyset),
         cmocka_unit_test(test_metrics),
     };
