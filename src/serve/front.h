@@ -76,8 +76,10 @@ int serve_ready(struct dsig_server *s, const struct serve_runtime *rt, char *why
  * swapped in as a reload does. The caller holds s->reload_mu (a reload or rotation at a time). */
 int serve_install_keyset(struct dsig_server *s, struct serve_keyset *ks);
 /* A reload with reload_mu held: the configuration file again (its "tenants" replaced by `tenants`, or
- * else by the shared tenants applied before), and its keys; logged as `cause`. All or nothing. */
-int serve_reload_locked(struct dsig_server *s, json_t *tenants, const char *cause, size_t *nkeys);
+ * else by the shared tenants applied before), and its keys; logged as "CAUSE: N keys" or "REFUSED
+ * refused, keeping ...". All or nothing. */
+int serve_reload_locked(struct dsig_server *s, json_t *tenants, const char *cause, const char *refused,
+                        size_t *nkeys);
 /* Log the audit log's state when it changed since the last call (from requests and the guard's tick). */
 void serve_note_audit(struct dsig_server *s);
 

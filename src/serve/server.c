@@ -407,7 +407,8 @@ int dsig_server_tls(const dsig_server *s)
 /* @spec docs/scale.md "Shared configuration": the configuration and its keys as one unit (all or
  * nothing); with `tenants` the file's "tenants" replaced by them, and they become the tenants every later
  * reload applies. The caller holds reload_mu. */
-int serve_reload_locked(struct dsig_server *s, json_t *tenants, const char *cause, size_t *nkeys)
+int serve_reload_locked(struct dsig_server *s, json_t *tenants, const char *cause, const char *refused,
+                        size_t *nkeys)
 {
     struct serve_runtime *old = serve_current(s), *fresh = NULL;
     struct dsig_serve_config *cfg = NULL;
@@ -442,7 +443,7 @@ int serve_reload_locked(struct dsig_server *s, json_t *tenants, const char *caus
         char detail[600];
         snprintf(detail, sizeof detail, "%s", dsig_last_error_detail());
         serve_log(&s->log, DSIG_SERVE_LOG_ERROR, NULL, "%s refused, keeping the current configuration and its %zu "
-                  "keys: %s", cause, old->ks->n, detail);
+                  "keys: %s", refused, old->ks->n, detail);
         if (nkeys)
             *nkeys = old->ks->n;
         rc = dsig_fail(rc, "%s", detail);
@@ -457,7 +458,7 @@ int dsig_server_reload(dsig_server *s, size_t *nkeys)
     if (!s)
         return dsig_fail(DSIG_E_ARG, "serve: NULL server");
     pthread_mutex_lock(&s->reload_mu);
-    int rc = serve_reload_locked(s, NULL, "configuration reloaded", nkeys);
+    int rc = serve_reload_locked(s, NULL, "configuration reloaded", "reload", nkeys);
     /* A reload also reopens the audit log, so that rotation is "rename, then SIGHUP". */
     if (serve_audit_reopen(s->audit) != DSIG_OK)
         serve_log(&s->log, DSIG_SERVE_LOG_ERROR, NULL, "%s (still writing to the old file)", dsig_last_error_detail());

@@ -354,10 +354,12 @@ static int sync_all(struct serve_shared *sh, int64_t *rev)
                 json_decref(arr);
                 arr = NULL;
             }
-        char cause[96];
+        char cause[96], refused[96];
         snprintf(cause, sizeof cause, "shared configuration applied (etcd revision %" PRId64 ")", kvs.revision);
+        snprintf(refused, sizeof refused, "shared configuration of etcd revision %" PRId64, kvs.revision);
         pthread_mutex_lock(&sh->s->reload_mu);
-        int arc = arr ? serve_reload_locked(sh->s, arr, cause, NULL) : dsig_fail(DSIG_E_NOMEM, "out of memory");
+        int arc = arr ? serve_reload_locked(sh->s, arr, cause, refused, NULL)
+                      : dsig_fail(DSIG_E_NOMEM, "out of memory");
         pthread_mutex_unlock(&sh->s->reload_mu);
         json_decref(arr);
         if (arc == DSIG_OK) {

@@ -123,7 +123,7 @@ edel config/tenants/c # a valid change after the malformed ones still applies
 both tc 401
 both tb 200
 eput config/tenants/e "$(tenant e tb)" # tb is b's token too: the update as a whole is refused
-logged 0 'shared configuration applied (etcd revision [0-9]*) refused'
+logged 0 'shared configuration of etcd revision [0-9]* refused'
 both tb 200
 edel config/tenants/e
 eput config/tenants/b "$(tenant b tb)"
