@@ -301,6 +301,52 @@ DSIG_EXPORT int dsig_node_send_app(dsig_node *n, uint64_t peer_id, const void *b
  */
 DSIG_EXPORT int dsig_node_peer_up(dsig_node *n, uint64_t peer_id);
 
+/* ---- membership at run time (docs/node.md "Dynamic membership") ------------------------------ */
+
+/*
+ * Add a member while the node runs (or before it starts): `json` is one node entry exactly as in the
+ * configuration's "nodes" array, {"id":..,"address":..,"public_key":{..},"groups":[..]}, checked as
+ * dsig_node_config_parse checks an entry, against this node's groups (groups themselves are the
+ * configuration's: a member can only join groups defined there). Once started, the node connects to
+ * it, pushes it the batches of the groups both belong to, caches its batches and verifies its
+ * signatures like a configured member's. Thread-safe; not concurrently with dsig_node_stop / _free.
+ * @retval DSIG_OK          it is a member.
+ * @retval DSIG_E_ARG       a NULL argument.
+ * @retval DSIG_E_STATE     a member with this id exists already (remove it first).
+ * @retval DSIG_E_FORMAT    the same address as a member, or a bad value (as dsig_node_config_parse).
+ * @retval DSIG_E_KEY       the same public key as a member, or a malformed or private key.
+ * @retval DSIG_E_TOO_LARGE DSIG_NODE_MAX_NODES members already, a group of DSIG_NODE_MAX_GROUP_MEMBERS,
+ *                          or an entry over 64 KiB.
+ * @retval other            the codes of dsig_node_config_parse for a bad entry; DSIG_E_NOMEM.
+ */
+DSIG_EXPORT int dsig_node_member_add(dsig_node *n, const char *json, size_t len);
+
+/*
+ * Remove a member (configured or added) while the node runs: its connections are closed, the batches
+ * cached for it and those of its waiting for verification are dropped, its acknowledgements no longer
+ * count for dsig_node_wait_ready, and its signatures and frames are refused like an unknown id's.
+ * Thread-safe; not concurrently with dsig_node_stop / _free.
+ * @retval DSIG_OK               removed.
+ * @retval DSIG_E_ARG            n NULL, or id is this node.
+ * @retval DSIG_E_UNKNOWN_SIGNER id is not a member.
+ */
+DSIG_EXPORT int dsig_node_member_remove(dsig_node *n, uint64_t id);
+
+/*
+ * A copy of a member's public key (free it with dsig_key_free).
+ * @retval DSIG_OK               *out is the key.
+ * @retval DSIG_E_UNKNOWN_SIGNER id is not a member.
+ * @retval DSIG_E_ARG            a NULL argument.
+ * @retval DSIG_E_NOMEM          out of memory.
+ */
+DSIG_EXPORT int dsig_node_member_public_key(dsig_node *n, uint64_t id, dsig_key **out);
+
+/*
+ * The member ids now (this node included), ascending: up to cap of them into ids (NULL: count only).
+ * @return the number of members (may exceed cap), 0 for a NULL n.
+ */
+DSIG_EXPORT size_t dsig_node_member_ids(dsig_node *n, uint64_t *ids, size_t cap);
+
 /*
  * Wait until `group`'s pool holds at least `n_keys` ready keys (n_keys ≤ pool_target) AND every batch
  * with unused keys in that pool has been acknowledged by every other member of the group (so their
