@@ -1,5 +1,5 @@
 /*
- * src/coord/etcd.h — a small client of etcd's v3 JSON gateway (etcd 3.4+: POST /v3/kv/*, /v3/lease/*,
+ * src/coord/etcd.h — a small client of etcd's v3 JSON gateway (etcd 3.4+: POST /v3/kv/..., /v3/lease/...,
  * /v3/watch on the client port) over libcurl, shared by everything that coordinates through etcd: the
  * index-range counter of stateful keys (serve/counter_etcd.c), the shared service configuration and
  * checkpoints (serve), and DSig node-plane membership (node). Not installed: libdsig-coord's callers are
@@ -26,7 +26,7 @@
 typedef struct coord_etcd coord_etcd;
 
 #define COORD_ETCD_KEY_MAX 1024           /* bytes of one key */
-#define COORD_ETCD_ANSWER_MAX (1u << 20)  /* bytes of one answer (a prefix read, a watch message) */
+#define COORD_ETCD_ANSWER_MAX (1u << 20)  /* the largest answer cap (a prefix read, a watch message) */
 
 typedef struct {
     const char *const *endpoints; /* "http://HOST:PORT" or "https://HOST:PORT", no path, at least one */
@@ -34,6 +34,8 @@ typedef struct {
     uint32_t connect_timeout_ms;  /* per member [1000] */
     uint32_t timeout_ms;          /* per request and member, connect included [3000] */
     const char *what;             /* names the caller in error details ["etcd"] */
+    size_t answer_max;            /* bytes of one answer or watch message, at most
+                                   * COORD_ETCD_ANSWER_MAX [COORD_ETCD_ANSWER_MAX] */
 } coord_etcd_config;
 
 /* One key-value pair as etcd holds it. key and value are NUL-terminated for convenience (they may hold
@@ -68,11 +70,17 @@ uint64_t coord_etcd_requests(const coord_etcd *e);
 size_t coord_etcd_members(const coord_etcd *e);
 
 /*
- * POST the JSON object `body` to `path` ("/v3/kv/txn", ...): the answer object (the caller decrefs) or
- * NULL with DSIG_E_UNAVAILABLE set (dsig_last_error) naming `what` and every member's failure.
- * The building block of the calls below, for requests they do not cover (a txn).
+ * POST the JSON object `body` to `path` ("/v3/kv/txn", ...); *answer gets the answer object (the
+ * caller decrefs it). The building block of the calls below, for requests they do not cover (a txn).
+ * @retval DSIG_OK
+ * @retval DSIG_E_ARG         etcd refused the request itself (gRPC InvalidArgument, NotFound,
+ *                            FailedPrecondition, OutOfRange: the same on every member); the detail
+ *                            holds etcd's message
+ * @retval DSIG_E_NOMEM
+ * @retval DSIG_E_UNAVAILABLE no member answered well-formed; the detail names `what` and every
+ *                            member's failure
  */
-json_t *coord_etcd_call(coord_etcd *e, const char *path, json_t *body, const char *what);
+int coord_etcd_call(coord_etcd *e, const char *path, json_t *body, const char *what, json_t **answer);
 
 /* Standard padded base64 of len bytes (NULL: out of memory; free with dsig_xfree(p, 0)); and its
  * inverse into out[0..cap): the length, or -1 (not base64, or does not fit). */
@@ -122,8 +130,8 @@ typedef int (*coord_etcd_watch_fn)(void *arg, const coord_etcd_event *ev);
 /*
  * Watch every key under `prefix` from revision *from (events with mod revision >= *from) for at most
  * max_ms milliseconds, delivering events on the calling thread; on return *from is the revision to
- * watch from next (one past the last event delivered, or past the store's revision at the end), so
- * that calling it in a loop sees every change exactly once. Typical use: read the prefix
+ * watch from next (one past the last event delivered), so that calling it in a loop sees every change
+ * exactly once. Typical use: read the prefix
  * (coord_etcd_get), then watch from kvs.revision + 1 on a thread of its own.
  * @retval DSIG_OK            max_ms passed (or the callback asked to stop)
  * @retval DSIG_E_STALE       *from has been compacted away: read the prefix again, then watch on

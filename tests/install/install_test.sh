@@ -17,7 +17,7 @@ test -x "$prefix/bin/dsig" || fail "tool not installed"
 pc=$(find "$prefix" -name dsig.pc | head -n1)
 test -n "$pc" || fail "dsig.pc not installed"
 pcdir0=$(dirname "$pc")
-for lib in dsig-net dsig-serve; do
+for lib in dsig-coord dsig-net dsig-serve; do
     test -f "$pcdir0/$lib.pc" || fail "$lib.pc not installed"
     find "$prefix" -name "lib$lib.so*" | grep -q . || fail "lib$lib.so not installed"
     find "$prefix" -name "lib$lib.a" | grep -q . || fail "lib$lib.a not installed"
@@ -71,7 +71,7 @@ cc -std=c11 -Wall -Wextra -Werror "$src/tests/install/verify_jws.c" $vflags -o "
     fail "cc verify_jws.c with \$(pkg-config --cflags --libs dsig) = $vflags"
 vlibs=$(LD_LIBRARY_PATH=$libdir_shared ldd "$work/verify_jws")
 printf '%s\n' "$vlibs" | grep -q 'libdsig\.so' || fail "verify_jws does not use libdsig.so: $vlibs"
-printf '%s\n' "$vlibs" | grep -Eq 'microhttpd|gnutls|libdsig-net|libdsig-serve' &&
+printf '%s\n' "$vlibs" | grep -Eq 'microhttpd|gnutls|curl|libdsig-coord|libdsig-net|libdsig-serve' &&
     fail "verify_jws pulls in an upper layer: $vlibs"
 LD_LIBRARY_PATH=$libdir_shared "$work/verify_jws" "$work/pub.jwk" "$work/msg.jws" | grep -qx 'verified: hello' ||
     fail "verify_jws did not verify"
