@@ -347,6 +347,60 @@ DSIG_EXPORT int dsig_node_member_public_key(dsig_node *n, uint64_t id, dsig_key 
  */
 DSIG_EXPORT size_t dsig_node_member_ids(dsig_node *n, uint64_t *ids, size_t cap);
 
+/* ---- membership through etcd (docs/node.md "Membership through etcd") ----------------------- */
+
+typedef struct dsig_node_etcd dsig_node_etcd;
+
+/* Called for each membership change and each entry ignored (from the etcd thread): a one-line text. */
+typedef void (*dsig_node_etcd_log_cb)(void *arg, const char *line);
+
+typedef struct dsig_node_etcd_options {
+    const char *const *endpoints;    /* "http://HOST:PORT" of the etcd members (at least one) */
+    size_t n_endpoints;
+    const char *prefix;              /* keys are PREFIX "nodes/<id>" (default "dsig/") */
+    unsigned lease_ttl_s;            /* this node's registration lease (default 5 s, 2..3600): how
+                                        long a node that died stays a member elsewhere */
+    uint32_t timeout_ms;             /* per etcd request and member (default 2000) */
+    dsig_node_etcd_log_cb on_log;    /* default NULL: lines go to stderr */
+    void *on_log_arg;
+} dsig_node_etcd_options;
+
+/* Fill `o` with the defaults above (no endpoint). */
+DSIG_EXPORT void dsig_node_etcd_options_default(dsig_node_etcd_options *o);
+
+/*
+ * Register node `n` in etcd under PREFIX "nodes/<its id>" (its configuration entry as JSON, attached
+ * to a lease kept alive by a thread of its own), add every valid member found under PREFIX "nodes/",
+ * and follow the prefix: a new or changed entry adds (or replaces) a member, a deleted one (a clean
+ * leave, or a lease that expired) removes it. Each entry is checked like a configuration entry; one
+ * that does not parse, whose id is not the one of its key, or that conflicts with a member (same
+ * address or key) is ignored and logged. When etcd cannot be reached the membership stays as it is;
+ * a lost lease is granted again and the entry put again. Etcd is trusted for membership as the
+ * configuration file is (docs/node.md). Before or after dsig_node_start; stop it before
+ * dsig_node_stop / _free.
+ * @retval DSIG_OK            *out runs.
+ * @retval DSIG_E_ARG         a NULL argument, no endpoint, a bad endpoint, prefix or lease_ttl_s.
+ * @retval DSIG_E_UNAVAILABLE etcd cannot be reached to register (the detail names each member).
+ * @retval DSIG_E_NOMEM       out of memory, or the thread cannot start.
+ */
+DSIG_EXPORT int dsig_node_etcd_start(dsig_node_etcd **out, dsig_node *n, const dsig_node_etcd_options *o);
+
+/* Stop following etcd. leave 1: revoke the lease first, so the others remove this node at once
+ * (leave 0: it stays registered until its lease expires). NULL accepted. */
+DSIG_EXPORT void dsig_node_etcd_stop(dsig_node_etcd *m, int leave);
+
+typedef struct dsig_node_etcd_stats {
+    uint64_t registrations;          /* this node's entry put under a fresh lease (1 + re-registrations) */
+    uint64_t leases_lost;            /* keep-alive found the lease expired (or the entry deleted) */
+    uint64_t joined, left;           /* members added (or replaced) / removed from etcd */
+    uint64_t ignored;                /* entries refused (malformed, id mismatch, conflict) */
+    uint64_t unavailable;            /* etcd requests that no member answered */
+    uint64_t rereads;                /* prefix read again after the watch fell behind compaction */
+} dsig_node_etcd_stats;
+
+/* Copy the counters into *st (zeros for NULL m). */
+DSIG_EXPORT void dsig_node_etcd_stats_get(dsig_node_etcd *m, dsig_node_etcd_stats *st);
+
 /*
  * Wait until `group`'s pool holds at least `n_keys` ready keys (n_keys ≤ pool_target) AND every batch
  * with unused keys in that pool has been acknowledged by every other member of the group (so their

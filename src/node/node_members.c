@@ -332,3 +332,32 @@ size_t dsig_node_member_ids(dsig_node *n, uint64_t *ids, size_t cap)
     node_mem_unlock(n);
     return count;
 }
+
+/* This node's own entry of its configuration, as compact JSON (dsig_malloc'd), or NULL. */
+char *node_self_entry(dsig_node *n, size_t *len)
+{
+    json_error_t err;
+    json_t *root = json_loadb(n->cfg->text, n->cfg->text_len, 0, &err);
+    json_t *nodes = root ? json_object_get(root, "nodes") : NULL;
+    char *out = NULL;
+    for (size_t i = 0; i < json_array_size(nodes) && !out; i++) {
+        json_t *o = json_array_get(nodes, i);
+        if ((uint64_t)json_integer_value(json_object_get(o, "id")) != n->my_id)
+            continue;
+        char *s = json_dumps(o, JSON_COMPACT);
+        if (!s)
+            break;
+        *len = strlen(s);
+        out = dsig_malloc(*len + 1);
+        if (out)
+            memcpy(out, s, *len + 1);
+        json_malloc_t jm;
+        json_free_t jf;
+        json_get_alloc_funcs(&jm, &jf); /* the application may have set its own (the dsig tool does) */
+        jf(s);
+    }
+    json_decref(root);
+    if (!out)
+        (void)dsig_fail(DSIG_E_NOMEM, "node %llu: cannot write its own entry", (unsigned long long)n->my_id);
+    return out;
+}

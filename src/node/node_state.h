@@ -220,6 +220,8 @@ void node_slot_free(dsig_node *n, size_t i);
 /* Add the member of one node entry (JSON text), or replace the member with its id if the entry
  * differs (*changed 1; the same entry: DSIG_OK, *changed 0). Codes of dsig_node_member_add. */
 int node_member_put_json(dsig_node *n, const char *json, size_t len, int *changed);
+/* This node's own configuration entry as compact JSON (dsig_malloc'd, *len bytes), or NULL. */
+char *node_self_entry(dsig_node *n, size_t *len);
 
 /* ---- batches (node_batches.c; n->lock) ---------------------------------------------------------- */
 /* Signer callback (background thread): retain the batch message and push it to the ready members. */
