@@ -358,7 +358,10 @@ DSIG_LAYER_API int coord_etcd_call(coord_etcd *e, const char *path, json_t *body
     if (!text)
         return dsig_fail(DSIG_E_NOMEM, "%s: out of memory", e->what);
     int rc = call_text(e, path, text, what ? what : path, answer);
-    free(text);
+    json_malloc_t jm;
+    json_free_t jf;
+    json_get_alloc_funcs(&jm, &jf); /* the application may have set its own (the dsig tool does) */
+    jf(text);
     return rc;
 }
 
