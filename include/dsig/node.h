@@ -342,6 +342,13 @@ DSIG_EXPORT int dsig_node_member_remove(dsig_node *n, uint64_t id);
 DSIG_EXPORT int dsig_node_member_public_key(dsig_node *n, uint64_t id, dsig_key **out);
 
 /*
+ * Whether member `id` belongs to `group` now.
+ * @retval 1 it does.
+ * @retval 0 it does not, is not a member, the group is undefined, or a NULL argument.
+ */
+DSIG_EXPORT int dsig_node_member_in_group(dsig_node *n, uint64_t id, const char *group);
+
+/*
  * The member ids now (this node included), ascending: up to cap of them into ids (NULL: count only).
  * @return the number of members (may exceed cap), 0 for a NULL n.
  */

@@ -361,3 +361,14 @@ char *node_self_entry(dsig_node *n, size_t *len)
         (void)dsig_fail(DSIG_E_NOMEM, "node %llu: cannot write its own entry", (unsigned long long)n->my_id);
     return out;
 }
+
+int dsig_node_member_in_group(dsig_node *n, uint64_t id, const char *group)
+{
+    if (!n || !group)
+        return 0;
+    long gi = node_cfg_group_index(n->cfg, group, strlen(group));
+    node_mem_rdlock(n);
+    int in = gi >= 0 && node_cfg_index(n->cfg, id) >= 0 && node_cfg_member_pos(&n->cfg->groups[gi], id) >= 0;
+    node_mem_unlock(n);
+    return in;
+}
