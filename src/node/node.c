@@ -339,6 +339,9 @@ void dsig_node_stop(dsig_node *n)
     if (!n || !n->started || n->stopped)
         return;
     n->stopped = 1;
+    pthread_rwlock_wrlock(&n->mem_lock);
+    n->dialing = 0; /* a member added from now on is not connected */
+    pthread_rwlock_unlock(&n->mem_lock);
     dsig_net_loop_stop(n->loop);
     pthread_join(n->plane, NULL);
     node_workers_stop(n);

@@ -106,13 +106,12 @@ static void known_del(dsig_node_etcd *m, uint64_t id)
 
 /* The "id" member of an entry's JSON must be the key's: 1, else 0 (malformed JSON is left to the
  * entry parser, which names what is wrong). */
-static int id_matches(const char *json, size_t len, uint64_t id, uint64_t *claimed)
+static int id_matches(const char *json, size_t len, uint64_t id)
 {
     json_error_t err;
     json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &err);
     json_t *v = root ? json_object_get(root, "id") : NULL;
     int ok = !v || (json_is_integer(v) && (uint64_t)json_integer_value(v) == id);
-    *claimed = json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
     json_decref(root);
     return ok;
 }
@@ -123,15 +122,14 @@ static void apply_put(dsig_node_etcd *m, const coord_etcd_kv *kv)
     uint64_t id = key_id(m, kv->key, kv->key_len);
     if (id == 0) {
         count(&m->c_ign);
-        say(m, "ignored key %.100s: not %snodes/<id>", kv->key, m->opt.prefix);
+        say(m, "ignored key %.100s: not %s<id>", kv->key, m->prefix);
         return;
     }
     if (id == m->node->my_id)
         return; /* our own registration */
-    uint64_t claimed;
-    if (!id_matches(kv->value, kv->value_len, id, &claimed)) {
+    if (!id_matches(kv->value, kv->value_len, id)) {
         count(&m->c_ign);
-        say(m, "ignored %.100s: its entry has id %" PRIu64, kv->key, claimed);
+        say(m, "ignored %.100s: the \"id\" of its entry is not %" PRIu64, kv->key, id);
         return;
     }
     int changed = 0;
@@ -300,7 +298,8 @@ int dsig_node_etcd_start(dsig_node_etcd **out, dsig_node *n, const dsig_node_etc
         return dsig_fail(DSIG_E_NOMEM, "node etcd: out of memory");
     m->node = n;
     m->opt = *o;
-    m->opt.prefix = prefix;
+    m->opt.prefix = NULL; /* the caller's string may not outlive this call: m->prefix is the copy */
+    m->opt.endpoints = NULL;
     atomic_init(&m->stop, 0);
     m->prefix_len = (size_t)snprintf(m->prefix, sizeof m->prefix, "%snodes/", prefix);
     snprintf(m->self_key, sizeof m->self_key, "%s%" PRIu64, m->prefix, n->my_id);
