@@ -78,7 +78,8 @@ static void handle_hello(dsig_node *n, struct conn_state *cs, const uint8_t *p, 
         return;
     }
     long idx = node_cfg_index(n->cfg, id);
-    if (idx < 0 || id == n->my_id || (cs->outgoing && (idx != cs->peer_idx || !node_slot_is(n, idx, cs->peer_gen)))) {
+    if (idx < 0 || id == n->my_id ||
+        (cs->outgoing && (idx != cs->peer_idx || !node_slot_is(n, idx, cs->peer_gen)))) {
         if (idx < 0)
             bump(n, C_UNKNOWN);
         bump(n, C_REJECTED);
@@ -100,7 +101,8 @@ static void handle_hello(dsig_node *n, struct conn_state *cs, const uint8_t *p, 
  * unauthenticated — its frames are dropped — until the transport reconnects). */
 static void handle_auth(dsig_node *n, struct conn_state *cs, const uint8_t *p, size_t len)
 {
-    if (!cs->hello || cs->identified || len != NODE_AUTH_BYTES || !node_slot_is(n, cs->peer_idx, cs->peer_gen)) {
+    if (!cs->hello || cs->identified || len != NODE_AUTH_BYTES ||
+        !node_slot_is(n, cs->peer_idx, cs->peer_gen)) {
         bump(n, C_MALFORMED);
         bump(n, C_REJECTED);
         conn_reject(n, cs);

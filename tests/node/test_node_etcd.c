@@ -3,7 +3,8 @@
  * tests/coord/etcd_cluster.sh: DSIG_ETCD_ENDPOINTS, DSIG_ETCD_CTL). Every node's configuration holds
  * only itself: the others come from etcd. Two nodes find each other and reach the fast path; a third
  * joins and is verified on the fast path; malformed, mismatched and conflicting entries are ignored;
- * an etcd majority outage keeps the membership; a clean leave (lease revoked) and a killed node
+ * an etcd majority outage keeps the membership; a node whose entry disappears registers again; a
+ * clean leave (lease revoked) and a killed node
  * (lease expired) are removed, and the fast path between the others goes on.
  */
 #include <inttypes.h>
@@ -172,6 +173,31 @@ static void test_join_leave(void **state)
     ctl("wait", 0);
     wait_members(n1, 3); /* a lease that expired meanwhile is granted again and the entry put */
     wait_members(n2, 3);
+
+    /* node 2's entry deleted behind its back (as when its lease expired): the others drop it, it
+     * registers again under a fresh lease and they take it back; the fast path resumes */
+    dsig_node_etcd_stats s1, s2;
+    dsig_node_etcd_stats_get(m1, &s1);
+    dsig_node_etcd_stats_get(m2, &s2);
+    assert_int_equal(coord_etcd_new(&e, &ec), DSIG_OK);
+    snprintf(key, sizeof key, "%snodes/2", g_prefix);
+    assert_int_equal(coord_etcd_delete(e, key, 0, &gone), DSIG_OK);
+    assert_int_equal(gone, 1);
+    coord_etcd_free(e);
+    for (int i = 0; i < 500; i++) {
+        dsig_node_etcd_stats_get(m1, &st);
+        if (st.joined > s1.joined && st.left > s1.left)
+            break;
+        nt_nap(20);
+    }
+    assert_true(st.left > s1.left && st.joined > s1.joined);
+    dsig_node_etcd_stats_get(m2, &st);
+    assert_int_equal(st.registrations, s2.registrations + 1);
+    wait_members(n1, 3);
+    wait_members(n3, 3);
+    assert_int_equal(dsig_node_wait_ready(n2, "g1", 256, WAIT_MS), DSIG_OK);
+    fast(n2, 2, n1);
+    fast(n2, 2, n3);
 
     /* node 3 leaves cleanly (its lease revoked): gone at once; 1 and 2 go on fast */
     dsig_node_etcd_stop(m3, 1);
