@@ -118,17 +118,6 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *arg)
     return n;
 }
 
-/* Free json_dumps text with jansson's free function: the application may have set its own (the dsig
- * tool does), and free() of its blocks aborts. */
-static void text_free(char *text)
-{
-    json_malloc_t jm;
-    json_free_t jf;
-    json_get_alloc_funcs(&jm, &jf);
-    if (text)
-        jf(text);
-}
-
 DSIG_LAYER_API int coord_etcd_watch(coord_etcd *e, const char *prefix, int64_t *from, uint32_t max_ms,
                                     coord_etcd_watch_fn fn, void *arg)
 {
@@ -145,7 +134,10 @@ DSIG_LAYER_API int coord_etcd_watch(coord_etcd *e, const char *prefix, int64_t *
     json_decref(req);
     struct watch w = {.e = e, .fn = fn, .arg = arg, .from = from, .line = dsig_malloc(etcd_answer_max(e))};
     if (rc != DSIG_OK || !body || !w.line) {
-        text_free(body);
+        json_free_t jf;
+        json_get_alloc_funcs(&(json_malloc_t){0}, &jf); /* the application's own (the dsig tool's) */
+        if (body)
+            jf(body);
         dsig_xfree(w.line, 0);
         return rc != DSIG_OK ? rc : dsig_fail(DSIG_E_NOMEM, "out of memory");
     }
@@ -194,7 +186,9 @@ DSIG_LAYER_API int coord_etcd_watch(coord_etcd *e, const char *prefix, int64_t *
         if (w.created)
             break; /* the stream broke after the watch began: the caller watches again from *from */
     }
-    text_free(body);
+    json_free_t jf;
+    json_get_alloc_funcs(&(json_malloc_t){0}, &jf); /* the application's own (the dsig tool's) */
+    jf(body);
     dsig_xfree(w.line, 0);
     switch (w.end) {
     case W_STOPPED:
