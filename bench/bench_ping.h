@@ -36,6 +36,9 @@ typedef struct ping_opts {
     uint64_t id;                   /* this node's id in the config */
     uint64_t peer;                 /* the peer's id; 0 = the only other node of the config */
     int have_id;
+    /* Membership through etcd (docs/node.md "Membership through etcd"): NULL = the config alone. */
+    const char *etcd;              /* "http://HOST:PORT[,...]" */
+    const char *etcd_prefix;       /* NULL: the node plane's default */
 } ping_opts;
 
 /* Percentiles of one measured quantity, in ns: the shared latency percentiles of the report code. */

@@ -103,6 +103,10 @@ int ping_parse(int argc, char **argv, ping_opts *o, char *err, size_t errlen)
                 return -1;
         } else if ((v = bench_opt_value(argc, argv, &i, "--config", &missing))) {
             o->config = v;
+        } else if ((v = bench_opt_value(argc, argv, &i, "--etcd", &missing))) {
+            o->etcd = v;
+        } else if ((v = bench_opt_value(argc, argv, &i, "--etcd-prefix", &missing))) {
+            o->etcd_prefix = v;
         } else if ((v = bench_opt_value(argc, argv, &i, "--key", &missing))) {
             o->key = v;
             key_set = 1;
@@ -133,9 +137,13 @@ int ping_parse(int argc, char **argv, ping_opts *o, char *err, size_t errlen)
             return bench_fail(err, errlen, "--config needs --id N (this node) and --key FILE (its Ed25519 private JWK)");
         if (peer_set && o->peer == o->id)
             return bench_fail(err, errlen, "--peer must name another node than --id");
-    } else if (o->have_id || key_set || peer_set) {
-        return bench_fail(err, errlen, "--id, --key and --peer only go with --config FILE");
+        if (o->etcd && !peer_set)
+            return bench_fail(err, errlen, "--etcd needs --peer M (the other end may not be in FILE)");
+    } else if (o->have_id || key_set || peer_set || o->etcd) {
+        return bench_fail(err, errlen, "--id, --key, --peer and --etcd only go with --config FILE");
     }
+    if (o->etcd_prefix && !o->etcd)
+        return bench_fail(err, errlen, "--etcd-prefix goes with --etcd");
     return 0;
 }
 
@@ -144,6 +152,7 @@ void ping_print_help(FILE *f)
 {
     fputs("Usage: dsig ping [options]\n"
           "       dsig ping --config FILE --id N --key KEY [--peer M] [options]\n"
+          "       dsig ping --config FILE --id N --key KEY --peer M --etcd URL[,URL...] [options]\n"
           "\n"
           "The DSig paper's two-process ping-pong: sign -> send -> verify -> reply, with no signature,\n"
           "libsodium Ed25519 and DSig measured in the same run. Reports median/p90/p99 of the round trip,\n"
@@ -167,6 +176,11 @@ void ping_print_help(FILE *f)
           "  --id N           this node's id in FILE\n"
           "  --key KEY        this node's Ed25519 private key (JWK file with \"d\")\n"
           "  --peer M         the other end (default: the only other node of FILE)\n"
+          "  --etcd URLS      membership through etcd too (http://HOST:PORT, comma-separated): this\n"
+          "                   node registers itself, the others (M included) are found there and may\n"
+          "                   join and leave while it runs; FILE needs only this node's entry and its\n"
+          "                   groups (docs/node.md \"Membership through etcd\")\n"
+          "  --etcd-prefix P  etcd keys are P nodes/<id> (default dsig/)\n"
           "  -h, --help       this help\n"
           "\n"
           "Transmit is derived per round trip: (rtt - both signs - both verifies) / 2; \"none\" therefore\n"

@@ -99,6 +99,8 @@ int ping_keys_generate(ping_keys *ini, ping_keys *rsp, char *why, size_t whylen)
  * key (o->peer, or the only other node of cfg). 0 or -1 (why says what is wrong). */
 int ping_keys_from_config(const ping_opts *o, const dsig_node_config *cfg, ping_keys *k, char *why,
                           size_t whylen);
+/* Set the peer's public key (config mode with etcd: learned once it joined). 0 or -1. */
+int ping_keys_set_peer(ping_keys *k, const dsig_key *peer_pk, char *why, size_t whylen);
 /* The in-memory membership of the self-contained mode: nodes 1 (initiator) and 2 (responder) on
  * loopback TCP ports port[0], port[1], both in group "ping" (default DSig preset). NULL on failure. */
 dsig_node_config *ping_local_config(const ping_keys *ini, const ping_keys *rsp, const unsigned port[2]);
@@ -185,6 +187,13 @@ int ep_wait_ctrl(ping_ep *e, uint8_t kind, int timeout_ms, const char *what);
 int ep_wait_peer(ping_ep *e, int ms);
 /* Keys per pool for the initiator: every key a block uses is ready before it (capped at POOL_MAX). */
 unsigned ping_pool_size(const ping_opts *o);
+
+/* ---- membership through etcd (bench_ping_etcd.c) ------------------------------------------------- */
+/* Register e's node (not started yet) and follow etcd; wait for the peer to join, then set its key and
+ * the group both belong to. 0, or -1 (e->why says why; *m may need ping_etcd_leave). */
+int ping_etcd_join(ping_ep *e, const dsig_node_config *cfg, dsig_node_etcd **m);
+/* Print the membership counters and leave (lease revoked). NULL m accepted. */
+void ping_etcd_leave(ping_ep *e, dsig_node_etcd *m);
 
 /* ---- the two ends' main threads (bench_ping_run.c uses them for both modes) --------------------- */
 int ping_responder_main(ping_ep *e, int ready_fd);

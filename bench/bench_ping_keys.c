@@ -121,10 +121,11 @@ int ping_keys_from_config(const ping_opts *o, const dsig_node_config *cfg, ping_
         snprintf(why, whylen, "%s: no node with the --id given", o->config);
         return -1;
     }
-    if (find_peer(o, cfg, &peer, why, whylen) != 0)
+    /* with etcd the peer's entry comes from there (ping_keys_set_peer, once it joined) */
+    if (!o->etcd && find_peer(o, cfg, &peer, why, whylen) != 0)
         return -1;
     k->self_id = o->id;
-    k->peer_id = peer.id;
+    k->peer_id = o->etcd ? o->peer : peer.id;
     char *text = NULL;
     size_t len = 0;
     if (bench_read_file(o->key, DSIG_JWK_MAX_BYTES, &text, &len) != 0) {
@@ -146,6 +147,8 @@ int ping_keys_from_config(const ping_opts *o, const dsig_node_config *cfg, ping_
     } else if (dsig_jwk_thumbprint(k->ed_sk, mine) != DSIG_OK ||
                dsig_jwk_thumbprint(self.public_key, theirs) != DSIG_OK || strcmp(mine, theirs) != 0) {
         snprintf(why, whylen, "%s is not the key of node %" PRIu64 " in %s", o->key, o->id, o->config);
+    } else if (o->etcd) {
+        return 0;
     } else if (dsig_key_public(&k->peer_ed_pk, peer.public_key) != DSIG_OK || sodium_forms(k) != 0) {
         snprintf(why, whylen, "key import: %s", dsig_last_error_detail());
     } else {
@@ -153,6 +156,18 @@ int ping_keys_from_config(const ping_opts *o, const dsig_node_config *cfg, ping_
     }
     ping_keys_free(k);
     return -1;
+}
+
+/* The peer's public key, learned after the keys were made (etcd). */
+int ping_keys_set_peer(ping_keys *k, const dsig_key *peer_pk, char *why, size_t whylen)
+{
+    dsig_key_free(k->peer_ed_pk);
+    k->peer_ed_pk = NULL;
+    if (dsig_key_public(&k->peer_ed_pk, peer_pk) != DSIG_OK || sodium_forms(k) != 0) {
+        snprintf(why, whylen, "key import: %s", dsig_last_error_detail());
+        return -1;
+    }
+    return 0;
 }
 
 /* The membership of the self-contained mode, from the keys' own JWK exports. */

@@ -167,10 +167,13 @@ static int run_config(const ping_opts *o, ping_sink sink, void *ctx)
     ping_ep e;
     int code = 2;
     /* the responder cannot know the initiator's --count: it keeps the largest pool */
-    if (ep_open(&e, !responder, o, &k, cfg, responder ? POOL_MAX : ping_pool_size(o)) != 0)
+    dsig_node_etcd *m = NULL;
+    if (ep_open(&e, !responder, o, &k, cfg, responder ? POOL_MAX : ping_pool_size(o)) != 0 ||
+        (o->etcd && ping_etcd_join(&e, cfg, &m) != 0))
         fprintf(stderr, "dsig ping: %s\n", e.why);
     else
         code = responder ? ping_responder_main(&e, -1) : ping_initiator_main(&e, -1, sink, ctx);
+    ping_etcd_leave(&e, m); /* before the node goes */
     ep_close(&e);
     dsig_node_config_free(cfg);
     ping_keys_free(&k);

@@ -301,6 +301,113 @@ DSIG_EXPORT int dsig_node_send_app(dsig_node *n, uint64_t peer_id, const void *b
  */
 DSIG_EXPORT int dsig_node_peer_up(dsig_node *n, uint64_t peer_id);
 
+/* ---- membership at run time (docs/node.md "Dynamic membership") ------------------------------ */
+
+/*
+ * Add a member while the node runs (or before it starts): `json` is one node entry exactly as in the
+ * configuration's "nodes" array, {"id":..,"address":..,"public_key":{..},"groups":[..]}, checked as
+ * dsig_node_config_parse checks an entry, against this node's groups (groups themselves are the
+ * configuration's: a member can only join groups defined there). Once started, the node connects to
+ * it, pushes it the batches of the groups both belong to, caches its batches and verifies its
+ * signatures like a configured member's. Thread-safe; not concurrently with dsig_node_stop / _free.
+ * @retval DSIG_OK          it is a member.
+ * @retval DSIG_E_ARG       a NULL argument.
+ * @retval DSIG_E_STATE     a member with this id exists already (remove it first).
+ * @retval DSIG_E_FORMAT    the same address as a member, or a bad value (as dsig_node_config_parse).
+ * @retval DSIG_E_KEY       the same public key as a member, or a malformed or private key.
+ * @retval DSIG_E_TOO_LARGE DSIG_NODE_MAX_NODES members already, a group of DSIG_NODE_MAX_GROUP_MEMBERS,
+ *                          or an entry over 64 KiB.
+ * @retval other            the codes of dsig_node_config_parse for a bad entry; DSIG_E_NOMEM.
+ */
+DSIG_EXPORT int dsig_node_member_add(dsig_node *n, const char *json, size_t len);
+
+/*
+ * Remove a member (configured or added) while the node runs: its connections are closed, the batches
+ * cached for it and those of its waiting for verification are dropped, its acknowledgements no longer
+ * count for dsig_node_wait_ready, and its signatures and frames are refused like an unknown id's.
+ * Thread-safe; not concurrently with dsig_node_stop / _free.
+ * @retval DSIG_OK               removed.
+ * @retval DSIG_E_ARG            n NULL, or id is this node.
+ * @retval DSIG_E_UNKNOWN_SIGNER id is not a member.
+ */
+DSIG_EXPORT int dsig_node_member_remove(dsig_node *n, uint64_t id);
+
+/*
+ * A copy of a member's public key (free it with dsig_key_free).
+ * @retval DSIG_OK               *out is the key.
+ * @retval DSIG_E_UNKNOWN_SIGNER id is not a member.
+ * @retval DSIG_E_ARG            a NULL argument.
+ * @retval DSIG_E_NOMEM          out of memory.
+ */
+DSIG_EXPORT int dsig_node_member_public_key(dsig_node *n, uint64_t id, dsig_key **out);
+
+/*
+ * Whether member `id` belongs to `group` now.
+ * @retval 1 it does.
+ * @retval 0 it does not, is not a member, the group is undefined, or a NULL argument.
+ */
+DSIG_EXPORT int dsig_node_member_in_group(dsig_node *n, uint64_t id, const char *group);
+
+/*
+ * The member ids now (this node included), ascending: up to cap of them into ids (NULL: count only).
+ * @return the number of members (may exceed cap), 0 for a NULL n.
+ */
+DSIG_EXPORT size_t dsig_node_member_ids(dsig_node *n, uint64_t *ids, size_t cap);
+
+/* ---- membership through etcd (docs/node.md "Membership through etcd") ----------------------- */
+
+typedef struct dsig_node_etcd dsig_node_etcd;
+
+/* Called for each membership change and each entry ignored (from the etcd thread): a one-line text. */
+typedef void (*dsig_node_etcd_log_cb)(void *arg, const char *line);
+
+typedef struct dsig_node_etcd_options {
+    const char *const *endpoints;    /* "http://HOST:PORT" of the etcd members (at least one) */
+    size_t n_endpoints;
+    const char *prefix;              /* keys are PREFIX "nodes/<id>" (default "dsig/") */
+    unsigned lease_ttl_s;            /* this node's registration lease (default 5 s, 2..3600): how
+                                        long a node that died stays a member elsewhere */
+    uint32_t timeout_ms;             /* per etcd request and member (default 2000) */
+    dsig_node_etcd_log_cb on_log;    /* default NULL: lines go to stderr */
+    void *on_log_arg;
+} dsig_node_etcd_options;
+
+/* Fill `o` with the defaults above (no endpoint). */
+DSIG_EXPORT void dsig_node_etcd_options_default(dsig_node_etcd_options *o);
+
+/*
+ * Register node `n` in etcd under PREFIX "nodes/<its id>" (its configuration entry as JSON, attached
+ * to a lease kept alive by a thread of its own), add every valid member found under PREFIX "nodes/",
+ * and follow the prefix: a new or changed entry adds (or replaces) a member, a deleted one (a clean
+ * leave, or a lease that expired) removes it. Each entry is checked like a configuration entry; one
+ * that does not parse, whose id is not the one of its key, or that conflicts with a member (same
+ * address or key) is ignored and logged. When etcd cannot be reached the membership stays as it is;
+ * a lost lease is granted again and the entry put again. Etcd is trusted for membership as the
+ * configuration file is (docs/node.md). Before or after dsig_node_start; stop it before
+ * dsig_node_stop / _free.
+ * @retval DSIG_OK            *out runs.
+ * @retval DSIG_E_ARG         a NULL argument, no endpoint, a bad endpoint, prefix or lease_ttl_s.
+ * @retval DSIG_E_UNAVAILABLE etcd cannot be reached to register (the detail names each member).
+ * @retval DSIG_E_NOMEM       out of memory, or the thread cannot start.
+ */
+DSIG_EXPORT int dsig_node_etcd_start(dsig_node_etcd **out, dsig_node *n, const dsig_node_etcd_options *o);
+
+/* Stop following etcd. leave 1: revoke the lease first, so the others remove this node at once
+ * (leave 0: it stays registered until its lease expires). NULL accepted. */
+DSIG_EXPORT void dsig_node_etcd_stop(dsig_node_etcd *m, int leave);
+
+typedef struct dsig_node_etcd_stats {
+    uint64_t registrations;          /* this node's entry put under a fresh lease (1 + re-registrations) */
+    uint64_t leases_lost;            /* keep-alive found the lease expired (or the entry deleted) */
+    uint64_t joined, left;           /* members added (or replaced) / removed from etcd */
+    uint64_t ignored;                /* entries refused (malformed, id mismatch, conflict) */
+    uint64_t unavailable;            /* etcd requests that no member answered */
+    uint64_t rereads;                /* prefix read again after the watch fell behind compaction */
+} dsig_node_etcd_stats;
+
+/* Copy the counters into *st (zeros for NULL m). */
+DSIG_EXPORT void dsig_node_etcd_stats_get(dsig_node_etcd *m, dsig_node_etcd_stats *st);
+
 /*
  * Wait until `group`'s pool holds at least `n_keys` ready keys (n_keys ≤ pool_target) AND every batch
  * with unused keys in that pool has been acknowledged by every other member of the group (so their

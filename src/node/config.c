@@ -19,18 +19,23 @@
 
 #define CFG "node config: "
 
+/* Free what one node entry owns and zero it (id 0: a free slot of a node's membership table). */
+void node_cfg_entry_clear(struct node_cfg_node *nd)
+{
+    dsig_xfree(nd->address, 0);
+    dsig_key_free(nd->pk);
+    dsig_xfree(nd->group_names, 0);
+    dsig_xfree(nd->group_idx, 0);
+    memset(nd, 0, sizeof *nd);
+}
+
 /* Free everything a configuration owns. */
 void dsig_node_config_free(dsig_node_config *cfg)
 {
     if (!cfg)
         return;
-    for (size_t i = 0; i < cfg->n_nodes; i++) {
-        struct node_cfg_node *nd = &cfg->nodes[i];
-        dsig_xfree(nd->address, 0);
-        dsig_key_free(nd->pk);
-        dsig_xfree(nd->group_names, 0);
-        dsig_xfree(nd->group_idx, 0);
-    }
+    for (size_t i = 0; i < cfg->n_nodes; i++)
+        node_cfg_entry_clear(&cfg->nodes[i]);
     for (size_t i = 0; i < cfg->n_groups; i++) {
         dsig_xfree(cfg->groups[i].name, 0);
         dsig_xfree(cfg->groups[i].members, 0);
@@ -125,12 +130,13 @@ static int parse_groups(dsig_node_config *cfg, const json_t *groups)
     return DSIG_OK;
 }
 
-/* Parse one entry of "nodes". */
-static int parse_node(dsig_node_config *cfg, size_t i, const json_t *o)
+/* Parse one node entry against cfg's groups into *nd (zeroed first; on failure the caller clears it
+ * with node_cfg_entry_clear). Shared by the configuration file and dynamic membership
+ * (node_members.c), so that both accept exactly the same entries. */
+int node_cfg_parse_entry(const dsig_node_config *cfg, const json_t *o, const char *where,
+                         struct node_cfg_node *nd)
 {
-    struct node_cfg_node *nd = &cfg->nodes[i];
-    char where[48];
-    snprintf(where, sizeof where, "nodes[%zu]", i);
+    memset(nd, 0, sizeof *nd);
     if (!json_is_object(o))
         return dsig_fail(DSIG_E_JSON, CFG "%s must be an object", where);
     static const char *const allowed[] = {"id", "address", "public_key", "groups", NULL};
@@ -216,23 +222,39 @@ static int parse_node(dsig_node_config *cfg, size_t i, const json_t *o)
     return DSIG_OK;
 }
 
+/* Parse one entry of "nodes". */
+static int parse_node(dsig_node_config *cfg, size_t i, const json_t *o)
+{
+    char where[48];
+    snprintf(where, sizeof where, "nodes[%zu]", i);
+    return node_cfg_parse_entry(cfg, o, where, &cfg->nodes[i]);
+}
+
+/* Rebuild cfg->by_id from the entries with an id (insertion sort: ≤ 256 entries, and no comparator
+ * context shared between threads); cfg->n_index gets their count. by_id has room for n_nodes. */
+void node_cfg_sort_ids(dsig_node_config *cfg)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < cfg->n_nodes; i++) {
+        if (cfg->nodes[i].id == 0)
+            continue;
+        size_t j = k++;
+        while (j > 0 && cfg->nodes[cfg->by_id[j - 1]].id > cfg->nodes[i].id) {
+            cfg->by_id[j] = cfg->by_id[j - 1];
+            j--;
+        }
+        cfg->by_id[j] = i;
+    }
+    cfg->n_index = k;
+}
+
 /* Cross-node checks and derived tables: unique ids/addresses/keys, group member lists. */
 static int finish(dsig_node_config *cfg)
 {
     cfg->by_id = dsig_calloc(cfg->n_nodes ? cfg->n_nodes : 1, sizeof *cfg->by_id);
     if (!cfg->by_id)
         return dsig_fail(DSIG_E_NOMEM, CFG "out of memory");
-    for (size_t i = 0; i < cfg->n_nodes; i++)
-        cfg->by_id[i] = i;
-    /* insertion sort: ≤ 256 entries, and no comparator context shared between threads */
-    for (size_t i = 1; i < cfg->n_nodes; i++) {
-        size_t v = cfg->by_id[i], j = i;
-        while (j > 0 && cfg->nodes[cfg->by_id[j - 1]].id > cfg->nodes[v].id) {
-            cfg->by_id[j] = cfg->by_id[j - 1];
-            j--;
-        }
-        cfg->by_id[j] = v;
-    }
+    node_cfg_sort_ids(cfg);
     for (size_t i = 1; i < cfg->n_nodes; i++)
         if (cfg->nodes[cfg->by_id[i]].id == cfg->nodes[cfg->by_id[i - 1]].id)
             return dsig_fail(DSIG_E_FORMAT, CFG "nodes[%zu].id: duplicate id %llu", cfg->by_id[i],
@@ -369,7 +391,7 @@ int dsig_node_config_load(const char *path, dsig_node_config **out)
 /* Binary search of the id table. */
 long node_cfg_index(const dsig_node_config *cfg, uint64_t id)
 {
-    size_t lo = 0, hi = cfg->n_nodes;
+    size_t lo = 0, hi = cfg->n_index;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         uint64_t v = cfg->nodes[cfg->by_id[mid]].id;

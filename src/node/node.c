@@ -49,9 +49,9 @@ static void node_destroy(dsig_node *n)
         for (size_t gi = 0; gi < n->cfg->n_groups; gi++)
             dsig_hybrid_signer_free(n->groups[gi].signer); /* joins its threads: no more on_batch */
     }
-    if (n->groups)
-        for (size_t gi = 0; gi < n->cfg->n_groups; gi++)
-            dsig_hybrid_verifier_free(n->groups[gi].verifier);
+    if (n->peers)
+        for (size_t i = 0; i < n->cfg->n_nodes; i++)
+            node_slot_free(n, i);
     dsig_net_loop_free(n->loop);
     if (n->groups)
         for (size_t gi = 0; gi < n->cfg->n_groups; gi++)
@@ -71,8 +71,33 @@ static void node_destroy(dsig_node *n)
     pthread_mutex_destroy(&n->win_lock);
     pthread_mutex_destroy(&n->q_lock);
     pthread_cond_destroy(&n->q_cond);
+    pthread_rwlock_destroy(&n->mem_lock);
     dsig_node_config_free(n->cfg);
     dsig_xfree(n, 0);
+}
+
+/* Give the node's own copy of the configuration room for members joining at run time
+ * (node_members.c): DSIG_NODE_MAX_NODES entries and DSIG_NODE_MAX_GROUP_MEMBERS per group, so that
+ * nothing a reader holds a pointer into ever moves. */
+static int make_room(dsig_node_config *cfg)
+{
+    struct node_cfg_node *nodes = dsig_realloc(cfg->nodes, DSIG_NODE_MAX_NODES * sizeof *nodes);
+    if (!nodes)
+        return dsig_fail(DSIG_E_NOMEM, "node: out of memory");
+    memset(nodes + cfg->n_nodes, 0, (DSIG_NODE_MAX_NODES - cfg->n_nodes) * sizeof *nodes);
+    cfg->nodes = nodes;
+    size_t *by_id = dsig_realloc(cfg->by_id, DSIG_NODE_MAX_NODES * sizeof *by_id);
+    if (!by_id)
+        return dsig_fail(DSIG_E_NOMEM, "node: out of memory");
+    cfg->by_id = by_id;
+    for (size_t gi = 0; gi < cfg->n_groups; gi++) {
+        struct node_cfg_group *g = &cfg->groups[gi];
+        uint64_t *m = dsig_realloc(g->members, DSIG_NODE_MAX_GROUP_MEMBERS * sizeof *m);
+        if (!m)
+            return dsig_fail(DSIG_E_NOMEM, "node: out of memory");
+        g->members = m;
+    }
+    return DSIG_OK;
 }
 
 /* Check options and fill zero fields with defaults where zero is not meaningful. */
@@ -105,33 +130,6 @@ static int check_options(dsig_node_options *o)
                          DSIG_NET_MAX_PAYLOAD_LIMIT - 64u);
     if (o->backoff_max_ms == 0)
         o->backoff_max_ms = 2000;
-    return DSIG_OK;
-}
-
-/* Build one verifier per group this node is in, with the group's other members registered: it caches
- * their batches of that group only. Signatures of groups this node is not in take the slow path
- * (node_verify). */
-static int make_verifiers(dsig_node *n)
-{
-    const dsig_node_config *cfg = n->cfg;
-    for (size_t gi = 0; gi < cfg->n_groups; gi++) {
-        struct ngroup *g = &n->groups[gi];
-        if (!g->member)
-            continue;
-        dsig_hybrid_verifier_options vo;
-        dsig_hybrid_verifier_options_default(&vo);
-        vo.threads = 0; /* the node's workers verify: the verdict decides the ACK */
-        vo.cache_batches = n->opt.cache_batches;
-        vo.max_signers = (unsigned)g->cg->n_members;
-        int rc = dsig_hybrid_verifier_new(&g->verifier, g->cg->params, &vo);
-        for (size_t i = 0; rc == DSIG_OK && i < g->cg->n_members; i++) {
-            uint64_t id = g->cg->members[i];
-            if (id != n->my_id)
-                rc = dsig_hybrid_verifier_add_signer(g->verifier, id, cfg->nodes[node_cfg_index(cfg, id)].pk);
-        }
-        if (rc)
-            return rc;
-    }
     return DSIG_OK;
 }
 
@@ -176,6 +174,15 @@ int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
     pthread_mutex_init(&n->q_lock, NULL);
     pthread_cond_init(&n->q_cond, NULL);
     pthread_mutex_init(&n->ack_lock, NULL);
+    pthread_rwlockattr_t at;
+    pthread_rwlockattr_init(&at);
+    /* membership changes must not starve behind a steady stream of verifications */
+    pthread_rwlockattr_setkind_np(&at, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&n->mem_lock, &at);
+    pthread_rwlockattr_destroy(&at);
+    atomic_init(&n->gone_fast, 0);
+    atomic_init(&n->gone_slow, 0);
+    atomic_init(&n->gone_equiv, 0);
     for (int i = 0; i < C_COUNT; i++)
         atomic_init(&n->c[i], 0);
     atomic_init(&n->retry, 0);
@@ -187,7 +194,7 @@ int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
     }
     n->my_id = my_id;
     rc = dsig_node_config_parse(cfg->text, cfg->text_len, &n->cfg); /* our own copy */
-    if (rc)
+    if (rc || (rc = make_room(n->cfg)) != DSIG_OK)
         goto fail;
     if ((rc = dsig_ed25519_derive_secret(my_ed25519_private, NODE_AUTH_KEY_LABEL, &n->auth_sk)) != DSIG_OK)
         goto fail;
@@ -200,28 +207,18 @@ int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
     if ((rc = dsig_random_bytes(&n->instance, sizeof n->instance)) != DSIG_OK)
         goto fail;
 
-    n->peers = dsig_calloc(n->cfg->n_nodes, sizeof *n->peers);
+    n->peers = dsig_calloc(DSIG_NODE_MAX_NODES, sizeof *n->peers);
     n->groups = dsig_calloc(n->cfg->n_groups ? n->cfg->n_groups : 1, sizeof *n->groups);
     n->win_width = o.cache_batches;
-    n->windows = dsig_calloc(n->cfg->n_nodes * (n->cfg->n_groups ? n->cfg->n_groups : 1),
+    n->windows = dsig_calloc(DSIG_NODE_MAX_NODES * (n->cfg->n_groups ? n->cfg->n_groups : 1),
                              sizeof *n->windows);
     if (!n->peers || !n->groups || !n->windows) {
         rc = dsig_fail(DSIG_E_NOMEM, "node: out of memory");
         goto fail;
     }
-    for (size_t i = 0; i < n->cfg->n_nodes; i++) {
-        n->peers[i].id = n->cfg->nodes[i].id;
-        const struct dsig_eddsa_key *pk = n->cfg->nodes[i].pk->impl;
-        if ((rc = dsig_ed25519_derive_public(pk->pk, NODE_AUTH_KEY_LABEL, n->peers[i].auth_pk)) != DSIG_OK)
-            goto fail;
+    for (size_t i = 0; i < DSIG_NODE_MAX_NODES; i++) {
         atomic_init(&n->peers[i].ready, 0);
-        n->peers[i].tokens = (int64_t)o.peer_verify_burst * 1000;
-        n->peers[i].refilled_ms = mono_ms();
         atomic_init(&n->peers[i].in_conn, 0);
-        if (dsig_net_addr_parse(n->cfg->nodes[i].address, &n->peers[i].addr) != DSIG_OK) {
-            rc = dsig_fail(DSIG_E_FORMAT, "node: bad address %s", n->cfg->nodes[i].address);
-            goto fail;
-        }
     }
 
     /* transport: frames big enough for the largest batch message and application payload */
@@ -260,8 +257,12 @@ int dsig_node_new(dsig_node **out, const dsig_node_config *cfg, uint64_t my_id,
             if ((int)i != pos)
                 g->all_mask |= UINT64_C(1) << i;
     }
-    if ((rc = make_verifiers(n)) != DSIG_OK)
-        goto fail;
+    /* every member's slot: its authentication key, address and the verifiers of the groups it shares
+     * with this node (they cache its batches of that group only; signatures of groups this node is
+     * not in take the slow path, node_verify.c) */
+    for (size_t i = 0; i < n->cfg->n_nodes; i++)
+        if ((rc = node_slot_init(n, i)) != DSIG_OK)
+            goto fail;
 
     /* signers last: their threads call on_batch at once */
     for (size_t gi = 0; gi < n->cfg->n_groups; gi++) {
@@ -310,12 +311,18 @@ int dsig_node_start(dsig_node *n)
     rc = dsig_net_listen(n->loop, &a, &n->listener);
     if (rc)
         return dsig_fail_prefix(DSIG_E_IO, "node %llu: cannot listen on %s", (unsigned long long)n->my_id, la);
-    for (size_t i = 0; i < n->cfg->n_nodes; i++) {
-        if (i == n->my_idx)
+    /* under the membership lock: a member added now is connected either here or by
+     * dsig_node_member_add, never twice */
+    pthread_rwlock_wrlock(&n->mem_lock);
+    for (size_t i = 0; rc == DSIG_OK && i < n->cfg->n_nodes; i++) {
+        if (i == n->my_idx || n->peers[i].id == 0)
             continue;
-        if ((rc = dsig_net_connect(n->loop, &n->peers[i].addr, &n->peers[i].out_conn)) != DSIG_OK)
-            return rc;
+        rc = dsig_net_connect(n->loop, &n->peers[i].addr, &n->peers[i].out_conn);
     }
+    n->dialing = rc == DSIG_OK;
+    pthread_rwlock_unlock(&n->mem_lock);
+    if (rc)
+        return rc;
     if ((rc = node_workers_start(n)) != DSIG_OK)
         return rc;
     if (pthread_create(&n->plane, NULL, node_plane_main, n) != 0) {
@@ -332,6 +339,9 @@ void dsig_node_stop(dsig_node *n)
     if (!n || !n->started || n->stopped)
         return;
     n->stopped = 1;
+    pthread_rwlock_wrlock(&n->mem_lock);
+    n->dialing = 0; /* a member added from now on is not connected */
+    pthread_rwlock_unlock(&n->mem_lock);
     dsig_net_loop_stop(n->loop);
     pthread_join(n->plane, NULL);
     node_workers_stop(n);
@@ -412,17 +422,23 @@ void dsig_node_stats_get(dsig_node *n, dsig_node_stats *st)
     st->batch_checks = G(C_BATCH_CHECKS);
 #undef G
     st->verify_slow = atomic_load_explicit(&n->c[C_SLOW_DIRECT], memory_order_relaxed);
-    for (size_t gi = 0; gi < n->cfg->n_groups; gi++) {
-        if (!n->groups[gi].verifier)
-            continue;
-        dsig_hybrid_verifier_stats vs;
-        dsig_hybrid_verifier_stats_get(n->groups[gi].verifier, &vs);
-        st->verify_fast += vs.fast;
-        st->verify_slow += vs.slow;
-        st->equivocations += vs.equivocations;
-    }
-    for (size_t i = 0; i < n->cfg->n_nodes; i++)
+    node_mem_rdlock(n);
+    st->verify_fast = atomic_load_explicit(&n->gone_fast, memory_order_relaxed);
+    st->verify_slow += atomic_load_explicit(&n->gone_slow, memory_order_relaxed);
+    st->equivocations = atomic_load_explicit(&n->gone_equiv, memory_order_relaxed);
+    for (size_t i = 0; i < n->cfg->n_nodes; i++) {
+        for (size_t gi = 0; n->peers[i].verifiers && gi < n->cfg->n_groups; gi++) {
+            if (!n->peers[i].verifiers[gi])
+                continue;
+            dsig_hybrid_verifier_stats vs;
+            dsig_hybrid_verifier_stats_get(n->peers[i].verifiers[gi], &vs);
+            st->verify_fast += vs.fast;
+            st->verify_slow += vs.slow;
+            st->equivocations += vs.equivocations;
+        }
         st->peers_up += (uint64_t)atomic_load_explicit(&n->peers[i].ready, memory_order_relaxed);
+    }
+    node_mem_unlock(n);
     dsig_net_stats ns;
     if (dsig_net_stats_get(n->loop, 0, &ns) == DSIG_OK)
         st->reconnects = ns.reconnects;

@@ -111,9 +111,38 @@ void node_peer_ready(dsig_node *n, size_t pidx, int ready)
     pthread_mutex_unlock(&n->lock);
 }
 
+/* A member joined or left (mem_lock held for writing). */
+void node_members_changed(dsig_node *n, long gone, const int *pos)
+{
+    pthread_mutex_lock(&n->lock);
+    if (gone >= 0) {
+        n->peers[gone].out_ready = 0;
+        atomic_store_explicit(&n->peers[gone].ready, 0, memory_order_release);
+    }
+    for (size_t gi = 0; gi < n->cfg->n_groups; gi++) {
+        struct ngroup *g = &n->groups[gi];
+        if (pos[gi] >= 0) {
+            uint64_t keep = ~(UINT64_C(1) << pos[gi]);
+            for (size_t k = 0; k < g->ring_len; k++) {
+                struct retained *r = &g->ring[(g->ring_head + k) % g->ring_cap];
+                r->acked &= keep;
+                r->pending &= keep;
+            }
+            g->pending_mask &= keep;
+        }
+        g->all_mask = 0;
+        for (size_t i = 0; i < g->cg->n_members; i++)
+            if (g->cg->members[i] != 0 && g->cg->members[i] != n->my_id)
+                g->all_mask |= UINT64_C(1) << i;
+    }
+    pthread_cond_broadcast(&n->cond); /* a member that left no longer holds wait_ready up */
+    pthread_mutex_unlock(&n->lock);
+}
+
 /* Every peer down: the node stops. */
 void node_peers_down(dsig_node *n)
 {
+    node_mem_rdlock(n);
     pthread_mutex_lock(&n->lock);
     for (size_t i = 0; i < n->cfg->n_nodes; i++) {
         n->peers[i].out_ready = 0;
@@ -121,6 +150,7 @@ void node_peers_down(dsig_node *n)
     }
     pthread_cond_broadcast(&n->cond);
     pthread_mutex_unlock(&n->lock);
+    node_mem_unlock(n);
 }
 
 /* A member has verified and cached one of our batches. */
@@ -205,6 +235,7 @@ void node_on_batch(void *arg, uint64_t signer_id, unsigned group, const uint8_t 
     memcpy(copy, msg, len);
     uint64_t seq = node_batch_msg_seq(msg);
     bump(n, C_GENERATED);
+    node_mem_rdlock(n); /* the group's member list */
     pthread_mutex_lock(&n->lock);
     /* drop used-up batches first, then the oldest if still full */
     while (g->ring_len && (!still_unused(g, &g->ring[g->ring_head]) || g->ring_len == g->ring_cap)) {
@@ -228,6 +259,7 @@ void node_on_batch(void *arg, uint64_t signer_id, unsigned group, const uint8_t 
             (void)push_batch(n, g, (int)i, &n->peers[pi], r);
     }
     pthread_mutex_unlock(&n->lock);
+    node_mem_unlock(n);
 }
 
 /* Free a group's ring (threads stopped). */

@@ -3,7 +3,10 @@
  * HELLO (challenge-response: nothing is taken from a peer before its AUTH verifies), the dispatch of
  * BATCH / BATCH_ACK / APP frames, and the application channel (dsig_node_send_app, dsig_node_peer_up).
  *
- * No lock of its own: the connection table is the plane thread's (see node_state.h).
+ * No lock of its own: the connection table is the plane thread's (see node_state.h). Each event is
+ * handled holding the membership lock for reading; a connection remembers the generation of the
+ * member slot its peer claimed, so a member that left (or a later one in its slot) is never served
+ * on it.
  */
 #include <string.h>
 
@@ -58,7 +61,7 @@ static void conn_reject(dsig_node *n, struct conn_state *cs)
 static long peer_by_out_conn(dsig_node *n, uint64_t conn)
 {
     for (size_t i = 0; i < n->cfg->n_nodes; i++)
-        if (i != n->my_idx && n->peers[i].out_conn == conn)
+        if (i != n->my_idx && n->peers[i].id != 0 && n->peers[i].out_conn == conn)
             return (long)i;
     return -1;
 }
@@ -75,7 +78,8 @@ static void handle_hello(dsig_node *n, struct conn_state *cs, const uint8_t *p, 
         return;
     }
     long idx = node_cfg_index(n->cfg, id);
-    if (idx < 0 || id == n->my_id || (cs->outgoing && idx != cs->peer_idx)) {
+    if (idx < 0 || id == n->my_id ||
+        (cs->outgoing && (idx != cs->peer_idx || !node_slot_is(n, idx, cs->peer_gen)))) {
         if (idx < 0)
             bump(n, C_UNKNOWN);
         bump(n, C_REJECTED);
@@ -84,6 +88,7 @@ static void handle_hello(dsig_node *n, struct conn_state *cs, const uint8_t *p, 
     }
     cs->hello = 1;
     cs->peer_idx = idx;
+    cs->peer_gen = n->peers[idx].gen;
     uint8_t t[NODE_AUTH_TRANSCRIPT_BYTES], sig[NODE_AUTH_BYTES];
     node_auth_transcript(t, n->my_id, id, cs->my_nonce, cs->peer_nonce);
     if (dsig_ed25519_dkey_sign(&n->auth_sk, t, sizeof t, sig) != DSIG_OK)
@@ -96,7 +101,8 @@ static void handle_hello(dsig_node *n, struct conn_state *cs, const uint8_t *p, 
  * unauthenticated — its frames are dropped — until the transport reconnects). */
 static void handle_auth(dsig_node *n, struct conn_state *cs, const uint8_t *p, size_t len)
 {
-    if (!cs->hello || cs->identified || len != NODE_AUTH_BYTES) {
+    if (!cs->hello || cs->identified || len != NODE_AUTH_BYTES ||
+        !node_slot_is(n, cs->peer_idx, cs->peer_gen)) {
         bump(n, C_MALFORMED);
         bump(n, C_REJECTED);
         conn_reject(n, cs);
@@ -136,7 +142,7 @@ static void handle_batch(dsig_node *n, struct conn_state *cs, const uint8_t *p, 
         return;
     }
     long gi = node_cfg_group_index(n->cfg, b.group, b.group_len);
-    if (gi < 0 || !n->groups[gi].verifier || b.signer == n->my_id ||
+    if (gi < 0 || b.signer == n->my_id || !n->peers[si].verifiers || !n->peers[si].verifiers[gi] ||
         node_cfg_member_pos(&n->cfg->groups[gi], b.signer) < 0 ||
         (b.seq >> NODE_SEQ_GROUP_SHIFT) != (uint64_t)gi ||
         b.msg_len != dsig_hybrid_params_batch_msg_bytes(n->cfg->groups[gi].params)) {
@@ -162,6 +168,8 @@ static void handle_batch(dsig_node *n, struct conn_state *cs, const uint8_t *p, 
     w->seq = b.seq;
     w->conn = cs->conn;
     w->from = (size_t)cs->peer_idx;
+    w->sgen = n->peers[si].gen;
+    w->fgen = cs->peer_gen;
     w->len = b.msg_len;
     memcpy(w->msg, b.msg, b.msg_len);
     node_queue_push(n, w);
@@ -192,11 +200,9 @@ static void handle_ack(dsig_node *n, struct conn_state *cs, const uint8_t *p, si
     node_batch_acked(n, g, pos, seq);
 }
 
-/* The net loop's callback: connection state and frame dispatch. */
-void node_on_event(void *arg, dsig_net_loop *loop, const dsig_net_event *ev)
+/* Connection state and frame dispatch (mem_lock held for reading). */
+static void on_event(dsig_node *n, const dsig_net_event *ev)
 {
-    dsig_node *n = arg;
-    (void)loop;
     struct conn_state *cs = conn_find(n, ev->conn);
     switch (ev->kind) {
     case DSIG_NET_EV_UP: {
@@ -211,6 +217,7 @@ void node_on_event(void *arg, dsig_net_loop *loop, const dsig_net_event *ev)
         cs->identified = 0;
         cs->closing = 0;
         cs->peer_idx = ev->outgoing ? peer_by_out_conn(n, ev->conn) : -1;
+        cs->peer_gen = cs->peer_idx >= 0 ? n->peers[cs->peer_idx].gen : 0;
         if (dsig_random_bytes(cs->my_nonce, sizeof cs->my_nonce) != DSIG_OK) {
             cs->closing = 1; /* no fresh nonce, no authentication: never identified */
             if (!ev->outgoing)
@@ -227,7 +234,11 @@ void node_on_event(void *arg, dsig_net_loop *loop, const dsig_net_event *ev)
             bump(n, C_MALFORMED);
         if (!cs)
             return;
-        if (cs->outgoing && cs->peer_idx >= 0) {
+        if (!node_slot_is(n, cs->peer_idx, cs->peer_gen)) { /* its member left: nothing to undo */
+            conn_remove(n, cs);
+            return;
+        }
+        if (cs->outgoing) {
             node_peer_ready(n, (size_t)cs->peer_idx, 0);
         }
         if (!cs->outgoing && cs->identified) {
@@ -256,6 +267,11 @@ void node_on_event(void *arg, dsig_net_loop *loop, const dsig_net_event *ev)
             bump(n, C_UNAUTH);
             return;
         }
+        if (!node_slot_is(n, cs->peer_idx, cs->peer_gen)) { /* its member left */
+            bump(n, C_UNKNOWN);
+            conn_reject(n, cs);
+            return;
+        }
         switch (ev->type) {
         case DSIG_NODE_T_BATCH:
             handle_batch(n, cs, ev->payload, ev->len);
@@ -265,8 +281,14 @@ void node_on_event(void *arg, dsig_net_loop *loop, const dsig_net_event *ev)
             return;
         case DSIG_NODE_T_APP:
             bump(n, C_APP_RECV);
-            if (n->opt.on_app)
-                n->opt.on_app(n->opt.on_app_arg, n->peers[cs->peer_idx].id, ev->payload, ev->len);
+            if (n->opt.on_app) {
+                /* without the membership lock: the callback may call back into the node, and a
+                 * nested read lock could deadlock behind a waiting writer */
+                uint64_t from = n->peers[cs->peer_idx].id;
+                node_mem_unlock(n);
+                n->opt.on_app(n->opt.on_app_arg, from, ev->payload, ev->len);
+                node_mem_rdlock(n);
+            }
             return;
         default:
             bump(n, C_MALFORMED);
@@ -275,6 +297,16 @@ void node_on_event(void *arg, dsig_net_loop *loop, const dsig_net_event *ev)
     default:
         return;
     }
+}
+
+/* The net loop's callback. */
+void node_on_event(void *arg, dsig_net_loop *loop, const dsig_net_event *ev)
+{
+    dsig_node *n = arg;
+    (void)loop;
+    node_mem_rdlock(n);
+    on_event(n, ev);
+    node_mem_unlock(n);
 }
 
 /* Plane thread: the event loop until dsig_node_stop, retrying refused batches between iterations
@@ -286,22 +318,35 @@ void *node_plane_main(void *arg)
         int t = atomic_load_explicit(&n->retry, memory_order_relaxed) ? RETRY_MS : IDLE_MS;
         if (dsig_net_loop_run_once(n->loop, t) != DSIG_OK)
             break;
+        node_mem_rdlock(n);
         node_retry_pending(n);
+        node_mem_unlock(n);
     }
     return NULL;
 }
+
+static int send_app(dsig_node *n, uint64_t peer_id, const void *bytes, size_t len);
 
 /* Queue an APP frame to a peer. */
 int dsig_node_send_app(dsig_node *n, uint64_t peer_id, const void *bytes, size_t len)
 {
     if (!n || (!bytes && len))
         return dsig_fail(DSIG_E_ARG, "dsig_node_send_app: NULL argument");
-    long pi = node_cfg_index(n->cfg, peer_id);
-    if (pi < 0 || (size_t)pi == n->my_idx)
-        return dsig_fail(DSIG_E_UNKNOWN_SIGNER, "node: no peer with id %llu", (unsigned long long)peer_id);
     if (len > n->opt.max_app_bytes)
         return dsig_fail(DSIG_E_TOO_LARGE, "node: application message of %zu bytes, at most %u", len,
                          n->opt.max_app_bytes);
+    node_mem_rdlock(n);
+    int rc = send_app(n, peer_id, bytes, len);
+    node_mem_unlock(n);
+    return rc;
+}
+
+/* dsig_node_send_app (mem_lock held for reading). */
+static int send_app(dsig_node *n, uint64_t peer_id, const void *bytes, size_t len)
+{
+    long pi = node_cfg_index(n->cfg, peer_id);
+    if (pi < 0 || (size_t)pi == n->my_idx)
+        return dsig_fail(DSIG_E_UNKNOWN_SIGNER, "node: no peer with id %llu", (unsigned long long)peer_id);
     /* One TCP stream per pair carries the APP traffic both ways, the one the lower id opened: the
      * higher id answers on the connection it accepted (once authenticated). A request and its reply
      * then share a socket, so TCP acknowledgements ride on the data instead of costing a packet of
@@ -327,8 +372,9 @@ int dsig_node_peer_up(dsig_node *n, uint64_t peer_id)
 {
     if (!n)
         return 0;
+    node_mem_rdlock(n);
     long pi = node_cfg_index(n->cfg, peer_id);
-    if (pi < 0 || (size_t)pi == n->my_idx)
-        return 0;
-    return atomic_load_explicit(&n->peers[pi].ready, memory_order_acquire);
+    int up = pi >= 0 && (size_t)pi != n->my_idx && atomic_load_explicit(&n->peers[pi].ready, memory_order_acquire);
+    node_mem_unlock(n);
+    return up;
 }

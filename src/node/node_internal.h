@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "dsig/node.h"
 
 /* ---- configuration ---------------------------------------------------------------------------- */
@@ -34,10 +36,21 @@ struct dsig_node_config {
     size_t text_len;
     size_t n_nodes;
     struct node_cfg_node *nodes;     /* file order */
-    size_t *by_id;                   /* node indexes sorted by id (binary search) */
+    size_t *by_id;                   /* indexes of the nodes with an id, sorted by id (binary search) */
+    size_t n_index;                  /* entries of by_id: n_nodes for a parsed file; a node's own copy
+                                        has free slots (id 0) after members left (node_members.c) */
     size_t n_groups;
     struct node_cfg_group *groups;   /* sorted by name: the index is part of the batch seq */
 };
+
+/* Parse one node entry ({"id","address","public_key","groups"}) against cfg's groups into *nd, naming
+ * `where` in errors; on failure clear *nd with node_cfg_entry_clear. Codes of dsig_node_config_parse. */
+int node_cfg_parse_entry(const dsig_node_config *cfg, const json_t *o, const char *where,
+                         struct node_cfg_node *nd);
+/* Free what an entry owns and zero it. */
+void node_cfg_entry_clear(struct node_cfg_node *nd);
+/* Rebuild by_id and n_index from the entries with an id. */
+void node_cfg_sort_ids(dsig_node_config *cfg);
 
 /* Index of the node with this id, or -1. */
 long node_cfg_index(const dsig_node_config *cfg, uint64_t id);

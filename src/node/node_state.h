@@ -14,6 +14,14 @@
  *                   and the worker threads that verify queued batches and acknowledge them.
  *   node_verify.c   no lock of its own (the hybrid verifiers lock themselves): dsig_node_verify.
  *   node.c          life cycle: options, creation, start, stop, free, statistics.
+ *   node_members.c  n->mem_lock, a reader-writer lock over the membership: n->cfg's node entries and
+ *                   group member lists, n->peers[] slots and their verifiers. Every path that looks a
+ *                   member up holds it for reading (the plane thread per event and per retry pass, a
+ *                   worker per batch, a signer's on_batch, dsig_node_verify / _send_app / _peer_up /
+ *                   _stats_get); dsig_node_member_add / _remove hold it for writing. It is taken
+ *                   before any other lock and never twice by one thread (writer-preferring: a nested
+ *                   read would deadlock behind a waiting writer), so the plane thread drops it
+ *                   around the application's on_app callback.
  *
  * Threads: the plane thread runs the net loop (node_conn.c) and, between iterations, the retries
  * (node_batches.c, node_acks.c); the workers verify; the signer threads call on_batch.
@@ -43,7 +51,12 @@ enum {
 };
 
 struct peer {
-    uint64_t id;
+    uint64_t id;                        /* 0: a free slot (a member left) */
+    uint64_t gen;                       /* bumped each time the slot gets a member: connections and
+                                           queued batches of an earlier occupant are told apart */
+    dsig_hybrid_verifier **verifiers;   /* [group]: this member's batches of each group both belong
+                                           to (NULL otherwise); one verifier per (member, group) so a
+                                           member that leaves takes its cached batches with it */
     uint8_t auth_pk[32];                /* its authentication key, derived from its configured key */
     dsig_net_addr addr;
     uint64_t out_conn;                  /* our outgoing connection (constant after start) */
@@ -75,9 +88,6 @@ struct ngroup {
     size_t gi;
     const struct node_cfg_group *cg;
     size_t name_len;
-    dsig_hybrid_verifier *verifier;     /* this group's batches of the other members (if member): one
-                                           verifier per group, so that each signer's batch seqs in it
-                                           form one growing sequence (its sequence floor) */
     int member;                         /* this node belongs to the group */
     dsig_hybrid_signer *signer;         /* if member */
     uint64_t all_mask;                  /* member bits except this node's */
@@ -96,6 +106,8 @@ struct conn_state {
     int identified;                     /* its AUTH verified: frames are accepted */
     int closing;
     long peer_idx;                      /* config index of the peer once it claimed an id (or expected) */
+    uint64_t peer_gen;                  /* n->peers[peer_idx].gen then: a member that left (and a
+                                           later one in its slot) is not this connection's peer */
     uint8_t my_nonce[NODE_NONCE_BYTES]; /* fresh per connection: the peer signs it */
     uint8_t peer_nonce[NODE_NONCE_BYTES];
 };
@@ -112,6 +124,7 @@ struct work {
     uint64_t signer;
     size_t sidx, gi;
     size_t from;                        /* config index of the peer that sent it */
+    uint64_t sgen, fgen;                /* the gens of slots sidx and from when it was queued */
     uint64_t seq;
     uint64_t conn;
     size_t len;
@@ -125,7 +138,11 @@ struct dsig_node {
     dsig_node_options opt;
     uint64_t instance;
     char *listen_copy;                  /* options.listen_address, or NULL: the configured address */
-    struct peer *peers;                 /* indexed like cfg->nodes */
+    struct peer *peers;                 /* indexed like cfg->nodes; DSIG_NODE_MAX_NODES slots */
+    pthread_rwlock_t mem_lock;          /* owned by node_members.c */
+    uint64_t gens;                      /* under mem_lock (write): the last slot gen given out */
+    int dialing;                        /* under mem_lock: started, members get connected */
+    _Atomic uint64_t gone_fast, gone_slow, gone_equiv; /* verifier counts of members that left */
     struct ngroup *groups;              /* indexed like cfg->groups */
 
     pthread_mutex_t lock;               /* owned by node_batches.c */
@@ -190,6 +207,22 @@ static inline int64_t mono_ms(void)
 /* This node's group by name, or NULL (node.c). */
 struct ngroup *node_my_group(dsig_node *n, const char *name);
 
+/* ---- membership (node_members.c; n->mem_lock) ------------------------------------------------- */
+void node_mem_rdlock(dsig_node *n);
+void node_mem_unlock(dsig_node *n);
+/* Slot i holds a member other than this node and it is still the one of generation gen. */
+int node_slot_is(const dsig_node *n, long i, uint64_t gen);
+/* Set up slot i for the member cfg->nodes[i] (auth key, address, budget, its verifiers): gen is the
+ * new generation. Does not connect. */
+int node_slot_init(dsig_node *n, size_t i);
+/* Free slot i's verifiers (their counts go to gone_*). */
+void node_slot_free(dsig_node *n, size_t i);
+/* Add the member of one node entry (JSON text), or replace the member with its id if the entry
+ * differs (*changed 1; the same entry: DSIG_OK, *changed 0). Codes of dsig_node_member_add. */
+int node_member_put_json(dsig_node *n, const char *json, size_t len, int *changed);
+/* This node's own configuration entry as compact JSON (dsig_malloc'd, *len bytes), or NULL. */
+char *node_self_entry(dsig_node *n, size_t *len);
+
 /* ---- batches (node_batches.c; n->lock) ---------------------------------------------------------- */
 /* Signer callback (background thread): retain the batch message and push it to the ready members. */
 void node_on_batch(void *arg, uint64_t signer_id, unsigned group, const uint8_t *msg, size_t len);
@@ -204,6 +237,11 @@ void node_batch_acked(dsig_node *n, struct ngroup *g, int pos, uint64_t seq);
 void node_retry_pending(dsig_node *n);
 /* Free a group's ring (threads stopped). */
 void node_ring_free(struct ngroup *g);
+/* A member joined or left: the member lists changed (mem_lock held for writing). Under n->lock:
+ * clear slot gone's readiness (-1: none left), forget what position pos[gi] (-1: none) of each group
+ * acknowledged or had pending (a position is reused by the next member), recompute every group's
+ * all_mask and wake dsig_node_wait_ready. */
+void node_members_changed(dsig_node *n, long gone, const int *pos);
 
 /* ---- acknowledgements (node_acks.c; n->ack_lock) ------------------------------------------------ */
 /* Send an ACK for (signer, group, seq) back on `conn`; a full send queue defers it for retry. */
@@ -216,6 +254,8 @@ int node_retry_acks(dsig_node *n);
 int node_windows_check(dsig_node *n, size_t si, size_t gi, uint64_t seq);
 /* Mark seq of (si, gi) as verified. */
 void node_windows_mark(dsig_node *n, size_t si, size_t gi, uint64_t seq);
+/* Empty the windows of slot si (a new member in it). */
+void node_windows_reset(dsig_node *n, size_t si);
 
 /* ---- verification queue and workers (node_workers.c; n->q_lock) -------------------------------- */
 /* Queue w (from peer index w->from) for verification, within the queue's and the peer's bounds; on
@@ -225,6 +265,9 @@ void node_queue_push(dsig_node *n, struct work *w);
 int node_workers_start(dsig_node *n);
 void node_workers_stop(dsig_node *n);
 void node_queue_free(dsig_node *n);
+/* Drop the queued batches sent by or signed by slot si, and reset its budget (mem_lock held for
+ * writing: no worker is inside a batch). */
+void node_queue_forget(dsig_node *n, size_t si);
 
 /* ---- connections (node_conn.c; plane thread) ---------------------------------------------------- */
 /* The net loop's callback: connection state and frame dispatch. */

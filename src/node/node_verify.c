@@ -3,7 +3,8 @@
  * batch seq names, on the fast path through that group's verifier when this node caches the signer's
  * batches (a member of a group of ours), else on the slow path.
  *
- * No lock of its own: the hybrid verifiers lock themselves (see node_state.h).
+ * No lock of its own (the hybrid verifiers lock themselves); the membership lock is held for reading
+ * while a signer is looked up and its signature checked (see node_state.h).
  */
 #include "core/internal.h"
 #include "node/node_state.h"
@@ -14,7 +15,7 @@
  * of a group of ours), else NULL (the slow path). DSIG_OK, or DSIG_E_VERIFY for a signature of no
  * configured group.
  */
-static int route(dsig_node *n, uint64_t signer_id, const uint8_t *sig, size_t sig_len,
+static int route(dsig_node *n, long si, const uint8_t *sig, size_t sig_len,
                  const struct node_cfg_group **cg, dsig_hybrid_verifier **v)
 {
     uint64_t seq;
@@ -30,19 +31,32 @@ static int route(dsig_node *n, uint64_t signer_id, const uint8_t *sig, size_t si
             g = &n->cfg->groups[gi];
         }
         *cg = g;
-        if (n->groups[gi].verifier && signer_id != n->my_id && node_cfg_member_pos(g, signer_id) >= 0)
-            *v = n->groups[gi].verifier;
+        if (si >= 0 && n->peers[si].verifiers)
+            *v = n->peers[si].verifiers[gi];
         return DSIG_OK;
     }
     return dsig_fail(DSIG_E_VERIFY, "node: signature of no configured parameter set");
 }
 
-/* Verify any configured signer's signature (fast path when cached). */
+static int verify(dsig_node *n, uint64_t signer_id, const uint8_t *msg, size_t len, const uint8_t *sig,
+                  size_t sig_len);
+
+/* Verify any member's signature (fast path when cached). */
 int dsig_node_verify(dsig_node *n, uint64_t signer_id, const uint8_t *msg, size_t len, const uint8_t *sig,
                      size_t sig_len)
 {
     if (!n || (!msg && len) || !sig)
         return dsig_fail(DSIG_E_ARG, "dsig_node_verify: NULL argument");
+    node_mem_rdlock(n);
+    int rc = verify(n, signer_id, msg, len, sig, sig_len);
+    node_mem_unlock(n);
+    return rc;
+}
+
+/* dsig_node_verify (mem_lock held for reading). */
+static int verify(dsig_node *n, uint64_t signer_id, const uint8_t *msg, size_t len, const uint8_t *sig,
+                  size_t sig_len)
+{
     long si = node_cfg_index(n->cfg, signer_id);
     if (si < 0) {
         bump(n, C_VFAIL);
@@ -51,7 +65,7 @@ int dsig_node_verify(dsig_node *n, uint64_t signer_id, const uint8_t *msg, size_
     }
     const struct node_cfg_group *cg = NULL;
     dsig_hybrid_verifier *v;
-    int rc = route(n, signer_id, sig, sig_len, &cg, &v);
+    int rc = route(n, si, sig, sig_len, &cg, &v);
     if (rc == DSIG_OK && v) {
         rc = dsig_hybrid_verify(v, signer_id, msg, len, sig, sig_len);
     } else if (rc == DSIG_OK) {
@@ -69,9 +83,12 @@ int dsig_node_can_verify_fast(dsig_node *n, uint64_t signer_id, const uint8_t *s
         return 0;
     const struct node_cfg_group *cg = NULL;
     dsig_hybrid_verifier *v;
-    if (route(n, signer_id, sig, sig_len, &cg, &v) != DSIG_OK || !v)
-        return 0;
-    return dsig_hybrid_can_verify_fast(v, signer_id, sig, sig_len);
+    node_mem_rdlock(n);
+    long si = node_cfg_index(n->cfg, signer_id);
+    int fast = si >= 0 && route(n, si, sig, sig_len, &cg, &v) == DSIG_OK && v &&
+               dsig_hybrid_can_verify_fast(v, signer_id, sig, sig_len);
+    node_mem_unlock(n);
+    return fast;
 }
 
 size_t dsig_node_sig_bytes(dsig_node *n, const char *group)

@@ -4,6 +4,8 @@
  *
  * Owns n->win_lock: see node_state.h.
  */
+#include <string.h>
+
 #include "node/node_state.h"
 
 /* Classify seq of (signer index si, group gi). */
@@ -20,5 +22,13 @@ void node_windows_mark(dsig_node *n, size_t si, size_t gi, uint64_t seq)
 {
     pthread_mutex_lock(&n->win_lock);
     node_window_mark(&n->windows[si * n->cfg->n_groups + gi], n->win_width, seq);
+    pthread_mutex_unlock(&n->win_lock);
+}
+
+/* Empty the windows of slot si: a new member's seqs are its own. */
+void node_windows_reset(dsig_node *n, size_t si)
+{
+    pthread_mutex_lock(&n->win_lock);
+    memset(&n->windows[si * n->cfg->n_groups], 0, n->cfg->n_groups * sizeof *n->windows);
     pthread_mutex_unlock(&n->win_lock);
 }

@@ -69,7 +69,20 @@ static void *worker_main(void *arg)
         n->q_len--;
         pthread_mutex_unlock(&n->q_lock);
 
-        dsig_hybrid_verifier *v = n->groups[w->gi].verifier;
+        node_mem_rdlock(n);
+        if (!node_slot_is(n, (long)w->sidx, w->sgen) || !node_slot_is(n, (long)w->from, w->fgen)) {
+            /* its signer or sender left while it waited: nothing to cache. A sender still here
+             * gets its share back (node_queue_forget reset a leaving one's). */
+            if (node_slot_is(n, (long)w->from, w->fgen)) {
+                pthread_mutex_lock(&n->q_lock);
+                n->peers[w->from].queued--;
+                pthread_mutex_unlock(&n->q_lock);
+            }
+            node_mem_unlock(n);
+            dsig_xfree(w, 0);
+            continue;
+        }
+        dsig_hybrid_verifier *v = n->peers[w->sidx].verifiers[w->gi];
         int rc = dsig_hybrid_verifier_receive_batch(v, w->signer, w->msg, w->len);
         bump(n, C_BATCH_CHECKS);
         pthread_mutex_lock(&n->q_lock);
@@ -93,6 +106,7 @@ static void *worker_main(void *arg)
         } else if (rc != DSIG_E_EQUIVOCATION) { /* equivocation is counted by the verifier */
             bump(n, C_MALFORMED);
         }
+        node_mem_unlock(n);
         dsig_xfree(w, 0);
     }
 }
@@ -135,4 +149,28 @@ void node_queue_free(dsig_node *n)
     }
     n->q_tail = NULL;
     n->q_len = 0;
+}
+
+/* Drop the queued batches of slot si (signed or sent by it) and reset its budget. */
+void node_queue_forget(dsig_node *n, size_t si)
+{
+    pthread_mutex_lock(&n->q_lock);
+    struct work **pp = &n->q_head, *last = NULL;
+    while (*pp) {
+        struct work *w = *pp;
+        if (w->sidx == si || w->from == si) {
+            *pp = w->next;
+            n->peers[w->from].queued--;
+            n->q_len--;
+            dsig_xfree(w, 0);
+        } else {
+            last = w;
+            pp = &w->next;
+        }
+    }
+    n->q_tail = last;
+    n->peers[si].queued = 0;
+    n->peers[si].tokens = (int64_t)n->opt.peer_verify_burst * 1000;
+    n->peers[si].refilled_ms = mono_ms();
+    pthread_mutex_unlock(&n->q_lock);
 }
