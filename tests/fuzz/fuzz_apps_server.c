@@ -42,7 +42,6 @@
  * The log and the book grow with accepted requests: the server is restarted on a new log every
  * FS_MAX_ENTRIES entries, which bounds both.
  */
-#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -67,19 +66,8 @@ static struct {
     apps_server *srv;
     pthread_t th;
     apps_signer *signer[3];
-    uint8_t *frame, *out;
+    uint8_t *out;
 } F;
-
-static dsig_key *ed25519_key(uint8_t seed_byte)
-{
-    uint8_t seed[32];
-    memset(seed, seed_byte, sizeof seed);
-    const dsig_keygen_params p = {.seed = seed, .seed_len = sizeof seed};
-    dsig_key *k = NULL;
-    FUZZ_CHECK(dsig_key_generate(&k, dsig_alg_by_name("Ed25519"), &p) == DSIG_OK, "Ed25519 key: %s",
-               dsig_last_error_detail());
-    return k;
-}
 
 static void *run(void *arg)
 {
@@ -117,7 +105,6 @@ static void cleanup(void)
     apps_keyset_free(F.keys);
     dsig_key_free(F.server);
     dsig_key_free(F.server_pub);
-    free(F.frame);
     free(F.out);
 }
 
@@ -127,7 +114,7 @@ static void setup(void)
         return;
     F.ready = 1;
     FUZZ_CHECK(dsig_init() == DSIG_OK, "dsig_init");
-    F.server = ed25519_key(0x5E);
+    F.server = fuzz_ed25519_key(0x5E);
     FUZZ_CHECK(dsig_key_public(&F.server_pub, F.server) == DSIG_OK && apps_server_tag(F.server_pub, F.tag) == DSIG_OK,
                "server key");
     snprintf(F.dir, sizeof F.dir, "%s", fuzz_tmpdir("apps-server"));
@@ -135,7 +122,7 @@ static void setup(void)
     snprintf(keys, sizeof keys, "%s/keys", F.dir);
     FUZZ_CHECK(mkdir(keys, 0700) == 0, "mkdir %s", keys);
     for (int c = 1; c <= 2; c++) {
-        F.client[c] = ed25519_key((uint8_t)c);
+        F.client[c] = fuzz_ed25519_key((uint8_t)c);
         char *text;
         size_t tl;
         FUZZ_CHECK(dsig_key_public(&F.client_pub[c], F.client[c]) == DSIG_OK &&
@@ -152,9 +139,8 @@ static void setup(void)
     snprintf(F.log_path, sizeof F.log_path, "%s/book.log", F.dir);
     snprintf(F.sock, sizeof F.sock, "%s/s.sock", F.dir);
     snprintf(F.addr, sizeof F.addr, "unix:%s", F.sock);
-    F.frame = malloc(DSIG_NET_HDR_BYTES + APPS_MAX_FRAME);
     F.out = malloc(APPS_MAX_FRAME);
-    FUZZ_CHECK(F.frame && F.out, "out of memory");
+    FUZZ_CHECK(F.out != NULL, "out of memory");
     start();
     atexit(cleanup);
 }
@@ -169,34 +155,15 @@ struct conn {
     uint64_t next_index;  /* the model: the log index of the next REPLY */
 };
 
-static int send_chunk(void *arg, const uint8_t *chunk, size_t n)
-{
-    struct conn *c = arg;
-    while (n) {
-        ssize_t w = send(c->io.fd, chunk, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return 1; /* the server closed: what it answered before is still read */
-        chunk += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Write bytes in pieces (split seed; 0: one write). */
+/* Write bytes, or one frame, in pieces (split seed; 0: one write). */
 static void put(struct conn *c, const uint8_t *p, size_t n, uint32_t split)
 {
-    (void)fuzz_feed(send_chunk, c, p, n, split ? split * 0x9E3779B1u : 0);
+    (void)fuzz_send_split(c->io.fd, p, n, split);
 }
 
-/* Write one frame. */
 static void put_frame(struct conn *c, uint8_t type, const uint8_t *payload, size_t n, uint32_t split)
 {
-    dsig_net_frame_header(F.frame, type, (uint32_t)n);
-    if (n)
-        memcpy(F.frame + DSIG_NET_HDR_BYTES, payload, n);
-    put(c, F.frame, DSIG_NET_HDR_BYTES + n, split);
+    (void)fuzz_send_frame(c->io.fd, type, payload, n, split);
 }
 
 /* The next frame from the server; 0 when it closed the connection. Its content is in c->io. */
