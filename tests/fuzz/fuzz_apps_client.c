@@ -312,7 +312,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pthread_t th;
     FUZZ_CHECK(pthread_create(&th, NULL, serve, NULL) == 0, "server thread");
     apps_client_opts o = {.address = F.addr, .app = APPS_APP_BOOK, .id = FC_CLIENT, .key = F.client,
-                          .server_key = F.server_pub, .scheme = ask_sig ? APPS_SCHEME_SIG : -1, .timeout_ms = 5000};
+                          .server_key = F.server_pub, .scheme = ask_sig ? APPS_SCHEME_SIG : -1, .timeout_ms = 30000};
     apps_client *c = NULL;
     int rc = apps_client_connect(&c, &o);
     fuzz_check_detail(rc, "apps_client_connect");
