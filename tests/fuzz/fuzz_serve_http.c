@@ -284,6 +284,29 @@ static size_t exchange(const uint8_t *req, size_t n, int first_ms, char *resp, s
     return got;
 }
 
+/* When a request that must be answered got nothing: the server's connection figures (GET /metrics),
+ * for the failure message — a stuck server, the per-address limit, or a connection cut. */
+static const char *no_answer_why(unsigned code)
+{
+    static char why[512], m[1 << 16];
+    why[0] = '\0';
+    if (code)
+        return why;
+    static const char req[] = "GET /metrics HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n";
+    size_t n = exchange((const uint8_t *)req, sizeof req - 1, FH_ANSWER_MS, m, sizeof m);
+    int o = snprintf(why, sizeof why, "(then GET /metrics: %zu bytes;", n);
+    static const char *const names[] = {"\ndsig_serve_connections_open ", "{reason=\"header_timeout\"} ",
+                                        "{reason=\"too_slow\"} ", "{reason=\"per_address\"} ",
+                                        "\ndsig_serve_requests_in_flight "};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *at = strstr(m, names[i]);
+        o += snprintf(why + o, sizeof why - (size_t)o, " %s %lld", names[i] + (names[i][0] == '\n'),
+                      at ? strtoll(at + strlen(names[i]), NULL, 10) : -1LL);
+    }
+    snprintf(why + o, sizeof why - (size_t)o, ")");
+    return why;
+}
+
 /* Status code of an answer; 0 if there is none. */
 static unsigned status(const char *resp, size_t n)
 {
@@ -657,8 +680,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         else if (ep != 1)
             expect = 200;
         if (expect)
-            FUZZ_CHECK(code == expect, "%s %s (token %u, key %u): answer %u, expected %u: %.300s", methods[method], path, ti,
-                       ki, code, expect, resp);
+            FUZZ_CHECK(code == expect, "%s %s (token %u, key %u): answer %u, expected %u: %.300s %s", methods[method], path,
+                       ti, ki, code, expect, resp, code == expect ? "" : no_answer_why(code));
         if (ep == 0 && code == 200 && !json && method == 1)
             check_signed((int)ki, body_of(resp), body, bl);
         if (ep == 7 && code == 200)
