@@ -285,10 +285,11 @@ static size_t exchange(const uint8_t *req, size_t n, int first_ms, char *resp, s
 }
 
 /* When a request that must be answered got nothing: the server's connection figures (GET /metrics),
- * for the failure message — a stuck server, the per-address limit, or a connection cut. */
+ * for the failure message — a stuck server, the per-address limit, a connection cut, or a request
+ * ended by an internal error without a response (errors_total{kind="internal"}). */
 static const char *no_answer_why(unsigned code)
 {
-    static char why[512], m[1 << 16];
+    static char why[768], m[1 << 16];
     why[0] = '\0';
     if (code)
         return why;
@@ -297,7 +298,8 @@ static const char *no_answer_why(unsigned code)
     int o = snprintf(why, sizeof why, "(then GET /metrics: %zu bytes;", n);
     static const char *const names[] = {"\ndsig_serve_connections_open ", "{reason=\"header_timeout\"} ",
                                         "{reason=\"too_slow\"} ", "{reason=\"per_address\"} ",
-                                        "\ndsig_serve_requests_in_flight "};
+                                        "\ndsig_serve_requests_in_flight ", "{kind=\"internal\"} ",
+                                        "{kind=\"timeout\"} ", "{kind=\"client_abort\"} "};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *at = strstr(m, names[i]);
         o += snprintf(why + o, sizeof why - (size_t)o, " %s %lld", names[i] + (names[i][0] == '\n'),
