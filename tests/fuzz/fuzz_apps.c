@@ -47,17 +47,6 @@ static struct {
     size_t rec_end[FA_LOG_RECORDS]; /* end offset of each record of the valid log */
 } F;
 
-static dsig_key *ed25519_key(uint8_t seed_byte)
-{
-    uint8_t seed[32];
-    memset(seed, seed_byte, sizeof seed);
-    const dsig_keygen_params p = {.seed = seed, .seed_len = sizeof seed};
-    dsig_key *k = NULL;
-    FUZZ_CHECK(dsig_key_generate(&k, dsig_alg_by_name("Ed25519"), &p) == DSIG_OK, "Ed25519 key: %s",
-               dsig_last_error_detail());
-    return k;
-}
-
 static void write_file(const char *path, const void *d, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -129,14 +118,14 @@ static void setup(void)
         return;
     F.ready = 1;
     FUZZ_CHECK(dsig_init() == DSIG_OK, "dsig_init");
-    F.server = ed25519_key(0x5E);
+    F.server = fuzz_ed25519_key(0x5E);
     FUZZ_CHECK(dsig_key_public(&F.server_pub, F.server) == DSIG_OK, "server public key");
     const char *dir = fuzz_tmpdir("apps");
     char keys[300], p[400];
     snprintf(keys, sizeof keys, "%s/keys", dir);
     FUZZ_CHECK(mkdir(keys, 0700) == 0, "mkdir %s", keys);
     for (int c = 1; c <= 2; c++) {
-        F.client[c] = ed25519_key((uint8_t)c);
+        F.client[c] = fuzz_ed25519_key((uint8_t)c);
         dsig_key *pub;
         char *text;
         size_t tl;

@@ -1,10 +1,13 @@
 /* Shared by the fuzz harnesses: checks, copies, patches, the input reader, seeds, the JOSE keys. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "fuzz_common.h"
+#include "net/net.h"
 
 void fuzz_check_detail(int rc, const char *what)
 {
@@ -343,4 +346,47 @@ void fuzz_free_keys(void)
         dsig_key_free(keys.key[i]);
     memset(&keys, 0, sizeof keys);
     ready = 0;
+}
+
+dsig_key *fuzz_ed25519_key(uint8_t seed_byte)
+{
+    uint8_t seed[32];
+    memset(seed, seed_byte, sizeof seed);
+    const dsig_keygen_params p = {.seed = seed, .seed_len = sizeof seed};
+    dsig_key *k = NULL;
+    FUZZ_CHECK(dsig_key_generate(&k, dsig_alg_by_name("Ed25519"), &p) == DSIG_OK, "Ed25519 key: %s",
+               dsig_last_error_detail());
+    return k;
+}
+
+static int send_chunk(void *arg, const uint8_t *chunk, size_t n)
+{
+    const int fd = *(const int *)arg;
+    while (n) {
+        ssize_t w = send(fd, chunk, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return 1;
+        chunk += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int fuzz_send_split(int fd, const uint8_t *p, size_t n, uint32_t split)
+{
+    return fuzz_feed(send_chunk, &fd, p, n, split ? split * 0x9E3779B1u : 0) != 0;
+}
+
+int fuzz_send_frame(int fd, uint8_t type, const uint8_t *payload, size_t n, uint32_t split)
+{
+    uint8_t *f = malloc(DSIG_NET_HDR_BYTES + n);
+    FUZZ_CHECK(f != NULL && n <= UINT32_MAX, "out of memory");
+    dsig_net_frame_header(f, type, (uint32_t)n);
+    if (n)
+        memcpy(f + DSIG_NET_HDR_BYTES, payload, n);
+    int rc = fuzz_send_split(fd, f, DSIG_NET_HDR_BYTES + n, split);
+    free(f);
+    return rc;
 }

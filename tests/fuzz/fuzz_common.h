@@ -94,6 +94,17 @@ void fuzz_seed_cb(void *arg, unsigned target, const uint8_t *data, size_t len);
  * files at exit; `tag` names it. Aborts on failure. */
 const char *fuzz_tmpdir(const char *tag);
 
+/* An Ed25519 key (bound to its algorithm) from the 32-byte seed seed_byte × 32: the applications'
+ * harnesses' server and client keys. Aborts on failure. */
+dsig_key *fuzz_ed25519_key(uint8_t seed_byte);
+
+/* A hostile peer's writes on a stream socket: the bytes in pieces split at random points (fuzz_feed's
+ * split; 0: one write), so the other side's incremental frame reader sees torn headers and payloads.
+ * 0, or 1 once the peer closed (what it answered before is still there to read). No SIGPIPE. */
+int fuzz_send_split(int fd, const uint8_t *p, size_t n, uint32_t split);
+/* One frame of the transport's format (src/net: header, payload) sent so. */
+int fuzz_send_frame(int fd, uint8_t type, const uint8_t *payload, size_t n, uint32_t split);
+
 /* Keys the JOSE targets use (created once, from fixed seeds): one per key type that has a provider and
  * whose first algorithm is cheap to generate (RSA and stateful schemes excluded). */
 typedef struct fuzz_keys {
