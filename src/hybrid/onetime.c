@@ -39,7 +39,7 @@ static void hb_slab_release(hb_slab *sl)
     if (atomic_fetch_sub_explicit(&sl->refs, 1, memory_order_acq_rel) == 1) {
         /* Every key erased its own bytes before dropping its reference, and nothing else is written
          * in a slab (the gaps between keys stay zero): wiping the whole slab again would double the
-         * erase traffic of signing (a 680 KiB memset once per 128 signatures with the default set). */
+         * erase traffic of signing (a 672 KB memset once per 128 signatures with the default set). */
         dsig_secmem_free_wiped(&sl->mem);
         dsig_xfree(sl, 0);
     }
