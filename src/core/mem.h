@@ -42,4 +42,9 @@ int dsig_secmem_alloc(dsig_secmem *m, size_t len);
 /* Wipe and release a region (kept for reuse or unmapped); *m is zeroed. NULL or empty: no-op. */
 void dsig_secmem_free(dsig_secmem *m);
 
+/* Release a region whose every byte the caller has already wiped (the DSig key slab: each one-time
+ * key erases its own bytes when used or dropped), without wiping it a second time. Otherwise as
+ * dsig_secmem_free. */
+void dsig_secmem_free_wiped(dsig_secmem *m);
+
 #endif

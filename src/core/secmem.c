@@ -10,6 +10,8 @@
  * steady state of a signer (one batch allocated, one released, per batch) makes no system call.
  */
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -99,11 +101,9 @@ int dsig_secmem_alloc(dsig_secmem *m, size_t len)
     return DSIG_OK;
 }
 
-void dsig_secmem_free(dsig_secmem *m)
+/* Keep or unmap a region the caller has wiped. */
+static void secmem_release(dsig_secmem *m)
 {
-    if (!m || !m->p)
-        return;
-    dsig_memzero(m->p, m->len);
     pthread_mutex_lock(&keep_lock);
     if (nkeep < SECMEM_KEEP && keep_bytes + m->len <= SECMEM_KEEP_BYTES) {
         keep[nkeep++] = *m;
@@ -115,4 +115,28 @@ void dsig_secmem_free(dsig_secmem *m)
         dsig_mem_account_sub(m->len);
     }
     memset(m, 0, sizeof *m);
+}
+
+void dsig_secmem_free(dsig_secmem *m)
+{
+    if (!m || !m->p)
+        return;
+    dsig_memzero(m->p, m->len);
+    secmem_release(m);
+}
+
+void dsig_secmem_free_wiped(dsig_secmem *m)
+{
+    if (!m || !m->p)
+        return;
+#ifndef NDEBUG
+    /* Debug builds check the caller's promise (a kept region is handed out again as zero-filled):
+     * a byte left is a bug in the caller's erasure, not something to paper over. */
+    for (size_t i = 0; i < m->len; i++)
+        if (((const volatile uint8_t *)m->p)[i]) {
+            fprintf(stderr, "dsig: secret memory released unwiped (byte %zu of %zu)\n", i, m->len);
+            abort();
+        }
+#endif
+    secmem_release(m);
 }

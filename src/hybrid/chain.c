@@ -128,6 +128,7 @@ static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsi
     uint16_t chain_at[WALK_MAX]; /* chain (position in this call) of each block, in round order */
     uint16_t ge[257];            /* ge[s]: chains with at least s steps */
     uint16_t fill[256];          /* next block of the chains with exactly s steps */
+    uint8_t steps[WALK_MAX];     /* steps of each chain, computed once for both passes */
     const size_t n = p->n;
     unsigned most = 0;
 
@@ -135,14 +136,15 @@ static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsi
     memset(ge, 0, ((size_t)p->levels + 1) * sizeof *ge);
     for (size_t c = 0; c < cnt; c++) {
         unsigned s = stop[c] > start[c] ? (unsigned)(stop[c] - start[c]) : 0u;
+        steps[c] = (uint8_t)s;
         ge[s]++;
-        if (s > most) most = s;
+        most = s > most ? s : most;
     }
     for (unsigned s = most; s-- > 0;) ge[s] = (uint16_t)(ge[s] + ge[s + 1]);
     for (unsigned s = 1; s <= most; s++) fill[s] = s < most ? ge[s + 1] : 0;
     const size_t m = most ? ge[1] : 0, rows = (m + LANES - 1) & ~(size_t)(LANES - 1);
     for (size_t c = 0; c < cnt; c++) {
-        unsigned s = stop[c] > start[c] ? (unsigned)(stop[c] - start[c]) : 0u;
+        const unsigned s = steps[c];
         if (!s) continue;
         size_t i = fill[s]++;
         chain_at[i] = (uint16_t)c;
@@ -156,12 +158,21 @@ static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsi
         for (size_t i = 0; i < nk; i += LANES) {
             const size_t a = nk - i < LANES ? nk - i : LANES;
             f_hash_lanes(p->hash, &blk[i], a, out);
+            /* Two loops, not one test per lane: verification (no table) is the latency-critical walk. */
+            if (!table) {
+                for (size_t l = 0; l < a; l++) {
+                    uint8_t *b = blk[i + l];
+                    b[17]++;
+                    hb_cpy_val(b + HB_F_XOFF, out[l], n);
+                }
+                continue;
+            }
             for (size_t l = 0; l < a; l++) {
                 uint8_t *b = blk[i + l];
                 const unsigned j = b[17] + 1u;
                 b[17] = (uint8_t)j;
                 hb_cpy_val(b + HB_F_XOFF, out[l], n);
-                if (table) hb_cpy_val(table + ((size_t)ids[chain_at[i + l]] * p->levels + j) * n, out[l], n);
+                hb_cpy_val(table + ((size_t)ids[chain_at[i + l]] * p->levels + j) * n, out[l], n);
             }
         }
     }

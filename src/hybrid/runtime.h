@@ -56,8 +56,10 @@ typedef struct dsig_hb_centry {
     int batch_convicted;         /* batch-equivocation evidence already recorded for this entry
                                     (exclusive lock; replays of the rival batch add no record) */
     _Atomic(dsig_hb_leafrec *) *leaves; /* per leaf: first verified message, NULL = none yet */
-    /* Record arena: one allocation per entry, made at its first record, carved into `nleaves` slots of
-     * `rec_slot` bytes by an atomic counter, so the fast path does not call malloc per signature. A
+    /* Record arena: one allocation per entry, made (pages touched) when a batch is inserted and kept
+     * for the entry's next batch, carved into `nleaves` slots of `rec_slot` bytes by an atomic
+     * counter, so the fast path neither calls malloc nor faults in fresh pages. (Made by the first
+     * recorder instead when memory was short at insert.) A
      * record with a message over DSIG_HB_ARENA_MSG bytes (or an arena used up by lost races) is
      * malloc'd on its own. */
     _Atomic(uint8_t *) arena;
@@ -97,6 +99,9 @@ int dsig_hb_cache_admits(const dsig_hb_cache *c, uint64_t seq);
  * must not be cached and must be admitted. *evicted = 1 if the lowest-numbered entry was dropped to
  * make room (the floor rises to its seq). */
 void dsig_hb_cache_insert(dsig_hb_cache *c, dsig_hb_batch *b, int *evicted);
+
+/* Hint: prefetch the arena slot the entry's next record will likely take (see cache.c). */
+void dsig_hb_cache_prefetch_record(const dsig_hb_centry *e);
 
 #define DSIG_HB_RECORD_FIRST 0   /* first message under this key: recorded */
 #define DSIG_HB_RECORD_SAME 1    /* the same message again */

@@ -638,6 +638,7 @@ int dsig_hybrid_verify(dsig_hybrid_verifier *v, uint64_t signer_id, const uint8_
         return dsig_hb_verify_slow(&v->params, sig, sig_len, msg, len, &se->who);
     }
     bump(&v->fast);
+    dsig_hb_cache_prefetch_record(e); /* overlap the record's cache misses with the hashing */
     int rc = dsig_hb_verify_in_batch(&v->params, &e->batch, &sv, msg, len);
     struct evrec *ev = NULL;
     int equiv = 0;
