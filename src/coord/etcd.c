@@ -570,16 +570,24 @@ DSIG_LAYER_API int coord_etcd_delete(coord_etcd *e, const char *key, int prefix,
 
 /* ---- leases ---------------------------------------------------------------------------------------- */
 
+/* POST {field: "value"} (a 64-bit number as the gateway's string) to a lease endpoint. */
+static int lease_call(coord_etcd *e, const char *path, const char *what, const char *field, int64_t value,
+                      json_t **ans)
+{
+    char v[24];
+    snprintf(v, sizeof v, "%lld", (long long)value);
+    json_t *req = json_pack("{s:s}", field, v);
+    if (!req)
+        return dsig_fail(DSIG_E_NOMEM, "out of memory");
+    return simple_call(e, path, req, what, ans);
+}
+
 DSIG_LAYER_API int coord_etcd_lease_grant(coord_etcd *e, int64_t ttl_s, int64_t *id)
 {
     if (!e || !id || ttl_s < 1)
         return dsig_fail(DSIG_E_ARG, "etcd lease: no client, no output or a TTL below 1 s");
-    char t[24];
-    snprintf(t, sizeof t, "%lld", (long long)ttl_s);
-    json_t *req = json_pack("{s:s}", "TTL", t), *ans = NULL;
-    if (!req)
-        return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    int rc = simple_call(e, "/v3/lease/grant", req, "lease grant", &ans);
+    json_t *ans = NULL;
+    int rc = lease_call(e, "/v3/lease/grant", "lease grant", "TTL", ttl_s, &ans);
     if (rc != DSIG_OK)
         return rc;
     if (etcd_int(json_object_get(ans, "ID"), id) != 0 || *id == 0)
@@ -592,12 +600,8 @@ DSIG_LAYER_API int coord_etcd_lease_keepalive(coord_etcd *e, int64_t id, int64_t
 {
     if (!e || id == 0)
         return dsig_fail(DSIG_E_ARG, "etcd lease: no client or lease 0");
-    char s[24];
-    snprintf(s, sizeof s, "%lld", (long long)id);
-    json_t *req = json_pack("{s:s}", "ID", s), *ans = NULL;
-    if (!req)
-        return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    int rc = simple_call(e, "/v3/lease/keepalive", req, "lease keep-alive", &ans);
+    json_t *ans = NULL;
+    int rc = lease_call(e, "/v3/lease/keepalive", "lease keep-alive", "ID", id, &ans);
     if (rc != DSIG_OK)
         return rc;
     /* The gateway streams keep-alive answers as {"result": {...}}; an expired lease has TTL 0 (absent). */
@@ -617,12 +621,7 @@ DSIG_LAYER_API int coord_etcd_lease_revoke(coord_etcd *e, int64_t id)
 {
     if (!e || id == 0)
         return dsig_fail(DSIG_E_ARG, "etcd lease: no client or lease 0");
-    char s[24];
-    snprintf(s, sizeof s, "%lld", (long long)id);
-    json_t *req = json_pack("{s:s}", "ID", s);
-    if (!req)
-        return dsig_fail(DSIG_E_NOMEM, "out of memory");
-    int rc = simple_call(e, "/v3/lease/revoke", req, "lease revoke", NULL);
+    int rc = lease_call(e, "/v3/lease/revoke", "lease revoke", "ID", id, NULL);
     if (rc == DSIG_E_ARG)
         rc = dsig_fail(DSIG_E_STATE, "%s: lease %lld has expired", e->what, (long long)id);
     return rc;
