@@ -74,7 +74,11 @@ static void cut(struct serve_conns *g, struct serve_conn *c, enum serve_cut why)
     atomic_fetch_add_explicit(why == SERVE_CUT_SLOW ? &g->cut_slow : &g->cut_head, 1, memory_order_relaxed);
 }
 
-/* Check every connection's deadline (mutex held). */
+/* Check every connection's deadline at `now` (mutex held). A connection's thread starts a phase
+ * without the mutex, so a phase may have begun after `now` was read: such a connection has had no time
+ * yet and is left to the next sweep. (Not checking this, a body phase that began after `now` made the
+ * unsigned `now - win_ns` wrap around, and the connection was cut as too slow a fraction of a
+ * millisecond into its body: no response at all — the fuzz finding of docs/fuzzing.md.) */
 static void sweep(struct serve_conns *g, uint64_t now)
 {
     uint64_t head_ns = (uint64_t)atomic_load(&g->header_timeout_s) * 1000000000ull;
@@ -83,8 +87,10 @@ static void sweep(struct serve_conns *g, uint64_t now)
     for (struct serve_conn *c = g->head; c; c = c->next) {
         int phase = atomic_load_explicit(&c->phase, memory_order_acquire);
         uint64_t since = atomic_load_explicit(&c->phase_ns, memory_order_relaxed);
+        if (now <= since)
+            continue;
         if (phase == PHASE_HEAD) {
-            if (head_ns && now > since && now - since >= head_ns)
+            if (head_ns && now - since >= head_ns)
                 cut(g, c, SERVE_CUT_HEADERS);
             continue;
         }
@@ -95,7 +101,7 @@ static void sweep(struct serve_conns *g, uint64_t now)
             c->win_ns = since;
             c->win_bytes = 0;
         }
-        if (now - c->win_ns < win_ns)
+        if (now < c->win_ns || now - c->win_ns < win_ns) /* (a sweep at an earlier reading than the last) */
             continue;
         if (bytes - c->win_bytes < rate * (win_ns / 1000000000ull)) {
             cut(g, c, SERVE_CUT_SLOW);
@@ -104,6 +110,13 @@ static void sweep(struct serve_conns *g, uint64_t now)
         c->win_ns = now;
         c->win_bytes = bytes;
     }
+}
+
+void serve_conns_sweep(struct serve_conns *g, uint64_t now)
+{
+    pthread_mutex_lock(&g->mu);
+    sweep(g, now);
+    pthread_mutex_unlock(&g->mu);
 }
 
 /* The guard's thread: a sweep and the owner's tick every TICK_MS. */

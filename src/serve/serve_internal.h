@@ -385,6 +385,9 @@ int serve_conns_new(struct serve_conns **out, const struct serve_conn_limits *l,
 void serve_conns_set_limits(struct serve_conns *g, const struct serve_conn_limits *l);
 /* Stop the thread and free (after libmicrohttpd stopped). NULL ok. */
 void serve_conns_free(struct serve_conns *g);
+/* One check of every connection's deadlines at `now` (serve_now_ns), as the guard's thread makes every
+ * 200 ms; for tests, which give the clock reading. */
+void serve_conns_sweep(struct serve_conns *g, uint64_t now);
 /* A connection was accepted on fd from sa: tracked from now on; cut at once (shutdown) when its
  * address is over the limit (serve_conn_cut says SERVE_CUT_PER_ADDRESS). NULL on allocation failure
  * (the socket is shut down then too). */

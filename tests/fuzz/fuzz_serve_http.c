@@ -46,6 +46,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -93,6 +94,48 @@ static struct {
     char own[4][96]; /* files the requests of this input wrote (late_change) */
     unsigned nown;
 } S;
+
+/* The server's last log messages (every level: reloads, libmicrohttpd's own warnings, a failed
+ * request's cause), kept for the report of a request that got no answer. */
+#define FH_LOG_KEEP 12
+static struct {
+    pthread_mutex_t mu;
+    char msg[FH_LOG_KEEP][400];
+    unsigned next;
+} L = {PTHREAD_MUTEX_INITIALIZER, {{0}}, 0};
+
+static void server_log(void *arg, int level, const char *message)
+{
+    (void)arg;
+    (void)level;
+    pthread_mutex_lock(&L.mu);
+    snprintf(L.msg[L.next++ % FH_LOG_KEEP], sizeof L.msg[0], "%s", message);
+    pthread_mutex_unlock(&L.mu);
+}
+
+/* The kept log messages, oldest first, then the audit log's last records (what the server says the
+ * client got, and why a request ended: its "result"), to stderr. */
+static void print_server_state(void)
+{
+    pthread_mutex_lock(&L.mu);
+    fprintf(stderr, "fuzz: the server's last log messages:\n");
+    for (unsigned i = L.next > FH_LOG_KEEP ? L.next - FH_LOG_KEEP : 0; i < L.next; i++)
+        fprintf(stderr, "  %s\n", L.msg[i % FH_LOG_KEEP]);
+    pthread_mutex_unlock(&L.mu);
+    char p[512];
+    snprintf(p, sizeof p, "%s/audit.log", S.dir);
+    FILE *f = fopen(p, "rb");
+    if (!f)
+        return;
+    static char tail[6][2048];
+    unsigned n = 0;
+    while (fgets(tail[n % 6], sizeof tail[0], f))
+        n++;
+    fclose(f);
+    fprintf(stderr, "fuzz: the audit log's last records:\n");
+    for (unsigned i = n > 6 ? n - 6 : 0; i < n; i++)
+        fprintf(stderr, "  %s", tail[i % 6]);
+}
 
 static void stop(void)
 {
@@ -237,7 +280,7 @@ static void init(void)
     dsig_serve_config *c;
     FUZZ_CHECK(dsig_serve_config_parse(&c, cfg, (size_t)n, S.dir) == DSIG_OK, "configuration: %s",
                dsig_last_error_detail());
-    FUZZ_CHECK(dsig_server_start(&S.srv, c, NULL, NULL) == DSIG_OK, "server start: %s", dsig_last_error_detail());
+    FUZZ_CHECK(dsig_server_start(&S.srv, c, server_log, NULL) == DSIG_OK, "server start: %s", dsig_last_error_detail());
     S.port = dsig_server_port(S.srv);
     atexit(stop);
 }
@@ -306,6 +349,7 @@ static const char *no_answer_why(unsigned code)
                       at ? strtoll(at + strlen(names[i]), NULL, 10) : -1LL);
     }
     snprintf(why + o, sizeof why - (size_t)o, ")");
+    print_server_state();
     return why;
 }
 
