@@ -121,37 +121,52 @@ static inline void f_hash_lanes(unsigned hash, uint8_t blk[LANES][64], size_t a,
  * all but at most one call per round use every lane.
  */
 static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom, const uint16_t *ids,
-                        const uint8_t *start, const uint8_t *stop, uint8_t *vals, size_t cnt, uint8_t *table)
+                        const uint8_t *start, const uint8_t *stop, uint8_t *vals, size_t cnt_chains, uint8_t *table)
 {
     _Alignas(64) uint8_t blk[WALK_MAX + LANES][64];
     _Alignas(32) uint8_t out[LANES][32];
     uint16_t chain_at[WALK_MAX]; /* chain (position in this call) of each block, in round order */
-    uint16_t ge[257];            /* ge[s]: chains with at least s steps */
-    uint16_t fill[256];          /* next block of the chains with exactly s steps */
+    uint16_t ge[17];             /* ge[s]: chains with at least s steps (steps < levels ≤ 16) */
+    uint16_t cnt[4][16];         /* chains with exactly s steps among chains c ≡ g (mod 4) */
+    uint16_t fill[4][16];        /* next block of those chains */
     uint8_t steps[WALK_MAX];     /* steps of each chain, computed once for both passes */
     const size_t n = p->n;
+    const unsigned levels = p->levels;
     unsigned most = 0;
 
-    /* Steps are below p->levels (start, stop ≤ levels − 1): only those counters are used. */
-    memset(ge, 0, ((size_t)p->levels + 1) * sizeof *ge);
-    for (size_t c = 0; c < cnt; c++) {
-        unsigned s = stop[c] > start[c] ? (unsigned)(stop[c] - start[c]) : 0u;
+    /* The step counts are the signature's digits in verification: random. So no branch depends on
+     * them (a mispredicted branch per chain cost more than the hashing of a step), and the counters
+     * are split four ways so that equal counts in a row do not make a chain of read-modify-writes
+     * through one memory word. Chains without steps are placed too (after the others: never hashed,
+     * their values stay where they are). */
+    memset(cnt, 0, sizeof cnt);
+    for (size_t c = 0; c < cnt_chains; c++) {
+        const int d = (int)stop[c] - (int)start[c];
+        const unsigned s = (unsigned)(d & ~(d >> 31)); /* max(d, 0) without a branch */
         steps[c] = (uint8_t)s;
-        ge[s]++;
-        most = s > most ? s : most;
+        cnt[c & 3][s]++;
     }
-    for (unsigned s = most; s-- > 0;) ge[s] = (uint16_t)(ge[s] + ge[s + 1]);
-    for (unsigned s = 1; s <= most; s++) fill[s] = s < most ? ge[s + 1] : 0;
-    const size_t m = most ? ge[1] : 0, rows = (m + LANES - 1) & ~(size_t)(LANES - 1);
-    for (size_t c = 0; c < cnt; c++) {
-        const unsigned s = steps[c];
-        if (!s) continue;
-        size_t i = fill[s]++;
+    ge[levels] = 0;
+    for (unsigned s = levels; s-- > 0;) {
+        ge[s] = (uint16_t)(ge[s + 1] + cnt[0][s] + cnt[1][s] + cnt[2][s] + cnt[3][s]);
+        if (!most && s && ge[s]) most = s;
+    }
+    /* Chains with s steps take blocks [ge[s+1], ge[s]): most steps first; within s, group by group. */
+    for (unsigned s = 0; s < levels; s++) {
+        uint16_t at = ge[s + 1];
+        for (unsigned g = 0; g < 4; g++) {
+            fill[g][s] = at;
+            at = (uint16_t)(at + cnt[g][s]);
+        }
+    }
+    const size_t m = ge[1], rows = (m + LANES - 1) & ~(size_t)(LANES - 1);
+    for (size_t c = 0; c < cnt_chains; c++) {
+        const size_t i = fill[c & 3][steps[c]]++;
         chain_at[i] = (uint16_t)c;
         f_block(blk[i], pk_seed, dom, ids[c], start[c], vals + c * n, n);
     }
     /* A last call with fewer than 8 (or 4) chains still hashes whole lanes: keep them initialised. */
-    if (rows > m) memset(blk[m], 0, (rows - m) * 64);
+    if (rows > cnt_chains) memset(blk[cnt_chains], 0, (rows - cnt_chains) * 64);
 
     for (unsigned k = 1; k <= most; k++) {
         const size_t nk = ge[k];
@@ -181,7 +196,7 @@ static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsi
     /* Key generation (table != NULL) walks secret levels: leave none of them on the stack
      * (verification walks public values and skips the wipe). */
     if (table) {
-        dsig_memzero(blk, rows * 64);
+        dsig_memzero(blk, (rows > cnt_chains ? rows : cnt_chains) * 64);
         dsig_memzero(out, sizeof out);
         hb_stack_scrub();
     }
