@@ -14,6 +14,11 @@
 #                       speed_sig through bench/preload/cputime.c (LD_PRELOAD, compiled with $CC or cc
 #                       into a temporary directory), dsig with --clock cpu — so that time slices of other
 #                       processes do not count; wall: both use the wall clock, as they do by default
+#     --no-avx512       both tools run as on a CPU without AVX-512: bench/preload/noavx512.c
+#                       (LD_PRELOAD, CPUID faulting) clears the AVX-512 bits of CPUID for both processes,
+#                       GLIBC_TUNABLES and OPENSSL_ia32cap hide them from glibc and libcrypto. (Without it,
+#                       DSIG_CPU_DISABLE=avx512 turns off dsig's AVX-512 code only: liboqs keeps its own.)
+#                       Needs CPUID faulting (/proc/cpuinfo flag cpuid_fault); exits 2 where it is absent.
 #     --raw             also print every round's figures
 #
 # Each round runs, for every algorithm, `speed_sig -d S ALG` and `dsig bench sig --alg ALG`, one after
@@ -36,6 +41,7 @@ ROUNDS=3
 DUR=1
 ALGS="ML-DSA-44,ML-DSA-65,ML-DSA-87,FALCON512,FALCON1024,SLH-DSA-SHA2-128f,SLH-DSA-SHAKE-128f"
 RAW=0
+NOAVX512=0
 CLOCK=cpu
 SPEED=""
 while [ $# -gt 0 ]; do
@@ -46,6 +52,7 @@ while [ $# -gt 0 ]; do
     --algs) ALGS=${2:?--algs needs a list}; shift 2 ;;
     --clock) CLOCK=${2:?--clock needs cpu or wall}; shift 2 ;;
     --raw) RAW=1; shift ;;
+    --no-avx512) NOAVX512=1; shift ;;
     -h | --help) usage ;;
     -*) echo "compare_liboqs: unknown option $1" >&2; usage ;;
     *) [ -z "$SPEED" ] || usage; SPEED=$1; shift ;;
@@ -83,11 +90,24 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/dsig-compare-liboqs.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 # $T/data: one line per measurement: round tool alg op microseconds
 : >"$T/data"
-PRELOAD=()
+# PRELOAD: the environment liboqs runs in; DSIG_ENV: the one dsig runs in (both: the CPU mask).
+PRELOAD=(env)
+DSIG_ENV=(env)
 if [ "$CLOCK" = cpu ]; then
     "${CC:-cc}" -O2 -Wall -Wextra -Werror -shared -fPIC -o "$T/cputime.so" "$HERE/preload/cputime.c" ||
         { echo "compare_liboqs: cannot build $HERE/preload/cputime.c (set CC, or use --clock wall)" >&2; exit 2; }
-    PRELOAD=(env "LD_PRELOAD=$T/cputime.so")
+    PRELOAD+=("LD_PRELOAD=$T/cputime.so")
+fi
+if [ "$NOAVX512" = 1 ]; then
+    "${CC:-cc}" -O2 -Wall -Wextra -Werror -shared -fPIC -o "$T/noavx512.so" "$HERE/preload/noavx512.c" ||
+        { echo "compare_liboqs: cannot build $HERE/preload/noavx512.c (set CC)" >&2; exit 2; }
+    # glibc: its string functions' AVX-512 variants; libcrypto: the leaf-7 EBX AVX-512 bits (F, DQ,
+    # IFMA, CD, BW, VL) of its second capability word.
+    MASK=("GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD" "OPENSSL_ia32cap=:~0xD0230000")
+    if [ "$CLOCK" = cpu ]; then PRELOAD=(env "LD_PRELOAD=$T/cputime.so $T/noavx512.so"); else PRELOAD=(env "LD_PRELOAD=$T/noavx512.so"); fi
+    PRELOAD+=("${MASK[@]}")
+    DSIG_ENV=(env "LD_PRELOAD=$T/noavx512.so" "${MASK[@]}")
+    "${DSIG_ENV[@]}" true || { echo "compare_liboqs: --no-avx512: this machine cannot hide AVX-512 (no CPUID faulting)" >&2; exit 2; }
 fi
 
 run_oqs() { # round alg
@@ -104,7 +124,7 @@ run_oqs() { # round alg
 
 run_dsig() { # round alg
     local out
-    out=$("$DSIG" bench sig --alg "$2" --max-time "$DUR" --measure 1000000 --clock "$CLOCK" --json 2>/dev/null) ||
+    out=$("${DSIG_ENV[@]}" "$DSIG" bench sig --alg "$2" --max-time "$DUR" --measure 1000000 --clock "$CLOCK" --json 2>/dev/null) ||
         { echo "compare_liboqs: $DSIG bench sig --alg $2 failed" >&2; exit 1; }
     # the median, and the mean (1 / ops_per_s: dsig counts the samples over their summed time)
     awk -v r="$1" -v a="$2" '
@@ -127,6 +147,8 @@ echo "# dsig vs liboqs, same run: $ROUNDS rounds of ${DUR} s per operation, medi
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'); $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')," \
     "$(nproc) CPUs for this run (of $(nproc --all)); load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 echo "# dsig: $("$DSIG" version 2>/dev/null | head -1); DSIG_CPU_DISABLE=${DSIG_CPU_DISABLE:-(unset)}"
+echo "# dsig $("${DSIG_ENV[@]}" "$DSIG" bench keccak --quick --runs 1 2>/dev/null | head -1)"
+[ "$NOAVX512" = 0 ] || echo "# --no-avx512: CPUID shows no AVX-512 to either tool (bench/preload/noavx512.c)"
 sed 's/^/# liboqs: /' "$T/oqs_info"
 # table DSIG_TOOL_COLUMN: the rows for dsig's figures of that kind against liboqs' means
 table() {
