@@ -48,10 +48,13 @@ static void on_segv(int sig, siginfo_t *info, void *context)
     ucontext_t *uc = context;
     greg_t *reg = uc->uc_mcontext.gregs;
     const unsigned char *ip = (const unsigned char *)reg[REG_RIP];
-    /* A faulting CPUID is a general-protection fault (SI_KERNEL); anything else is a real crash:
-     * restore the default action and let the instruction fault again. */
+    /* A faulting CPUID is a general-protection fault (SI_KERNEL) at a CPUID instruction; anything else
+     * is a real crash: restore the default action, and let the instruction fault again (a fault) or
+     * send the signal again (one sent by a process, which returning would swallow). */
     if (sig != SIGSEGV || info->si_code != SI_KERNEL || ip[0] != 0x0F || ip[1] != 0xA2) {
         signal(SIGSEGV, SIG_DFL);
+        if (info->si_code <= 0)
+            raise(SIGSEGV);
         return;
     }
     unsigned leaf = (unsigned)reg[REG_RAX], sub = (unsigned)reg[REG_RCX], a, b, c, d;
