@@ -1,6 +1,6 @@
 /*
  * Differential target: the ML-DSA polynomial arithmetic of src/pq/mldsa/ntt.h, portable (*_c) against
- * AVX2 (*_avx2), on coefficients anywhere within the input bounds of each function, the extremes
+ * AVX2 (*_avx2) and, where the CPU has it, AVX-512 (*_avx512), on coefficients anywhere within the input bounds of each function, the extremes
  * ±(bound − 1) included. The input is
  *
  *   byte 0   function (modulo 4): 0 ntt, 1 invntt_tomont, 2 pointwise_montgomery, 3 pointwise_acc (len 1..8)
@@ -10,7 +10,8 @@
  *            polynomials are filled in order, missing bytes as zeros
  *
  * Invariants (abort on violation, per ntt.h): the back-ends agree mod q, and each output is within its
- * bound (ntt |x| < 9q; the others |x| < q). Skipped (returns at once) on a CPU without AVX2.
+ * bound (ntt |x| < 9q; the others |x| < q). Skipped (returns at once) on a CPU without AVX2; the
+ * AVX-512 comparison is skipped on a CPU without AVX-512 (or with DSIG_CPU_DISABLE=avx512).
  */
 #include <string.h>
 
@@ -42,14 +43,36 @@ static int64_t modq(int64_t x)
     return x < 0 ? x + Q : x;
 }
 
-static void check(const int32_t *c, const int32_t *v, int64_t bound, const char *what)
+/* c (portable) against v (back-end `be`). */
+static void check(const int32_t *c, const int32_t *v, int64_t bound, const char *what, const char *be)
 {
     for (unsigned i = 0; i < 256; i++) {
-        FUZZ_CHECK(modq(c[i]) == modq(v[i]), "%s: coefficient %u: portable %d, AVX2 %d (mod q)", what, i, c[i], v[i]);
+        FUZZ_CHECK(modq(c[i]) == modq(v[i]), "%s: coefficient %u: portable %d, %s %d (mod q)", what, i, c[i], be,
+                   v[i]);
         FUZZ_CHECK(c[i] > -bound && c[i] < bound && v[i] > -bound && v[i] < bound,
-                   "%s: coefficient %u out of bound %lld: portable %d, AVX2 %d", what, i, (long long)bound, c[i], v[i]);
+                   "%s: coefficient %u out of bound %lld: portable %d, %s %d", what, i, (long long)bound, c[i], be,
+                   v[i]);
     }
 }
+
+/* The vector back-ends: AVX2 always (the caller checked), AVX-512 when usable. */
+static const struct backend {
+    const char *name;
+    unsigned needs;
+    void (*ntt)(int32_t a[256]);
+    void (*invntt_tomont)(int32_t a[256]);
+    void (*pointwise)(int32_t c[256], const int32_t a[256], const int32_t b[256]);
+    void (*pointwise_acc)(int32_t c[256], const int32_t *a, const int32_t *b, unsigned len);
+} backends[] = {
+#ifdef DSIG_MLDSA_HAVE_AVX2
+    {"AVX2", DSIG_CPU_AVX2, dsig_mldsa_ntt_avx2, dsig_mldsa_invntt_tomont_avx2,
+     dsig_mldsa_pointwise_montgomery_avx2, dsig_mldsa_pointwise_acc_montgomery_avx2},
+#endif
+#ifdef DSIG_MLDSA_HAVE_AVX512
+    {"AVX-512", DSIG_CPU_AVX512, dsig_mldsa_ntt_avx512, dsig_mldsa_invntt_tomont_avx512,
+     dsig_mldsa_pointwise_montgomery_avx512, dsig_mldsa_pointwise_acc_montgomery_avx512},
+#endif
+};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -59,22 +82,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_in in = {data + 2, size - 2};
     const unsigned op = data[0] % 4, len = 1 + ((data[1] >> 1) & 7);
     const int ext = data[1] & 1;
-    /* Portable inputs (a, b, c) and AVX2 ones (a2, b2, v): copies, so that neither sees the other's writes. */
+    /* The inputs (a, b), kept intact; each function gets copies (a2, b2), so that none sees another's
+     * writes; c is the portable result, v a back-end's. */
     static int32_t a[8 * 256] __attribute__((aligned(32)));
     static int32_t b[8 * 256] __attribute__((aligned(32)));
     static int32_t c[256] __attribute__((aligned(32)));
     static int32_t v[256] __attribute__((aligned(32)));
     static int32_t a2[8 * 256] __attribute__((aligned(32)));
     static int32_t b2[8 * 256] __attribute__((aligned(32)));
+    /* The portable result first (c), then each back-end on fresh copies (v, a2, b2). */
     switch (op) {
     case 0:
     case 1: /* the transforms, in place */
         fill(&in, a, 256, Q, ext);
         memcpy(c, a, sizeof c);
-        memcpy(v, a, sizeof v);
         (op ? dsig_mldsa_invntt_tomont_c : dsig_mldsa_ntt_c)(c);
-        (op ? dsig_mldsa_invntt_tomont_avx2 : dsig_mldsa_ntt_avx2)(v);
-        check(c, v, op ? Q : 9LL * Q, op ? "invntt_tomont" : "ntt");
         break;
     case 2:
         /* |a·b| < 2^31·q: one factor below q, the other below 9q (as the callers use it). */
@@ -82,19 +104,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fill(&in, b, 256, 9LL * Q, ext);
         memcpy(a2, a, 256 * sizeof *a);
         memcpy(b2, b, 256 * sizeof *b);
-        dsig_mldsa_pointwise_montgomery_c(c, a, b);
-        dsig_mldsa_pointwise_montgomery_avx2(v, a2, b2);
-        check(c, v, Q, "pointwise_montgomery");
+        dsig_mldsa_pointwise_montgomery_c(c, a2, b2);
         break;
     default:
         fill(&in, a, 256 * (size_t)len, Q, ext);
         fill(&in, b, 256 * (size_t)len, 9LL * Q, ext);
         memcpy(a2, a, 256 * (size_t)len * sizeof *a);
         memcpy(b2, b, 256 * (size_t)len * sizeof *b);
-        dsig_mldsa_pointwise_acc_montgomery_c(c, a, b, len);
-        dsig_mldsa_pointwise_acc_montgomery_avx2(v, a2, b2, len);
-        check(c, v, Q, "pointwise_acc_montgomery");
+        dsig_mldsa_pointwise_acc_montgomery_c(c, a2, b2, len);
         break;
+    }
+    for (size_t k = 0; k < sizeof backends / sizeof backends[0]; k++) {
+        const struct backend *be = &backends[k];
+        if (!dsig_cpu_usable(be->needs))
+            continue;
+        switch (op) {
+        case 0:
+        case 1:
+            memcpy(v, a, sizeof v);
+            (op ? be->invntt_tomont : be->ntt)(v);
+            check(c, v, op ? Q : 9LL * Q, op ? "invntt_tomont" : "ntt", be->name);
+            break;
+        case 2:
+            memcpy(a2, a, 256 * sizeof *a);
+            memcpy(b2, b, 256 * sizeof *b);
+            be->pointwise(v, a2, b2);
+            check(c, v, Q, "pointwise_montgomery", be->name);
+            break;
+        default:
+            memcpy(a2, a, 256 * (size_t)len * sizeof *a);
+            memcpy(b2, b, 256 * (size_t)len * sizeof *b);
+            be->pointwise_acc(v, a2, b2, len);
+            check(c, v, Q, "pointwise_acc_montgomery", be->name);
+            break;
+        }
     }
 #else
     (void)data;

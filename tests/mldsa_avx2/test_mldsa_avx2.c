@@ -1,9 +1,10 @@
 /*
- * tests/mldsa_avx2/test_mldsa_avx2.c — differential tests of the AVX2 ML-DSA polynomial arithmetic
- * (src/pq/mldsa/ntt_avx2.c) against the portable *_c code and against an exact, unoptimised FIPS 204
- * NTT written here (int64 arithmetic mod q, twiddles computed from ζ = 1753): for random inputs at the
- * bounds of ntt.h, including the extremes ±(q−1), outputs must agree mod q and respect the stated
- * output bounds. Exits 77 (CTest "skipped") on a CPU without AVX2.
+ * tests/mldsa_avx2/test_mldsa_avx2.c — differential tests of the vector ML-DSA polynomial arithmetic
+ * (src/pq/mldsa/ntt_avx2.c, ntt_avx512.c) against the portable *_c code and against an exact,
+ * unoptimised FIPS 204 NTT written here (int64 arithmetic mod q, twiddles computed from ζ = 1753): for
+ * random inputs at the bounds of ntt.h, including the extremes ±(q−1), outputs must agree mod q and
+ * respect the stated output bounds. Every vector back-end the CPU has (and DSIG_CPU_DISABLE leaves on)
+ * is tested; exits 77 (CTest "skipped") on a CPU without AVX2.
  */
 #include "testutil.h"
 
@@ -105,6 +106,28 @@ static void invntt_exact(int64_t w[256])
         w[j] = w[j] * 8347681 % Q;
 }
 
+static const char *current = "?"; /* the back-end under test, for failure messages */
+
+/* The vector back-ends of ntt.h, each tested when dsig_cpu_usable(needs). */
+static const struct backend {
+    const char *name;
+    unsigned needs;
+    void (*ntt)(int32_t a[256]);
+    void (*invntt_tomont)(int32_t a[256]);
+    void (*pointwise)(int32_t c[256], const int32_t a[256], const int32_t b[256]);
+    void (*pointwise_acc)(int32_t c[256], const int32_t *a, const int32_t *b, unsigned len);
+} backends[] = {
+    {"avx2", DSIG_CPU_AVX2, dsig_mldsa_ntt_avx2, dsig_mldsa_invntt_tomont_avx2,
+     dsig_mldsa_pointwise_montgomery_avx2, dsig_mldsa_pointwise_acc_montgomery_avx2},
+#ifdef DSIG_MLDSA_HAVE_AVX512
+    {"avx512", DSIG_CPU_AVX512, dsig_mldsa_ntt_avx512, dsig_mldsa_invntt_tomont_avx512,
+     dsig_mldsa_pointwise_montgomery_avx512, dsig_mldsa_pointwise_acc_montgomery_avx512},
+#endif
+};
+#define FOR_EACH_BACKEND(k)                                                                              \
+    for (const struct backend *k = backends; k < backends + sizeof backends / sizeof backends[0]; k++)   \
+        if (dsig_cpu_usable(k->needs) && (current = k->name) != NULL)
+
 static const int64_t R_MOD_Q = 4193792;    /* 2^32 mod q */
 static const int64_t RINV_MOD_Q = 8265825; /* 2^-32 mod q */
 
@@ -113,7 +136,8 @@ static void assert_bound(const int32_t *a, int64_t bound, const char *what)
 {
     for (unsigned i = 0; i < 256; i++)
         if (!(a[i] < bound && a[i] > -bound)) {
-            print_error("%s: coefficient %u = %d out of bound %lld\n", what, i, a[i], (long long)bound);
+            print_error("%s [%s]: coefficient %u = %d out of bound %lld\n", what, current, i, a[i],
+                        (long long)bound);
             fail();
         }
 }
@@ -123,7 +147,7 @@ static void assert_congruent(const int32_t *x, const int32_t *y, const char *wha
 {
     for (unsigned i = 0; i < 256; i++)
         if (modq(x[i]) != modq(y[i])) {
-            print_error("%s: coefficient %u: %d vs %d (mod q)\n", what, i, x[i], y[i]);
+            print_error("%s [%s]: coefficient %u: %d vs %d (mod q)\n", what, current, i, x[i], y[i]);
             fail();
         }
 }
@@ -138,12 +162,13 @@ static void test_constants(void **state)
     assert_int_equal(modq(256LL * 8347681), 1);
 }
 
-/* ntt_avx2 ≡ ntt_c ≡ exact NTT, |out| < 9q, for inputs |a| < q (uniform, all extremes, mixed). */
+/* Each back-end: ntt ≡ ntt_c ≡ exact NTT, |out| < 9q, for inputs |a| < q (uniform, all extremes, mixed). */
 static void test_ntt(void **state)
 {
     (void)state;
     int32_t a[256], c[256], v[256];
     int64_t e[256];
+    FOR_EACH_BACKEND(k)
     for (unsigned it = 0; it < ITER; it++) {
         fill(a, 256, Q, it % 3);
         memcpy(c, a, sizeof a);
@@ -151,21 +176,22 @@ static void test_ntt(void **state)
         for (unsigned i = 0; i < 256; i++)
             e[i] = modq(a[i]);
         dsig_mldsa_ntt_c(c);
-        dsig_mldsa_ntt_avx2(v);
+        k->ntt(v);
         ntt_exact(e);
-        assert_bound(v, 9LL * Q, "ntt_avx2");
-        assert_congruent(v, c, "ntt_avx2 vs ntt_c");
+        assert_bound(v, 9LL * Q, "ntt");
+        assert_congruent(v, c, "ntt vs ntt_c");
         for (unsigned i = 0; i < 256; i++)
             assert_int_equal(modq(v[i]), e[i]);
     }
 }
 
-/* invntt_tomont_avx2 ≡ invntt_tomont_c ≡ exact NTT^-1 · 2^32, |out| < q, for inputs |a| < q. */
+/* Each back-end: invntt_tomont ≡ invntt_tomont_c ≡ exact NTT^-1 · 2^32, |out| < q, for inputs |a| < q. */
 static void test_invntt(void **state)
 {
     (void)state;
     int32_t a[256], c[256], v[256];
     int64_t e[256];
+    FOR_EACH_BACKEND(k)
     for (unsigned it = 0; it < ITER; it++) {
         fill(a, 256, Q, it % 3);
         memcpy(c, a, sizeof a);
@@ -173,10 +199,10 @@ static void test_invntt(void **state)
         for (unsigned i = 0; i < 256; i++)
             e[i] = modq(a[i]);
         dsig_mldsa_invntt_tomont_c(c);
-        dsig_mldsa_invntt_tomont_avx2(v);
+        k->invntt_tomont(v);
         invntt_exact(e);
-        assert_bound(v, Q, "invntt_avx2");
-        assert_congruent(v, c, "invntt_avx2 vs invntt_c");
+        assert_bound(v, Q, "invntt");
+        assert_congruent(v, c, "invntt vs invntt_c");
         for (unsigned i = 0; i < 256; i++)
             assert_int_equal(modq(v[i]), e[i] * R_MOD_Q % Q);
     }
@@ -187,15 +213,16 @@ static void test_roundtrip(void **state)
 {
     (void)state;
     int32_t a[256], v[256];
+    FOR_EACH_BACKEND(k)
     for (unsigned it = 0; it < ITER; it++) {
         fill(a, 256, Q, it % 3);
         memcpy(v, a, sizeof a);
-        dsig_mldsa_ntt_avx2(v);
+        k->ntt(v);
         for (unsigned i = 0; i < 256; i++) {
             int64_t r = modq(v[i]);
             v[i] = (int32_t)(r > Q / 2 ? r - Q : r);
         }
-        dsig_mldsa_invntt_tomont_avx2(v);
+        k->invntt_tomont(v);
         assert_bound(v, Q, "roundtrip");
         for (unsigned i = 0; i < 256; i++)
             assert_int_equal(modq(v[i]), modq(a[i]) * R_MOD_Q % Q);
@@ -208,6 +235,7 @@ static void test_pointwise(void **state)
 {
     (void)state;
     int32_t a[256], b[256], c[256], v[256];
+    FOR_EACH_BACKEND(k)
     for (unsigned it = 0; it < ITER; it++) {
         if (it % 2 == 0) {
             fill(a, 256, Q, it % 3);
@@ -217,9 +245,9 @@ static void test_pointwise(void **state)
             fill(b, 256, Q / 2, (it / 2) % 3);
         }
         dsig_mldsa_pointwise_montgomery_c(c, a, b);
-        dsig_mldsa_pointwise_montgomery_avx2(v, a, b);
-        assert_bound(v, Q, "pointwise_avx2");
-        assert_congruent(v, c, "pointwise_avx2 vs pointwise_c");
+        k->pointwise(v, a, b);
+        assert_bound(v, Q, "pointwise");
+        assert_congruent(v, c, "pointwise vs pointwise_c");
         for (unsigned i = 0; i < 256; i++)
             assert_int_equal(modq(v[i]), modq(modq(a[i]) * modq(b[i]) % Q * RINV_MOD_Q));
     }
@@ -232,15 +260,16 @@ static void test_pointwise_acc(void **state)
     (void)state;
     static int32_t a[8 * 256], b[8 * 256];
     int32_t c[256], v[256];
+    FOR_EACH_BACKEND(k)
     for (unsigned it = 0; it < ITER; it++) {
         unsigned len = 1 + it % 8;
         fill(a, 256 * len, Q, (it / 8) % 3);
         fill(b, 256 * len, 9LL * Q, (it / 24) % 3);
         memset(v, 0x5a, sizeof v);
         dsig_mldsa_pointwise_acc_montgomery_c(c, a, b, len);
-        dsig_mldsa_pointwise_acc_montgomery_avx2(v, a, b, len);
-        assert_bound(v, Q, "pointwise_acc_avx2");
-        assert_congruent(v, c, "pointwise_acc_avx2 vs pointwise_acc_c");
+        k->pointwise_acc(v, a, b, len);
+        assert_bound(v, Q, "pointwise_acc");
+        assert_congruent(v, c, "pointwise_acc vs pointwise_acc_c");
         for (unsigned i = 0; i < 256; i++) {
             int64_t s = 0;
             for (unsigned j = 0; j < len; j++)
@@ -256,14 +285,15 @@ static void test_pointwise_acc_worst(void **state)
     (void)state;
     static int32_t a[8 * 256], b[8 * 256];
     int32_t c[256], v[256];
+    FOR_EACH_BACKEND(k)
     for (int sign = -1; sign <= 1; sign += 2) {
         for (unsigned i = 0; i < 8 * 256; i++) {
             a[i] = Q - 1;
             b[i] = sign * (9 * Q - 1);
         }
         dsig_mldsa_pointwise_acc_montgomery_c(c, a, b, 8);
-        dsig_mldsa_pointwise_acc_montgomery_avx2(v, a, b, 8);
-        assert_bound(v, Q, "pointwise_acc_avx2 worst case");
+        k->pointwise_acc(v, a, b, 8);
+        assert_bound(v, Q, "pointwise_acc worst case");
         assert_congruent(v, c, "pointwise_acc worst case");
     }
 }
@@ -274,6 +304,8 @@ int main(void)
 {
 #ifdef DSIG_MLDSA_HAVE_AVX2
     TU_SKIP_WITHOUT_CPU(DSIG_CPU_AVX2);
+    FOR_EACH_BACKEND(k)
+    printf("back-end under test: %s\n", k->name);
     for (unsigned m = 0; m < 256; m++)
         zeta_exact[m] = (int32_t)powq(1753, brv8(m));
     const struct CMUnitTest tests[] = {

@@ -7,12 +7,13 @@
 
 #include "core/cpu.h"
 
-/* The table of the back-end whose functions carry suffix SFX. */
-#define KERNELS(NAME, SFX)                                                                            \
+/* The table of the back-end whose NTT family (ntt.h) carries suffix NSFX and whose other kernels carry
+ * suffix SFX. */
+#define KERNELS2(NAME, NSFX, SFX)                                                                     \
     {                                                                                                 \
-        .name = NAME, .ntt = dsig_mldsa_ntt_##SFX, .invntt_tomont = dsig_mldsa_invntt_tomont_##SFX,     \
-        .pointwise_montgomery = dsig_mldsa_pointwise_montgomery_##SFX,                                \
-        .pointwise_acc_montgomery = dsig_mldsa_pointwise_acc_montgomery_##SFX,                        \
+        .name = NAME, .ntt = dsig_mldsa_ntt_##NSFX, .invntt_tomont = dsig_mldsa_invntt_tomont_##NSFX,   \
+        .pointwise_montgomery = dsig_mldsa_pointwise_montgomery_##NSFX,                               \
+        .pointwise_acc_montgomery = dsig_mldsa_pointwise_acc_montgomery_##NSFX,                       \
         .poly_add = dsig_mldsa_poly_add_##SFX, .poly_sub = dsig_mldsa_poly_sub_##SFX,                 \
         .poly_reduce = dsig_mldsa_poly_reduce_##SFX, .poly_caddq = dsig_mldsa_poly_caddq_##SFX,       \
         .poly_freeze = dsig_mldsa_poly_freeze_##SFX, .poly_shiftl = dsig_mldsa_poly_shiftl_##SFX,     \
@@ -23,10 +24,17 @@
         .unpack = dsig_mldsa_unpack_##SFX, .rej_uniform = dsig_mldsa_rej_uniform_##SFX,               \
         .rej_eta = dsig_mldsa_rej_eta_##SFX,                                                          \
     }
+#define KERNELS(NAME, SFX) KERNELS2(NAME, SFX, SFX)
 
 const dsig_mldsa_kernels dsig_mldsa_kernels_portable = KERNELS("portable", c);
 #ifdef DSIG_MLDSA_HAVE_AVX2
 const dsig_mldsa_kernels dsig_mldsa_kernels_avx2 = KERNELS("avx2", avx2);
+#endif
+#ifdef DSIG_MLDSA_HAVE_AVX512
+/* The AVX-512 back-end has the NTT family only (ntt_avx512.c: the whole polynomial in 16 zmm registers);
+ * the element-wise, rounding, packing and sampling kernels are the AVX2 ones, memory- or shuffle-bound
+ * at either width. */
+const dsig_mldsa_kernels dsig_mldsa_kernels_avx512 = KERNELS2("avx512", avx512, avx2);
 #endif
 
 /* The walk, in order of preference: the first table whose CPU features are all present. Adding a
@@ -35,6 +43,9 @@ static const struct {
     unsigned needs; /* DSIG_CPU_* bits, all required, or the back-end declines */
     const dsig_mldsa_kernels *table;
 } backends[] = {
+#ifdef DSIG_MLDSA_HAVE_AVX512
+    {DSIG_CPU_AVX512 | DSIG_CPU_AVX2, &dsig_mldsa_kernels_avx512},
+#endif
 #ifdef DSIG_MLDSA_HAVE_AVX2
     {DSIG_CPU_AVX2, &dsig_mldsa_kernels_avx2},
 #endif

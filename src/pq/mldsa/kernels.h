@@ -4,7 +4,9 @@
  *
  * The rest of src/pq/mldsa calls the unsuffixed functions (ntt.h, poly.h, rounding.h, packing.h,
  * sample.c); they forward to dsig_mldsa_kernels(), chosen once per process from src/core/cpu.h: the
- * AVX2 table when the CPU has AVX2 and DSIG_CPU_DISABLE does not name it, else the portable one. The
+ * AVX-512 table (AVX-512 NTT family, AVX2 for the rest) when the CPU has AVX-512 and DSIG_CPU_DISABLE
+ * names neither avx512 nor avx2, else the AVX2 table when the CPU has AVX2 and DSIG_CPU_DISABLE does
+ * not name it, else the portable one. The
  * choice never depends on the data. Every entry of every table meets the contract of the unsuffixed
  * function it stands for, and except for the NTT family (whose contract allows congruent results, see
  * ntt.h) gives bit-identical results, so back-ends can be mixed and tested against each other.
@@ -22,7 +24,7 @@
 #include "pq/mldsa/rounding.h"
 
 typedef struct dsig_mldsa_kernels {
-    const char *name; /* "avx2", "portable" */
+    const char *name; /* "avx512", "avx2", "portable" */
     /* ntt.h */
     void (*ntt)(int32_t a[256]);
     void (*invntt_tomont)(int32_t a[256]);
@@ -91,6 +93,12 @@ DSIG_MLDSA_KERNEL_DECLS(c)
  * dsig_cpu_features() reports DSIG_CPU_AVX2. */
 extern const dsig_mldsa_kernels dsig_mldsa_kernels_avx2;
 DSIG_MLDSA_KERNEL_DECLS(avx2)
+#endif
+
+#ifdef DSIG_MLDSA_HAVE_AVX512
+/* The AVX-512 table: the NTT family of ntt_avx512.c, every other entry from the AVX2 table; call only
+ * when dsig_cpu_features() reports DSIG_CPU_AVX512 (which implies DSIG_CPU_AVX2). */
+extern const dsig_mldsa_kernels dsig_mldsa_kernels_avx512;
 #endif
 
 #endif

@@ -13,9 +13,9 @@
  * Coefficient order is natural everywhere (no back-end-private permutation), so packed encodings and
  * the portable code never see a difference.
  *
- * The portable versions are *_c (ntt.c); *_avx2 (ntt_avx2.c) exist on x86-64. The unsuffixed names
- * forward to the back-end table chosen once per process (kernels.h; DSIG_CPU_DISABLE=avx2 forces the
- * portable code).
+ * The portable versions are *_c (ntt.c); *_avx2 (ntt_avx2.c) and *_avx512 (ntt_avx512.c) exist on
+ * x86-64. The unsuffixed names forward to the back-end table chosen once per process (kernels.h;
+ * DSIG_CPU_DISABLE=avx512 forces the AVX2 code, DSIG_CPU_DISABLE=avx2 the portable code).
  */
 #ifndef DSIG_PQ_MLDSA_NTT_H
 #define DSIG_PQ_MLDSA_NTT_H
@@ -41,6 +41,13 @@ void dsig_mldsa_invntt_tomont_avx2(int32_t a[256]);
 void dsig_mldsa_pointwise_montgomery_avx2(int32_t c[256], const int32_t a[256], const int32_t b[256]);
 void dsig_mldsa_pointwise_acc_montgomery_avx2(int32_t c[256], const int32_t *a, const int32_t *b,
                                               unsigned len);
+/* AVX-512 (ntt_avx512.c): call only when dsig_cpu_features() reports DSIG_CPU_AVX512. */
+#define DSIG_MLDSA_HAVE_AVX512 1
+void dsig_mldsa_ntt_avx512(int32_t a[256]);
+void dsig_mldsa_invntt_tomont_avx512(int32_t a[256]);
+void dsig_mldsa_pointwise_montgomery_avx512(int32_t c[256], const int32_t a[256], const int32_t b[256]);
+void dsig_mldsa_pointwise_acc_montgomery_avx512(int32_t c[256], const int32_t *a, const int32_t *b,
+                                                unsigned len);
 #endif
 
 #endif
