@@ -121,11 +121,13 @@ static inline void f_hash_lanes(unsigned hash, uint8_t blk[LANES][64], size_t a,
  * all but at most one call per round use every lane.
  */
 static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom, const uint16_t *ids,
-                        const uint8_t *start, const uint8_t *stop, uint8_t *vals, size_t cnt_chains, uint8_t *table)
+                        const uint8_t *start, const uint8_t *stop, const uint8_t *vals, uint8_t *ends,
+                        const hb_walk_out *lay, size_t cnt_chains, uint8_t *table)
 {
     _Alignas(64) uint8_t blk[WALK_MAX + LANES][64];
     _Alignas(32) uint8_t out[LANES][32];
     uint16_t chain_at[WALK_MAX]; /* chain (position in this call) of each block, in round order */
+    uint16_t at[WALK_MAX];       /* block of each chain (the inverse) */
     uint16_t ge[17];             /* ge[s]: chains with at least s steps (steps < levels ≤ 16) */
     uint16_t cnt[4][16];         /* chains with exactly s steps among chains c ≡ g (mod 4) */
     uint16_t fill[4][16];        /* next block of those chains */
@@ -138,7 +140,7 @@ static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsi
      * them (a mispredicted branch per chain cost more than the hashing of a step), and the counters
      * are split four ways so that equal counts in a row do not make a chain of read-modify-writes
      * through one memory word. Chains without steps are placed too (after the others: never hashed,
-     * their values stay where they are). */
+     * their blocks hold their values for the copy out). */
     memset(cnt, 0, sizeof cnt);
     for (size_t c = 0; c < cnt_chains; c++) {
         const int d = (int)stop[c] - (int)start[c];
@@ -153,16 +155,17 @@ static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsi
     }
     /* Chains with s steps take blocks [ge[s+1], ge[s]): most steps first; within s, group by group. */
     for (unsigned s = 0; s < levels; s++) {
-        uint16_t at = ge[s + 1];
+        uint16_t next = ge[s + 1];
         for (unsigned g = 0; g < 4; g++) {
-            fill[g][s] = at;
-            at = (uint16_t)(at + cnt[g][s]);
+            fill[g][s] = next;
+            next = (uint16_t)(next + cnt[g][s]);
         }
     }
     const size_t m = ge[1], rows = (m + LANES - 1) & ~(size_t)(LANES - 1);
     for (size_t c = 0; c < cnt_chains; c++) {
         const size_t i = fill[c & 3][steps[c]]++;
         chain_at[i] = (uint16_t)c;
+        at[c] = (uint16_t)i;
         f_block(blk[i], pk_seed, dom, ids[c], start[c], vals + c * n, n);
     }
     /* A last call with fewer than 8 (or 4) chains still hashes whole lanes: keep them initialised. */
@@ -191,7 +194,18 @@ static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsi
             }
         }
     }
-    for (size_t i = 0; i < m; i++) hb_cpy_val(vals + (size_t)chain_at[i] * n, blk[i] + HB_F_XOFF, n);
+    /* Every chain's end (a chain without steps: its block's start value), in chain order, so the output
+     * layout is a running pointer: `per` values in a row, then the next group `stride` bytes on. */
+    uint8_t *d = ends;
+    unsigned j = 0;
+    for (size_t c = 0; c < cnt_chains; c++) {
+        hb_cpy_val(d, blk[at[c]] + HB_F_XOFF, n);
+        d += n;
+        if (++j == lay->per) {
+            j = 0;
+            d += lay->stride - (size_t)lay->per * n;
+        }
+    }
 
     /* Key generation (table != NULL) walks secret levels: leave none of them on the stack
      * (verification walks public values and skips the wipe). */
@@ -205,8 +219,17 @@ static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsi
 void hb_chains_walk(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom, const uint16_t *ids,
                     const uint8_t *start, const uint8_t *stop, uint8_t *vals, size_t cnt, uint8_t *table)
 {
+    const hb_walk_out flat = {.per = WALK_MAX, .stride = (size_t)WALK_MAX * p->n};
     for (size_t base = 0; base < cnt; base += WALK_MAX) {
         const size_t m = cnt - base < WALK_MAX ? cnt - base : WALK_MAX;
-        walk_rounds(p, pk_seed, dom, ids + base, start + base, stop + base, vals + base * p->n, m, table);
+        uint8_t *v = vals + base * p->n;
+        walk_rounds(p, pk_seed, dom, ids + base, start + base, stop + base, v, v, &flat, m, table);
     }
+}
+
+void hb_chains_walk_to(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom, const uint16_t *ids,
+                       const uint8_t *start, const uint8_t *stop, const uint8_t *vals, uint8_t *ends,
+                       const hb_walk_out *lay, size_t cnt)
+{
+    walk_rounds(p, pk_seed, dom, ids, start, stop, vals, ends, lay, cnt, NULL);
 }
