@@ -5,6 +5,9 @@
  */
 #include <pthread.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "hash/blake3.h"
 #include "hash/haraka.h"
@@ -52,6 +55,26 @@ static inline void f_block(uint8_t blk[64], const uint8_t pk_seed[16], unsigned 
     memset(blk + HB_F_XOFF, 0, 64 - HB_F_XOFF);
     hb_cpy_val(blk + HB_F_XOFF, x, n);
 }
+
+/* f_block for the walker: the same bytes as 4 aligned 16-byte stores (rows pk_seed | dom step chain
+ * x[0..12) | x[12..n) zeros | zeros) instead of 7 narrow ones (memcpy, bytes, memset, the value's two
+ * parts): laying out a verification's 68 blocks is about a third of its walk's non-hashing time, and
+ * this form is ~35 cycles faster per leaf. `seed` holds pk_seed; n is 16 or 18 (the only sizes, see
+ * hb_cpy_val); blk is 16-byte aligned. */
+#if defined(__SSE2__)
+static inline void f_block_rows(uint8_t blk[64], __m128i seed, unsigned dom, uint32_t chain, uint32_t step,
+                                const uint8_t *x, size_t n)
+{
+    const __m128i v = _mm_loadu_si128((const __m128i *)x);
+    const uint32_t hdr = dom | step << 8 | chain << 16; /* bytes 16..19, little-endian */
+    __m128i r2 = _mm_srli_si128(v, 12);
+    if (n == DSIG_HB_WOTS_N) r2 = _mm_insert_epi16(r2, dsig_load_le16(x + 16), 2);
+    _mm_store_si128((__m128i *)blk, seed);
+    _mm_store_si128((__m128i *)(blk + 16), _mm_or_si128(_mm_slli_si128(v, 4), _mm_cvtsi32_si128((int)hdr)));
+    _mm_store_si128((__m128i *)(blk + 32), r2);
+    _mm_store_si128((__m128i *)(blk + 48), _mm_setzero_si128());
+}
+#endif
 
 /* Hash one F block with the parameter set's chain hash; 32 bytes out (callers truncate to n). */
 static inline void f_hash1(unsigned hash, const uint8_t blk[64], uint8_t out[32])
@@ -137,17 +160,18 @@ static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsi
     unsigned most = 0;
 
     /* The step counts are the signature's digits in verification: random. So no branch depends on
-     * them (a mispredicted branch per chain cost more than the hashing of a step), and the counters
-     * are split four ways so that equal counts in a row do not make a chain of read-modify-writes
-     * through one memory word. Chains without steps are placed too (after the others: never hashed,
-     * their blocks hold their values for the copy out). */
-    memset(cnt, 0, sizeof cnt);
+     * them (a mispredicted branch per chain cost more than the hashing of a step). Chains without
+     * steps are placed too (after the others: never hashed, their blocks hold their values for the
+     * copy out). */
     for (size_t c = 0; c < cnt_chains; c++) {
-        const int d = (int)stop[c] - (int)start[c];
-        const unsigned s = (unsigned)(d & ~(d >> 31)); /* max(d, 0) without a branch */
-        steps[c] = (uint8_t)s;
-        cnt[c & 3][s]++;
+        const int d = (stop ? (int)stop[c] : (int)levels - 1) - (int)start[c];
+        steps[c] = (uint8_t)(d & ~(d >> 31)); /* max(d, 0) without a branch */
     }
+    /* The counters are split four ways so that equal counts in a row do not make a chain of
+     * read-modify-writes through one memory word (16-bit fields of one register, no memory at all,
+     * measured slower: the variable shifts). */
+    memset(cnt, 0, sizeof cnt);
+    for (size_t c = 0; c < cnt_chains; c++) cnt[c & 3][steps[c]]++;
     ge[levels] = 0;
     for (unsigned s = levels; s-- > 0;) {
         ge[s] = (uint16_t)(ge[s + 1] + cnt[0][s] + cnt[1][s] + cnt[2][s] + cnt[3][s]);
@@ -161,13 +185,21 @@ static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsi
             next = (uint16_t)(next + cnt[g][s]);
         }
     }
-    const size_t m = ge[1], rows = (m + LANES - 1) & ~(size_t)(LANES - 1);
     for (size_t c = 0; c < cnt_chains; c++) {
         const size_t i = fill[c & 3][steps[c]]++;
         chain_at[i] = (uint16_t)c;
         at[c] = (uint16_t)i;
-        f_block(blk[i], pk_seed, dom, ids[c], start[c], vals + c * n, n);
     }
+    const size_t m = ge[1], rows = (m + LANES - 1) & ~(size_t)(LANES - 1);
+#if defined(__SSE2__)
+    if (n == DSIG_HB_WOTS_N || n == DSIG_HB_HORS_N) {
+        const __m128i seed = _mm_loadu_si128((const __m128i *)pk_seed);
+        for (size_t c = 0; c < cnt_chains; c++)
+            f_block_rows(blk[at[c]], seed, dom, ids ? ids[c] : (uint32_t)c, start[c], vals + c * n, n);
+    } else
+#endif
+        for (size_t c = 0; c < cnt_chains; c++)
+            f_block(blk[at[c]], pk_seed, dom, ids ? ids[c] : (uint32_t)c, start[c], vals + c * n, n);
     /* A last call with fewer than 8 (or 4) chains still hashes whole lanes: keep them initialised. */
     if (rows > cnt_chains) memset(blk[cnt_chains], 0, (rows - cnt_chains) * 64);
 

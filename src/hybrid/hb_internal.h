@@ -77,7 +77,8 @@ void hb_chains_walk(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned
  * Verification's walk with the ends written elsewhere: chain c starts from vals[c·n] (not changed) and
  * its end (the start value when start[c] ≥ stop[c]) goes to ends in chain order, `per` values of n
  * bytes in a row, each group `stride` bytes after the previous one (W-OTS+: straight into the leaf
- * hash's lane messages). cnt ≤ 256; no key table.
+ * hash's lane messages). ids NULL: chain c is chain number c; stop NULL: every chain goes to the top
+ * level (levels − 1). cnt ≤ 256; no key table.
  */
 typedef struct hb_walk_out {
     unsigned per;  /* values per group */

@@ -139,26 +139,27 @@ void hb_leaf_hash(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint
 void hb_wots_leaf(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint8_t *values,
                   const uint8_t *digest, uint8_t leaf[32])
 {
-    uint16_t ids[HB_MAX_WOTS_CHAINS];
-    uint8_t digits[HB_MAX_WOTS_CHAINS], stop[HB_MAX_WOTS_CHAINS];
+    uint8_t digits[HB_MAX_WOTS_CHAINS];
     _Alignas(64) uint8_t lanes[8 * HB_LANE_MAX];
     uint8_t dig[8][32];
     const unsigned per = hb_lane_values(p), L = p->chains;
     const size_t n = p->n, len = hb_lane_bytes(p);
     hb_wots_digits(p, digest, digits);
-    for (unsigned i = 0; i < L; i++) {
-        ids[i] = (uint16_t)i;
-        stop[i] = (uint8_t)(p->w - 1);
-    }
     for (unsigned l = 0; l < 8; l++) {
         uint8_t *m = lanes + l * len;
         const unsigned first = l * per, have = first >= L ? 0 : (L - first < per ? L - first : per);
+        const size_t used = HB_LANE_PREFIX + (size_t)have * n;
+        /* Slots past the last chain and the padding to the block boundary are zeros. A full lane pads
+         * less than one block: zero its whole last block (a fixed size, no memset call; the walk writes
+         * its values there afterwards). */
+        if (len - used <= 64 && len >= 64 + HB_LANE_PREFIX)
+            memset(m + len - 64, 0, 64);
+        else
+            memset(m + used, 0, len - used);
         lane_prefix(m, p, pk_seed, l);
-        /* slots past the last chain and the padding to the block boundary are zeros */
-        memset(m + HB_LANE_PREFIX + (size_t)have * n, 0, len - HB_LANE_PREFIX - (size_t)have * n);
     }
     const hb_walk_out lay = {.per = per, .stride = len};
-    hb_chains_walk_to(p, pk_seed, HB_DOM_WOTS, ids, digits, stop, values, lanes + HB_LANE_PREFIX, &lay, L);
+    hb_chains_walk_to(p, pk_seed, HB_DOM_WOTS, NULL, digits, NULL, values, lanes + HB_LANE_PREFIX, &lay, L);
     dsig_blake3_hash_many_chunks(hb_key(HB_K_LANE), lanes, len, len, 8, dig);
     dsig_blake3_hash_chunk(hb_key(HB_K_LEAF), dig, sizeof dig, leaf);
 }
