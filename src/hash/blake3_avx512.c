@@ -330,8 +330,9 @@ B3_AVX512 void dsig_b3_avx512_xof_many(DSIG_B3_XOF_MANY_ARGS)
  * columns, lane i holding diagonal i − 1 (mod 4), then back. Row 1 (b) stays put: b is the last row a
  * half-round produces and the first the next one needs (a += b), so a shuffle of it would sit on the
  * dependency chain, where a, c and d are ready a few cycles early and their shuffles hide (−8 cycles
- * per compression against rotating rows 1, 2, 3; same result). Each half-round's message words come from one vpermt2d off the critical path (the schedule is a
- * constant table, so no running permutation is carried between rounds). */
+ * per compression against rotating rows 1, 2, 3; same result). Each half-round's message words come
+ * from one vpermt2d off the critical path (the schedule is a constant table, so no running
+ * permutation is carried between rounds). */
 B3_AVX512 static inline void vl_core(__m128i r[4], const uint32_t cv[8], const uint8_t block[64],
                                      uint8_t block_len, uint64_t counter, uint8_t flags)
 {
