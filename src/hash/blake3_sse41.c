@@ -1,7 +1,7 @@
 /*
  * src/hash/blake3_sse41.c — SSE4.1 BLAKE3 back-end: the one-block compression with the 4x4 state held as
- * four row registers (columns, then diagonals by rotating rows 1-3), and 4-way hash_many / hash_lanes /
- * xof_many with one state word of 4 independent inputs (or output blocks) per register. Compiled with
+ * four row registers (columns, then diagonals by rotating rows 0, 2 and 3), and 4-way hash_many /
+ * hash_lanes / xof_many with one state word of 4 independent inputs (or output blocks) per register. Compiled with
  * target("sse4.1") per function, chosen at run time (blake3.c); results are byte-identical to the
  * portable back-end (tests/hash/test_blake3.c).
  */
@@ -68,8 +68,11 @@ B3_SSE static inline __m128i rot7(__m128i x)
 
 /*
  * @spec BLAKE3 spec §2.2: compression with rows r0..r3 = v[0..3], v[4..7], v[8..11], v[12..15]. The
- * diagonal step rotates rows 1, 2, 3 left by 1, 2, 3 lanes so diagonals line up as columns, then back.
- * The message is kept as the four vectors one round consumes, with m' = this round's word order:
+ * diagonal step rotates rows 0, 2, 3 (right by 1, left by 1, by 2 lanes) so diagonals line up as
+ * columns, lane i holding diagonal i − 1 (mod 4), then back; row 1 (b, the last row a half-round
+ * produces and the first the next needs) stays put, so no shuffle sits on the dependency chain (the
+ * diagonal message vectors are rotated to match instead, off that chain). The message is kept as the
+ * four vectors one round consumes, with m' = this round's word order:
  * u0 = (m'0, m'2, m'4, m'6), u1 = (m'1, m'3, m'5, m'7), u2 = (m'8, m'10, m'12, m'14),
  * u3 = (m'9, m'11, m'13, m'15). The next round's order is m'[P[i]] (P = the spec's permutation), which
  * in these vectors is u0 <- (u0[1], u1[1], u1[3], u0[2]), u1 <- (u0[3], u2[1], u0[0], u3[2]),
@@ -93,13 +96,13 @@ B3_SSE static inline void sse41_core(__m128i r[4], const uint32_t cv[8], const u
 #pragma GCC unroll 7
     for (int k = 0; k < 7; k++) {
         G4(r0, r1, r2, r3, u0, u1);
-        r1 = _mm_shuffle_epi32(r1, _MM_SHUFFLE(0, 3, 2, 1));
-        r2 = _mm_shuffle_epi32(r2, _MM_SHUFFLE(1, 0, 3, 2));
-        r3 = _mm_shuffle_epi32(r3, _MM_SHUFFLE(2, 1, 0, 3));
-        G4(r0, r1, r2, r3, u2, u3);
-        r1 = _mm_shuffle_epi32(r1, _MM_SHUFFLE(2, 1, 0, 3));
-        r2 = _mm_shuffle_epi32(r2, _MM_SHUFFLE(1, 0, 3, 2));
-        r3 = _mm_shuffle_epi32(r3, _MM_SHUFFLE(0, 3, 2, 1));
+        r0 = _mm_shuffle_epi32(r0, _MM_SHUFFLE(2, 1, 0, 3));
+        r2 = _mm_shuffle_epi32(r2, _MM_SHUFFLE(0, 3, 2, 1));
+        r3 = _mm_shuffle_epi32(r3, _MM_SHUFFLE(1, 0, 3, 2));
+        G4(r0, r1, r2, r3, PERM1(u2, 3, 0, 1, 2), PERM1(u3, 3, 0, 1, 2));
+        r0 = _mm_shuffle_epi32(r0, _MM_SHUFFLE(0, 3, 2, 1));
+        r2 = _mm_shuffle_epi32(r2, _MM_SHUFFLE(2, 1, 0, 3));
+        r3 = _mm_shuffle_epi32(r3, _MM_SHUFFLE(1, 0, 3, 2));
         if (k == 6)
             break;
         __m128i n0 = PERM1(SHUF2(u0, u1, 1, 2, 1, 3), 0, 2, 3, 1);

@@ -73,6 +73,21 @@ void hb_chain_f(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom
 void hb_chains_walk(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom, const uint16_t *ids,
                     const uint8_t *start, const uint8_t *stop, uint8_t *vals, size_t cnt, uint8_t *table);
 
+/*
+ * Verification's walk with the ends written elsewhere: chain c starts from vals[c·n] (not changed) and
+ * its end (the start value when start[c] ≥ stop[c]) goes to ends in chain order, `per` values of n
+ * bytes in a row, each group `stride` bytes after the previous one (W-OTS+: straight into the leaf
+ * hash's lane messages). ids NULL: chain c is chain number c; stop NULL: every chain goes to the top
+ * level (levels − 1). cnt ≤ 256; no key table.
+ */
+typedef struct hb_walk_out {
+    unsigned per;  /* values per group */
+    size_t stride; /* bytes from one group's first value to the next one's */
+} hb_walk_out;
+void hb_chains_walk_to(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom, const uint16_t *ids,
+                       const uint8_t *start, const uint8_t *stop, const uint8_t *vals, uint8_t *ends,
+                       const hb_walk_out *lay, size_t cnt);
+
 /* ---- wots.c: the leaf hash shared by W-OTS+ and HORS ---- */
 
 /* Lane-parallel leaf (docs §5.3): the L top values are split into `lanes` lanes of `per` values each

@@ -91,6 +91,15 @@ void hb_wots_sign(const dsig_hb_params *p, const uint8_t *table, const uint8_t *
         hb_cpy_val(values + i * n, table + ((size_t)i * p->w + digits[i]) * n, n);
 }
 
+/* The 20-byte head of lane message `lane`: pk_seed ‖ ots ‖ n ‖ lane u16le. @spec docs §5.3 */
+static inline void lane_prefix(uint8_t *m, const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned lane)
+{
+    memcpy(m, pk_seed, 16);
+    m[16] = p->ots;
+    m[17] = (uint8_t)p->n;
+    dsig_store_le16(m + 18, lane);
+}
+
 /* Lane-parallel leaf (see hb_internal.h): lane messages 8 at a time through the multi-message BLAKE3,
  * then one keyed hash over the lane digests. @spec docs §5.3 */
 void hb_leaf_hash(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint8_t *tops, size_t stride,
@@ -105,10 +114,7 @@ void hb_leaf_hash(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint
         for (unsigned l = 0; l < 8; l++) {
             unsigned lane = g + l, first = lane * per;
             uint8_t *m = buf[l];
-            memcpy(m, pk_seed, 16);
-            m[16] = p->ots;
-            m[17] = (uint8_t)n;
-            dsig_store_le16(m + 18, lane);
+            lane_prefix(m, p, pk_seed, lane);
             m += HB_LANE_PREFIX;
             unsigned have = first >= L ? 0 : (L - first < per ? L - first : per);
             for (unsigned j = 0; j < have; j++) hb_cpy_val(m + (size_t)j * n, tops + (size_t)(first + j) * stride, n);
@@ -127,22 +133,35 @@ void hb_leaf_hash(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint
     dsig_blake3_hash_chunk(hb_key(HB_K_LEAF), dig, (size_t)lanes * 32, leaf);
 }
 
-/* Leaf implied by a signature: complete chain i from level d_i to w−1. */
+/* Leaf implied by a signature: complete chain i from level d_i to w−1. The lane messages (W-OTS+ has
+ * 8) are laid out first and the walk writes each chain's end straight into its slot: no copy of the
+ * values into a scratch array, and none from there into the lanes. @spec docs §5.3 */
 void hb_wots_leaf(const dsig_hb_params *p, const uint8_t pk_seed[16], const uint8_t *values,
                   const uint8_t *digest, uint8_t leaf[32])
 {
-    uint16_t ids[HB_MAX_WOTS_CHAINS];
-    uint8_t digits[HB_MAX_WOTS_CHAINS], stop[HB_MAX_WOTS_CHAINS];
-    uint8_t ends[HB_MAX_WOTS_CHAINS * DSIG_HB_WOTS_N];
-    const size_t n = p->n, total = (size_t)p->chains * n;
+    uint8_t digits[HB_MAX_WOTS_CHAINS];
+    _Alignas(64) uint8_t lanes[8 * HB_LANE_MAX];
+    uint8_t dig[8][32];
+    const unsigned per = hb_lane_values(p), L = p->chains;
+    const size_t n = p->n, len = hb_lane_bytes(p);
     hb_wots_digits(p, digest, digits);
-    for (unsigned i = 0; i < p->chains; i++) {
-        ids[i] = (uint16_t)i;
-        stop[i] = (uint8_t)(p->w - 1);
+    for (unsigned l = 0; l < 8; l++) {
+        uint8_t *m = lanes + l * len;
+        const unsigned first = l * per, have = first >= L ? 0 : (L - first < per ? L - first : per);
+        const size_t used = HB_LANE_PREFIX + (size_t)have * n;
+        /* Slots past the last chain and the padding to the block boundary are zeros. A full lane pads
+         * less than one block: zero its whole last block (a fixed size, no memset call; the walk writes
+         * its values there afterwards). */
+        if (len - used <= 64 && len >= 64 + HB_LANE_PREFIX)
+            memset(m + len - 64, 0, 64);
+        else
+            memset(m + used, 0, len - used);
+        lane_prefix(m, p, pk_seed, l);
     }
-    memcpy(ends, values, total);
-    hb_chains_walk(p, pk_seed, HB_DOM_WOTS, ids, digits, stop, ends, p->chains, NULL);
-    hb_leaf_hash(p, pk_seed, ends, n, NULL, NULL, 0, leaf);
+    const hb_walk_out lay = {.per = per, .stride = len};
+    hb_chains_walk_to(p, pk_seed, HB_DOM_WOTS, NULL, digits, NULL, values, lanes + HB_LANE_PREFIX, &lay, L);
+    dsig_blake3_hash_many_chunks(hb_key(HB_K_LANE), lanes, len, len, 8, dig);
+    dsig_blake3_hash_chunk(hb_key(HB_K_LEAF), dig, sizeof dig, leaf);
 }
 
 /* Leaf of a key from its table's top level (chain i's end at table[(i·w + w−1)·n]). */
