@@ -411,7 +411,9 @@ static void start_client(cluster *c, const char *requests)
 }
 
 /* The client finished with every result right; the honest replicas agree and reached its last request. */
-static void finish_replication(cluster *c, const int *honest, int n, unsigned requests)
+/* `reach`: how many of the honest replicas must end near the last request (the others must agree on
+ * what they executed, checked above, but may lag: see test_pbft_equivocating_leader). */
+static void finish_replication_n(cluster *c, const int *honest, int n, unsigned requests, int reach)
 {
     int st = wait_exit(c, 5, slow() ? 250000 : 100000);
     if (st != 0)
@@ -423,11 +425,21 @@ static void finish_replication(cluster *c, const int *honest, int n, unsigned re
     /* Every honest replica reached (nearly) the end: by executing ("decide" lines) or, when it fell
      * behind under loss, by installing a stable checkpoint (no "decide" line for the numbers it covers):
      * the "state" line each prints at exit says where it ended. */
+    int reached = 0;
     for (int k = 0; k < n; k++) {
         uint64_t end = field(c, honest[k], "state", "seq");
-        if (end < requests * 3 / 4)
-            fail_msg("replica %d ended at seq %" PRIu64 " of %u requests", honest[k], end, requests);
+        if (end >= requests * 3 / 4)
+            reached++;
+        else
+            fprintf(stderr, "replica %d ended at seq %" PRIu64 " of %u requests\n", honest[k], end, requests);
     }
+    if (reached < reach)
+        fail_msg("%d of %d honest replicas ended near request %u, expected at least %d", reached, n, requests, reach);
+}
+
+static void finish_replication(cluster *c, const int *honest, int n, unsigned requests)
+{
+    finish_replication_n(c, honest, n, requests, n);
 }
 
 static void test_pbft_crashed_replica(void **state)
@@ -483,7 +495,11 @@ static void test_pbft_equivocating_leader(void **state)
     wait_ready(&c, all4, 4, 1);
     start_client(&c, "30");
     int honest[] = {2, 3, 4};
-    finish_replication(&c, honest, 3, 30);
+    /* An honest replica the leader sent a different proposal can fall behind: the other two and the
+     * leader still form quorums (2f + 1 = 3 of 4), and it catches up only at the next stable
+     * checkpoint. PBFT promises the client's answers and agreement, not that every honest replica is
+     * current: f + 1 = 2 of the 3 must be. */
+    finish_replication_n(&c, honest, 3, 30, 2);
     size_t proofs = 0, views = 0;
     for (int k = 0; k < 3; k++) {
         proofs += check_evidence(&c, honest[k], 1);
