@@ -30,7 +30,12 @@
 #include "hybrid/runtime.h"
 
 #define FP_MAX_INPUT 16384u
-#define FP_CACHE 96u
+/* Parameter sets kept with their batches. HORS alone has ~27 000 (hash × t × k × batch size) and a
+ * batch costs far more than an execution, so the cache is large and evicts one entry at a time (round
+ * robin): a full flush made every execution after the first 96 sets pay for a key generation. An entry
+ * holds at most 8 keys of 4096 secret and 4096 public 16-byte values: 512 MiB in the worst case, under
+ * libFuzzer's 2 GiB limit with ASan's own. */
+#define FP_CACHE 512u
 #define FP_SEQ 7u
 
 /* One batch per parameter set (by id), made on first use from a fixed master seed. */
@@ -39,7 +44,7 @@ static struct fp_batch {
     dsig_hb_batch keys;   /* with the one-time keys */
     dsig_hb_batch cached; /* the verified batch message, as a verifier caches it */
 } cache[FP_CACHE];
-static size_t n_cache;
+static size_t n_cache, next_evict;
 /* The root key derived from a DSig key of a fixed seed, and whose batches these are (runtime domain,
  * signer 1). */
 static dsig_ed25519_dkey root;
@@ -70,14 +75,15 @@ static struct fp_batch *batch_for(const dsig_hb_params *p)
     for (size_t i = 0; i < n_cache; i++)
         if (cache[i].p.id == p->id)
             return &cache[i];
-    if (n_cache == FP_CACHE) { /* full: start again (the batches point at their entry's parameters) */
-        for (size_t i = 0; i < FP_CACHE; i++) {
-            dsig_hb_batch_free(&cache[i].keys);
-            dsig_hb_batch_free(&cache[i].cached);
-        }
-        n_cache = 0;
+    struct fp_batch *b;
+    if (n_cache < FP_CACHE) {
+        b = &cache[n_cache++];
+    } else { /* full: rebuild the oldest entry in place (its batches point at its parameters) */
+        b = &cache[next_evict];
+        next_evict = (next_evict + 1) % FP_CACHE;
+        dsig_hb_batch_free(&b->keys);
+        dsig_hb_batch_free(&b->cached);
     }
-    struct fp_batch *b = &cache[n_cache];
     b->p = *p;
     uint8_t master[DSIG_HB_SEED_BYTES];
     memset(master, 0x3c, sizeof master);
@@ -89,7 +95,6 @@ static struct fp_batch *batch_for(const dsig_hb_params *p)
     FUZZ_CHECK(dsig_hb_batch_verify(&b->p, bm, bl, &who, &b->cached) == DSIG_OK, "our own batch message: %s",
                dsig_last_error_detail());
     free(bm);
-    n_cache++;
     return b;
 }
 

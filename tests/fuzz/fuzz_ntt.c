@@ -17,6 +17,7 @@
 
 #include "core/cpu.h"
 #include "fuzz_common.h"
+#include "pq/mldsa/kernels.h"
 #include "pq/mldsa/ntt.h"
 
 #define Q 8380417
@@ -54,25 +55,6 @@ static void check(const int32_t *c, const int32_t *v, int64_t bound, const char 
                    v[i]);
     }
 }
-
-/* The vector back-ends: AVX2 always (the caller checked), AVX-512 when usable. */
-static const struct backend {
-    const char *name;
-    unsigned needs;
-    void (*ntt)(int32_t a[256]);
-    void (*invntt_tomont)(int32_t a[256]);
-    void (*pointwise)(int32_t c[256], const int32_t a[256], const int32_t b[256]);
-    void (*pointwise_acc)(int32_t c[256], const int32_t *a, const int32_t *b, unsigned len);
-} backends[] = {
-#ifdef DSIG_MLDSA_HAVE_AVX2
-    {"AVX2", DSIG_CPU_AVX2, dsig_mldsa_ntt_avx2, dsig_mldsa_invntt_tomont_avx2,
-     dsig_mldsa_pointwise_montgomery_avx2, dsig_mldsa_pointwise_acc_montgomery_avx2},
-#endif
-#ifdef DSIG_MLDSA_HAVE_AVX512
-    {"AVX-512", DSIG_CPU_AVX512, dsig_mldsa_ntt_avx512, dsig_mldsa_invntt_tomont_avx512,
-     dsig_mldsa_pointwise_montgomery_avx512, dsig_mldsa_pointwise_acc_montgomery_avx512},
-#endif
-};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -114,9 +96,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dsig_mldsa_pointwise_acc_montgomery_c(c, a2, b2, len);
         break;
     }
-    for (size_t k = 0; k < sizeof backends / sizeof backends[0]; k++) {
-        const struct backend *be = &backends[k];
-        if (!dsig_cpu_usable(be->needs))
+    /* Every vector table of src/pq/mldsa/kernels.c the CPU can run (the portable one is c). */
+    for (unsigned k = 0; k < dsig_mldsa_backend_count; k++) {
+        const dsig_mldsa_kernels *be = dsig_mldsa_backends[k].table;
+        if (be == &dsig_mldsa_kernels_portable || !dsig_cpu_usable(dsig_mldsa_backends[k].needs))
             continue;
         switch (op) {
         case 0:
@@ -128,13 +111,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 2:
             memcpy(a2, a, 256 * sizeof *a);
             memcpy(b2, b, 256 * sizeof *b);
-            be->pointwise(v, a2, b2);
+            be->pointwise_montgomery(v, a2, b2);
             check(c, v, Q, "pointwise_montgomery", be->name);
             break;
         default:
             memcpy(a2, a, 256 * (size_t)len * sizeof *a);
             memcpy(b2, b, 256 * (size_t)len * sizeof *b);
-            be->pointwise_acc(v, a2, b2, len);
+            be->pointwise_acc_montgomery(v, a2, b2, len);
             check(c, v, Q, "pointwise_acc_montgomery", be->name);
             break;
         }

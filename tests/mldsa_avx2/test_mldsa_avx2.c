@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/cpu.h"
+#include "pq/mldsa/kernels.h"
 #include "pq/mldsa/ntt.h"
 
 #define Q 8380417
@@ -108,25 +109,13 @@ static void invntt_exact(int64_t w[256])
 
 static const char *current = "?"; /* the back-end under test, for failure messages */
 
-/* The vector back-ends of ntt.h, each tested when dsig_cpu_usable(needs). */
-static const struct backend {
-    const char *name;
-    unsigned needs;
-    void (*ntt)(int32_t a[256]);
-    void (*invntt_tomont)(int32_t a[256]);
-    void (*pointwise)(int32_t c[256], const int32_t a[256], const int32_t b[256]);
-    void (*pointwise_acc)(int32_t c[256], const int32_t *a, const int32_t *b, unsigned len);
-} backends[] = {
-    {"avx2", DSIG_CPU_AVX2, dsig_mldsa_ntt_avx2, dsig_mldsa_invntt_tomont_avx2,
-     dsig_mldsa_pointwise_montgomery_avx2, dsig_mldsa_pointwise_acc_montgomery_avx2},
-#ifdef DSIG_MLDSA_HAVE_AVX512
-    {"avx512", DSIG_CPU_AVX512, dsig_mldsa_ntt_avx512, dsig_mldsa_invntt_tomont_avx512,
-     dsig_mldsa_pointwise_montgomery_avx512, dsig_mldsa_pointwise_acc_montgomery_avx512},
-#endif
-};
+/* The vector tables of src/pq/mldsa/kernels.c (not the portable one, the reference here), each tested
+ * when dsig_cpu_usable(needs); k is the table. */
 #define FOR_EACH_BACKEND(k)                                                                              \
-    for (const struct backend *k = backends; k < backends + sizeof backends / sizeof backends[0]; k++)   \
-        if (dsig_cpu_usable(k->needs) && (current = k->name) != NULL)
+    for (unsigned k##_i = 0; k##_i < dsig_mldsa_backend_count; k##_i++)                                 \
+        for (const dsig_mldsa_kernels *k = dsig_mldsa_backends[k##_i].table; k; k = NULL)                \
+            if (k != &dsig_mldsa_kernels_portable && dsig_cpu_usable(dsig_mldsa_backends[k##_i].needs) && \
+                (current = k->name) != NULL)
 
 static const int64_t R_MOD_Q = 4193792;    /* 2^32 mod q */
 static const int64_t RINV_MOD_Q = 8265825; /* 2^-32 mod q */
@@ -245,7 +234,7 @@ static void test_pointwise(void **state)
             fill(b, 256, Q / 2, (it / 2) % 3);
         }
         dsig_mldsa_pointwise_montgomery_c(c, a, b);
-        k->pointwise(v, a, b);
+        k->pointwise_montgomery(v, a, b);
         assert_bound(v, Q, "pointwise");
         assert_congruent(v, c, "pointwise vs pointwise_c");
         for (unsigned i = 0; i < 256; i++)
@@ -267,7 +256,7 @@ static void test_pointwise_acc(void **state)
         fill(b, 256 * len, 9LL * Q, (it / 24) % 3);
         memset(v, 0x5a, sizeof v);
         dsig_mldsa_pointwise_acc_montgomery_c(c, a, b, len);
-        k->pointwise_acc(v, a, b, len);
+        k->pointwise_acc_montgomery(v, a, b, len);
         assert_bound(v, Q, "pointwise_acc");
         assert_congruent(v, c, "pointwise_acc vs pointwise_acc_c");
         for (unsigned i = 0; i < 256; i++) {
@@ -292,7 +281,7 @@ static void test_pointwise_acc_worst(void **state)
             b[i] = sign * (9 * Q - 1);
         }
         dsig_mldsa_pointwise_acc_montgomery_c(c, a, b, 8);
-        k->pointwise_acc(v, a, b, 8);
+        k->pointwise_acc_montgomery(v, a, b, 8);
         assert_bound(v, Q, "pointwise_acc worst case");
         assert_congruent(v, c, "pointwise_acc worst case");
     }

@@ -39,10 +39,7 @@ const dsig_mldsa_kernels dsig_mldsa_kernels_avx512 = KERNELS2("avx512", avx512, 
 
 /* The walk, in order of preference: the first table whose CPU features are all present. Adding a
  * back-end: its functions, its table above (KERNELS) and one line here. */
-static const struct {
-    unsigned needs; /* DSIG_CPU_* bits, all required, or the back-end declines */
-    const dsig_mldsa_kernels *table;
-} backends[] = {
+const dsig_mldsa_backend dsig_mldsa_backends[] = {
 #ifdef DSIG_MLDSA_HAVE_AVX512
     {DSIG_CPU_AVX512 | DSIG_CPU_AVX2, &dsig_mldsa_kernels_avx512},
 #endif
@@ -51,6 +48,7 @@ static const struct {
 #endif
     {0, &dsig_mldsa_kernels_portable},
 };
+const unsigned dsig_mldsa_backend_count = sizeof dsig_mldsa_backends / sizeof dsig_mldsa_backends[0];
 
 static const void *slot;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -58,9 +56,9 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void resolve(void)
 {
     size_t i = 0;
-    while (!dsig_cpu_usable(backends[i].needs))
+    while (!dsig_cpu_usable(dsig_mldsa_backends[i].needs))
         i++;
-    __atomic_store_n(&slot, (const void *)backends[i].table, __ATOMIC_RELEASE);
+    __atomic_store_n(&slot, (const void *)dsig_mldsa_backends[i].table, __ATOMIC_RELEASE);
 }
 
 /* The table for this process, chosen once; the choice depends on the CPU only, never on the data. */

@@ -63,6 +63,16 @@ typedef struct dsig_mldsa_kernels {
 /* The table for this process (never NULL). */
 const dsig_mldsa_kernels *dsig_mldsa_kernels_get(void);
 
+/* Every table of this build in order of preference, each with the CPU features it needs (DSIG_CPU_*,
+ * all required); the last one is the portable table (needs 0). dsig_mldsa_kernels_get() takes the
+ * first usable one; tests walk the list to check every back-end the CPU can run. */
+typedef struct dsig_mldsa_backend {
+    unsigned needs;
+    const dsig_mldsa_kernels *table;
+} dsig_mldsa_backend;
+extern const dsig_mldsa_backend dsig_mldsa_backends[];
+extern const unsigned dsig_mldsa_backend_count;
+
 /* The functions of one back-end, suffix SFX (the NTT family is declared in ntt.h). */
 #define DSIG_MLDSA_KERNEL_DECLS(SFX)                                                                  \
     void dsig_mldsa_poly_add_##SFX(mldsa_poly *c, const mldsa_poly *a, const mldsa_poly *b);          \
