@@ -356,6 +356,9 @@ typedef struct dsig_hybrid_signer_stats {
     uint64_t outbox_dropped;     /* batch messages dropped from a full outbox */
     uint64_t publish_errors;     /* channel deliveries a verifier refused */
     unsigned protections;        /* DSIG_HYBRID_PROTECT_* every secret region of the signer got */
+    uint64_t erased;             /* used one-time keys wiped: with background threads a used key is
+                                    wiped by them within about 20 ms of its signature (off the
+                                    signing path), so signatures − erased are the keys waiting */
 } dsig_hybrid_signer_stats;
 
 /* How the signer's secrets (master seed, root key, prepared one-time keys) are kept: each is best

@@ -59,13 +59,15 @@ void dsig_hb_key_erase(dsig_hb_key *key)
     dsig_memzero(key, sizeof *key);
 }
 
-/* Prefetch hints (write intent: the erase writes every line) for a key's whole memory. */
+/* Prefetch hints for a key's whole memory. Read intent: the signing thread only reads a key, and the
+ * background thread that erases it afterwards (src/hybrid/signer.c, "Deferred erase") would otherwise
+ * have to take every line back from this core. */
 void dsig_hb_key_prefetch(const dsig_hb_key *key)
 {
     if (!key || !key->mem) return;
     const uint8_t *m = key->mem;
-    for (size_t o = 0; o < key->mem_len; o += 64) __builtin_prefetch(m + o, 1, 3);
-    __builtin_prefetch(m + key->mem_len - 1, 1, 3);
+    for (size_t o = 0; o < key->mem_len; o += 64) __builtin_prefetch(m + o, 0, 3);
+    __builtin_prefetch(m + key->mem_len - 1, 0, 3);
 }
 
 /* Bytes of the signature template kept in a key: the 47-byte prefix and the proof ‖ root_sig tail. */

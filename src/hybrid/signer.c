@@ -5,7 +5,8 @@
  *
  * A pool is a FIFO of generated batches; `ready` counts the keys not yet handed out. sign() moves one
  * key out of the head batch of the hinted group's pool under the mutex (a struct copy; the source is
- * zeroed so no other caller can see it), then signs and erases it outside the lock. Background threads
+ * zeroed so no other caller can see it), then signs outside the lock and hands the used key to the
+ * background threads to erase (see "Deferred erase" below). Background threads
  * sleep on `need_keys` until some pool's ready + in-flight keys fall below pool_target, generate a
  * whole batch for the emptiest one without the lock, and wake blocked signers through `not_empty`. No
  * busy-waiting anywhere. All groups take sequence numbers from one counter, so a verifier that is in
@@ -77,6 +78,23 @@ struct outmsg {
 };
 
 /* One verifier group's keys and kept batch messages. */
+/*
+ * Deferred erase. Wiping a used key (its whole table of chain levels: 5 KB for the default set) was
+ * about 40 % of a signature's time on the signing thread. A used key therefore goes on a lock-free
+ * stack (one compare-and-swap), written over the start of its own memory, which is about to be wiped
+ * anyway, and a background thread erases the stack: whenever it wakes to generate keys, and at least
+ * every SPENT_PERIOD_MS otherwise. So a used key's secrets live at most that long after the signature
+ * is released — and no longer secret than the hundreds of unused prepared keys next to them in the
+ * same protected memory (out of core dumps and swap, zero in a fork child). The key has left the pool
+ * under the mutex before it signs, so deferring its erase cannot let it sign again. Without background
+ * threads (or once they have stopped) the signing thread erases at once, as before.
+ */
+#define SPENT_PERIOD_MS 20
+struct spent {
+    struct spent *next;
+    dsig_hb_key key;
+};
+
 struct pool {
     struct pool_batch *head, *tail;     /* under lock */
     uint64_t ready;                     /* keys not yet handed out (under lock) */
@@ -112,7 +130,48 @@ struct dsig_hybrid_signer {
     uint64_t outbox_dropped;
     _Atomic uint64_t publish_errors;
     unsigned protections;               /* DSIG_SECMEM_* that every secret region had (under lock) */
+    _Atomic(struct spent *) spent;      /* used keys not yet erased (see "Deferred erase") */
+    _Atomic unsigned bg_live;           /* background threads that will still erase `spent` */
+    _Atomic uint64_t erased;            /* used keys wiped (stats) */
 };
+
+/* Put a used key on the stack of keys to erase; *key is cleared (it held no secret, only addresses). */
+static void spent_push(dsig_hybrid_signer *s, dsig_hb_key *key)
+{
+    struct spent *n = (struct spent *)(void *)key->mem; /* 64-byte aligned, larger than a node */
+    n->key = *key;
+    struct spent *old = atomic_load_explicit(&s->spent, memory_order_relaxed);
+    do
+        n->next = old;
+    while (!atomic_compare_exchange_weak_explicit(&s->spent, &old, n, memory_order_seq_cst, memory_order_relaxed));
+    dsig_memzero(key, sizeof *key);
+}
+
+/* Erase every key on the stack (each erase wipes the node too, so it is copied first). */
+static void spent_erase_all(dsig_hybrid_signer *s)
+{
+    struct spent *n = atomic_exchange_explicit(&s->spent, NULL, memory_order_acquire);
+    while (n) {
+        struct spent c = *n;
+        dsig_hb_key_erase(&c.key);
+        n = c.next;
+        dsig_memzero(&c, sizeof c);
+        atomic_fetch_add_explicit(&s->erased, 1, memory_order_relaxed);
+    }
+}
+
+/* The need_keys wait of a background thread: woken by a signer, or after SPENT_PERIOD_MS to erase. */
+static void wait_need_keys(dsig_hybrid_signer *s)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_nsec += SPENT_PERIOD_MS * 1000000L;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&s->need_keys, &s->lock, &t);
+}
 
 /* 1 if this is a copy of the signer in another process (see the fork guard above). */
 static int hb_forked(const dsig_hybrid_signer *s)
@@ -261,9 +320,15 @@ static void *keygen_thread(void *arg)
     dsig_hybrid_signer *s = arg;
     pthread_mutex_lock(&s->lock);
     while (!s->stop && !s->bg_error) {
+        if (atomic_load_explicit(&s->spent, memory_order_relaxed)) {
+            pthread_mutex_unlock(&s->lock);
+            spent_erase_all(s);
+            pthread_mutex_lock(&s->lock);
+            continue;
+        }
         int g = neediest(s);
         if (g < 0) {
-            pthread_cond_wait(&s->need_keys, &s->lock);
+            wait_need_keys(s);
             continue;
         }
         struct pool *pl = &s->pools[g];
@@ -289,6 +354,10 @@ static void *keygen_thread(void *arg)
     s->bg_alive--;
     pthread_cond_broadcast(&s->not_empty);
     pthread_mutex_unlock(&s->lock);
+    /* Leave no used key behind: a signer that pushes after this drain sees bg_live at 0 (both
+     * sequentially consistent) and erases itself. */
+    atomic_fetch_sub_explicit(&s->bg_live, 1, memory_order_seq_cst);
+    spent_erase_all(s);
     return NULL;
 }
 
@@ -336,8 +405,15 @@ int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *key,
     s->next_seq = o.first_seq ? o.first_seq : clock_seq();
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->not_empty, NULL);
-    pthread_cond_init(&s->need_keys, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* wait_need_keys' deadline */
+    pthread_cond_init(&s->need_keys, &ca);
+    pthread_condattr_destroy(&ca);
     pthread_mutex_init(&s->out_lock, NULL);
+    atomic_init(&s->spent, NULL);
+    atomic_init(&s->bg_live, 0);
+    atomic_init(&s->erased, 0);
     atomic_init(&s->publish_errors, 0);
 
     s->who.domain = DSIG_HB_DOMAIN_RUNTIME;
@@ -354,10 +430,12 @@ int dsig_hybrid_signer_new(dsig_hybrid_signer **out, const dsig_key *key,
         for (unsigned i = 0; rc == DSIG_OK && i < o.threads; i++) {
             pthread_mutex_lock(&s->lock);
             s->bg_alive++;
+            atomic_fetch_add_explicit(&s->bg_live, 1, memory_order_seq_cst);
             pthread_mutex_unlock(&s->lock);
             if (pthread_create(&s->threads[i], NULL, keygen_thread, s) != 0) {
                 pthread_mutex_lock(&s->lock);
                 s->bg_alive--;
+                atomic_fetch_sub_explicit(&s->bg_live, 1, memory_order_seq_cst);
                 pthread_mutex_unlock(&s->lock);
                 rc = dsig_fail(DSIG_E_NOMEM, "DSig signer: cannot start a background thread");
                 break;
@@ -387,6 +465,12 @@ void dsig_hybrid_signer_free(dsig_hybrid_signer *s)
                 for (uint32_t i = pb->next_key; i < s->params.batch; i++)
                     if (pb->b.keys[i].mem)
                         dsig_memzero(pb->b.keys[i].mem, pb->b.keys[i].mem_len);
+        /* Used keys not yet erased: where the fork zeroed them the first node reads as the end. */
+        for (struct spent *n = atomic_load(&s->spent), *nx; n; n = nx) {
+            nx = n->next;
+            if (n->key.mem)
+                dsig_memzero(n->key.mem, n->key.mem_len);
+        }
         dsig_memzero(s->sec, sizeof *s->sec);
         return;
     }
@@ -398,6 +482,7 @@ void dsig_hybrid_signer_free(dsig_hybrid_signer *s)
     for (unsigned i = 0; i < s->nthreads; i++)
         pthread_join(s->threads[i], NULL);
     dsig_xfree(s->threads, 0);
+    spent_erase_all(s); /* the threads drain it as they exit: normally nothing is left */
     for (unsigned g = 0; g < s->ngroups; g++) {
         for (struct pool_batch *pb = s->pools[g].head, *nx; pb; pb = nx) {
             nx = pb->next;
@@ -487,10 +572,19 @@ static int sign_in(dsig_hybrid_signer *s, unsigned g, const uint8_t *msg, size_t
     dsig_hb_key next_hint = {0};
     if (next)
         next_hint = *next;
+    const int defer = s->nthreads && s->bg_alive && !s->stop;
     pthread_mutex_unlock(&s->lock);
 
     int rc = dsig_hb_sign(&key, msg, len, sig, cap, sig_len);
-    dsig_hb_key_erase(&key); /* one-time: erased whatever the outcome */
+    /* One-time: erased whatever the outcome, by a background thread when there is one. */
+    if (defer && key.mem && key.mem_len >= sizeof(struct spent)) {
+        spent_push(s, &key);
+        if (atomic_load_explicit(&s->bg_live, memory_order_seq_cst) == 0)
+            spent_erase_all(s); /* the threads stopped after `defer` was read */
+    } else {
+        dsig_hb_key_erase(&key);
+        atomic_fetch_add_explicit(&s->erased, 1, memory_order_relaxed);
+    }
     dsig_hb_key_prefetch(&next_hint); /* a hint only: no key data is read */
     dsig_memzero(&next_hint, sizeof next_hint);
     if (done) {
@@ -620,4 +714,5 @@ void dsig_hybrid_signer_stats_get(dsig_hybrid_signer *s, dsig_hybrid_signer_stat
     st->outbox_dropped = s->outbox_dropped;
     pthread_mutex_unlock(&s->out_lock);
     st->publish_errors = atomic_load(&s->publish_errors);
+    st->erased = atomic_load(&s->erased);
 }

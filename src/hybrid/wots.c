@@ -87,8 +87,16 @@ void hb_wots_sign(const dsig_hb_params *p, const uint8_t *table, const uint8_t *
     uint8_t digits[HB_MAX_WOTS_CHAINS];
     const size_t n = p->n;
     hb_wots_digits(p, digest, digits);
-    for (unsigned i = 0; i < p->chains; i++)
-        hb_cpy_val(values + i * n, table + ((size_t)i * p->w + digits[i]) * n, n);
+    /* Locals: the stores to `values` could alias *p, which would make the compiler reload w and the
+     * chain count for every chain; the default n as a constant makes each copy two moves. */
+    const size_t w = p->w, chains = p->chains;
+    if (n == DSIG_HB_WOTS_N) {
+        for (size_t i = 0; i < chains; i++)
+            hb_cpy_val(values + i * DSIG_HB_WOTS_N, table + (i * w + digits[i]) * DSIG_HB_WOTS_N, DSIG_HB_WOTS_N);
+        return;
+    }
+    for (size_t i = 0; i < chains; i++)
+        hb_cpy_val(values + i * n, table + (i * w + digits[i]) * n, n);
 }
 
 /* The 20-byte head of lane message `lane`: pk_seed ‖ ots ‖ n ‖ lane u16le. @spec docs §5.3 */

@@ -74,6 +74,45 @@ static void test_background_fast_path(void **state)
     dsig_key_free(pub);
 }
 
+/* Used keys are erased off the signing path: by the background thread within its erase period (here
+ * with a pool target of 1, so that signing never wakes it for keys: only the period does), and at once
+ * without background threads. */
+static void test_used_keys_erased(void **state)
+{
+    (void)state;
+    dsig_key *pub, *k = ed_key(2, &pub);
+    for (unsigned threads = 0; threads <= 1; threads++) {
+        dsig_hybrid_signer_options so;
+        dsig_hybrid_signer_options_default(&so);
+        so.signer_id = 2;
+        so.threads = threads;
+        so.pool_target = 1;
+        dsig_hybrid_signer *s;
+        assert_int_equal(dsig_hybrid_signer_new(&s, k, NULL, &so), DSIG_OK);
+        assert_int_equal(dsig_hybrid_signer_wait_ready(s, 1), DSIG_OK);
+        uint8_t sig[4096];
+        size_t len;
+        for (unsigned i = 0; i < 100; i++)
+            assert_int_equal(dsig_hybrid_sign(s, (const uint8_t *)&i, sizeof i, sig, sizeof sig, &len), DSIG_OK);
+        dsig_hybrid_signer_stats ss;
+        dsig_hybrid_signer_stats_get(s, &ss);
+        assert_int_equal(ss.signatures, 100);
+        if (threads == 0)
+            assert_int_equal(ss.erased, 100);
+        /* The period is 20 ms; allow 5 s for a loaded machine (sanitizers, valgrind). */
+        for (int t = 0; t < 500 && ss.erased < 100; t++) {
+            struct timespec d = {0, 10 * 1000 * 1000};
+            nanosleep(&d, NULL);
+            dsig_hybrid_signer_stats_get(s, &ss);
+        }
+        if (ss.erased != 100)
+            fail_msg("threads=%u: %llu of 100 used keys erased after 5 s", threads, (unsigned long long)ss.erased);
+        dsig_hybrid_signer_free(s);
+    }
+    dsig_key_free(k);
+    dsig_key_free(pub);
+}
+
 /* Non-blocking mode: signing is much faster than key generation, so draining the pool must end in
  * DSIG_E_WOULD_BLOCK; after a wait the signer works again. */
 static void test_nonblocking_drained(void **state)
@@ -458,6 +497,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_background_fast_path),
         cmocka_unit_test(test_nonblocking_drained),
+        cmocka_unit_test(test_used_keys_erased),
         cmocka_unit_test(test_unique_keys_concurrent),
         cmocka_unit_test(test_concurrent_signers_verifiers),
         cmocka_unit_test(test_verify_wait),
