@@ -12,24 +12,7 @@
 
 #include "core/cpu.h"
 #include "hash/haraka_impl.h"
-
-#define TARGET_V512 __attribute__((target("vaes,aes,avx512f,avx2")))
-
-/* Round constant k in all four 128-bit lanes. */
-#define RC4(k) _mm512_broadcast_i32x4(_mm_load_si128((const __m128i *)dsig_haraka_rc[k]))
-
-/* @spec Haraka v2 MIX for Haraka-512 (see mix4 in haraka_aesni.c), per 128-bit lane. */
-static inline TARGET_V512 void mix4x4(__m512i s[4])
-{
-    __m512i lo01 = _mm512_unpacklo_epi32(s[0], s[1]);
-    __m512i hi01 = _mm512_unpackhi_epi32(s[0], s[1]);
-    __m512i lo23 = _mm512_unpacklo_epi32(s[2], s[3]);
-    __m512i hi23 = _mm512_unpackhi_epi32(s[2], s[3]);
-    s[0] = _mm512_unpackhi_epi32(hi01, hi23);
-    s[3] = _mm512_unpacklo_epi32(hi01, hi23);
-    s[1] = _mm512_unpacklo_epi32(lo23, lo01);
-    s[2] = _mm512_unpackhi_epi32(lo23, lo01);
-}
+#include "hash/haraka_vaes512_core.h"
 
 /* Inputs in[0..3] (64 bytes each, one per register as loaded) to word-major order: w[j] = word j of
  * the four inputs, input i in lane i (a 4x4 transpose of 128-bit lanes). */
@@ -58,19 +41,7 @@ haraka512_quads(uint8_t *out, const uint8_t *in, const int nquads)
         for (int j = 0; j < 4; j++)
             s[q][j] = w[q][j];
     }
-#pragma GCC unroll 5
-    for (int t = 0; t < DSIG_HARAKA_ROUNDS; t++) {
-#pragma GCC unroll 8
-        for (int m = 0; m < 8; m++) {
-            __m512i rc = RC4(8 * t + m);
-#pragma GCC unroll 2
-            for (int q = 0; q < nquads; q++)
-                s[q][m & 3] = _mm512_aesenc_epi128(s[q][m & 3], rc);
-        }
-#pragma GCC unroll 2
-        for (int q = 0; q < nquads; q++)
-            mix4x4(s[q]);
-    }
+    dsig_haraka512_v512_rounds(s, nquads);
     /* Feed-forward and truncation (bytes 8..15 of words 0, 1 and 0..7 of words 2, 3 per input), for
      * every input before any store (out == in allowed). */
     const __m512i lo_idx = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);

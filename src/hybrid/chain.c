@@ -11,6 +11,8 @@
 
 #include "hash/blake3.h"
 #include "hash/haraka.h"
+#include "hash/haraka_impl.h"
+#include "core/cpu.h"
 #include "hash/sha256.h"
 #include "core/internal.h"
 #include "hybrid/hb_internal.h"
@@ -259,9 +261,34 @@ void hb_chains_walk(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned
     }
 }
 
+void hb_chains_walk_to_generic(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom,
+                               const uint16_t *ids, const uint8_t *start, const uint8_t *stop, const uint8_t *vals,
+                               uint8_t *ends, const hb_walk_out *lay, size_t cnt)
+{
+    walk_rounds(p, pk_seed, dom, ids, start, stop, vals, ends, lay, cnt, NULL);
+}
+
+int hb_chains_walk_native(const dsig_hb_params *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    /* Wherever the VAES-512 Haraka back-end runs (DSIG_CPU_DISABLE included), never for other inputs. */
+    return p->hash == DSIG_HB_HASH_HARAKA && p->n == DSIG_HB_WOTS_N &&
+           dsig_cpu_usable(dsig_haraka_backend_vaes512.needs);
+#else
+    (void)p;
+    return 0;
+#endif
+}
+
 void hb_chains_walk_to(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom, const uint16_t *ids,
                        const uint8_t *start, const uint8_t *stop, const uint8_t *vals, uint8_t *ends,
                        const hb_walk_out *lay, size_t cnt)
 {
+#if defined(__x86_64__) || defined(__i386__)
+    if (hb_chains_walk_native(p)) {
+        hb_chains_walk_to_vaes512(p, pk_seed, dom, ids, start, stop, vals, ends, lay, cnt);
+        return;
+    }
+#endif
     walk_rounds(p, pk_seed, dom, ids, start, stop, vals, ends, lay, cnt, NULL);
 }

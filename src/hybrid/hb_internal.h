@@ -87,6 +87,16 @@ typedef struct hb_walk_out {
 void hb_chains_walk_to(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom, const uint16_t *ids,
                        const uint8_t *start, const uint8_t *stop, const uint8_t *vals, uint8_t *ends,
                        const hb_walk_out *lay, size_t cnt);
+/* The back-ends of hb_chains_walk_to, same contract: the generic walker (any parameter set) and, on
+ * x86 only, the register-resident VAES-512 one (chain_vaes512.c: Haraka chains with n = 18, on a CPU
+ * where hb_chains_walk_native(p) says 1, which is where hb_chains_walk_to uses it). Tests compare them. */
+void hb_chains_walk_to_generic(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom,
+                               const uint16_t *ids, const uint8_t *start, const uint8_t *stop, const uint8_t *vals,
+                               uint8_t *ends, const hb_walk_out *lay, size_t cnt);
+int hb_chains_walk_native(const dsig_hb_params *p);
+void hb_chains_walk_to_vaes512(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom,
+                               const uint16_t *ids, const uint8_t *start, const uint8_t *stop, const uint8_t *vals,
+                               uint8_t *ends, const hb_walk_out *lay, size_t cnt);
 
 /* ---- wots.c: the leaf hash shared by W-OTS+ and HORS ---- */
 

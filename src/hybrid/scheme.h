@@ -62,8 +62,8 @@ void dsig_hb_key_erase(dsig_hb_key *key);
 
 /*
  * Prefetch every cache line of a key's template and table: call it for the NEXT key right after
- * signing, so that the key — written by a key-generation thread on another core — is in this core's
- * cache when it signs (reads ~70 lines chosen by the message).
+ * signing, so that the key — written by a key-generation thread on another core — is in this
+ * core's L2 when it signs (reads ~70 lines chosen by the message).
  * Issues only prefetch hints; no effect on an erased key.
  */
 void dsig_hb_key_prefetch(const dsig_hb_key *key);

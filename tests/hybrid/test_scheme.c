@@ -561,6 +561,61 @@ static void test_differential(void **state)
 }
 
 /*
+ * The verification walk's back-ends agree: the register-resident VAES-512 walker (where this CPU has
+ * it) against the generic one, on random chains — every step count, stops and chain ids given or
+ * not, 1 to 256 chains, any output layout. The frozen vectors above cover one layout only.
+ */
+static void test_walk_backends(void **state)
+{
+    (void)state;
+    const dsig_hb_params *ps[] = {&dsig_hb_wots4_haraka, &dsig_hb_wots2_haraka, &dsig_hb_wots8_haraka,
+                                  &dsig_hb_wots16_haraka};
+    if (!hb_chains_walk_native(ps[0])) {
+        print_message("no VAES-512 on this CPU (or DSIG_CPU_DISABLE): only the generic walker runs\n");
+        skip();
+    }
+    uint64_t rnd = 0x2545f4914f6cdd1dull;
+#define NEXT() (rnd ^= rnd << 13, rnd ^= rnd >> 7, rnd ^= rnd << 17, rnd)
+    enum { MAXC = 256, N = 18 };
+    static uint8_t vals[MAXC * N], e1[MAXC * (N + 40) + 64], e2[sizeof e1];
+    uint8_t start[MAXC], stop[MAXC], seed[16];
+    uint16_t ids[MAXC];
+    unsigned runs = 0;
+    for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; pi++) {
+        const dsig_hb_params *p = ps[pi];
+        assert_true(hb_chains_walk_native(p));
+        for (int it = 0; it < 400; it++, runs++) {
+            const size_t cnt = it < 64 ? (size_t)it + 1 : 1 + NEXT() % MAXC;
+            for (size_t i = 0; i < sizeof vals; i++) vals[i] = (uint8_t)NEXT();
+            for (size_t i = 0; i < 16; i++) seed[i] = (uint8_t)NEXT();
+            for (size_t c = 0; c < cnt; c++) {
+                start[c] = (uint8_t)(NEXT() % p->levels);
+                stop[c] = (uint8_t)(NEXT() % p->levels); /* below start: no steps */
+                ids[c] = (uint16_t)NEXT();
+            }
+            const int use_stop = (it >> 1) & 1, use_ids = it & 1;
+            const unsigned per = 1 + (unsigned)(NEXT() % cnt);
+            const hb_walk_out lay = {.per = per, .stride = (size_t)per * N + NEXT() % 40};
+            memset(e1, 0xa5, sizeof e1);
+            memset(e2, 0xa5, sizeof e2);
+            const unsigned dom = (unsigned)(NEXT() & 0xff);
+            hb_chains_walk_to_generic(p, seed, dom, use_ids ? ids : NULL, start, use_stop ? stop : NULL, vals, e1,
+                                      &lay, cnt);
+            hb_chains_walk_to_vaes512(p, seed, dom, use_ids ? ids : NULL, start, use_stop ? stop : NULL, vals, e2,
+                                      &lay, cnt);
+            if (memcmp(e1, e2, sizeof e1) != 0) {
+                size_t i = 0;
+                while (e1[i] == e2[i]) i++;
+                fail_msg("%s: walkers differ (chains %zu, per %u, stride %zu, stops %d, ids %d) at byte %zu",
+                         p->name, cnt, per, lay.stride, use_stop, use_ids, i);
+            }
+        }
+    }
+#undef NEXT
+    print_message("%u random walks: both walkers agree\n", runs);
+}
+
+/*
  * The reference code's checksum Σ d_i lets a holder of one signature raise message digits: every chain
  * it must reveal can be computed forward. With Σ(w−1−d_i) raising a digit lowers the checksum, so some
  * checksum chain would have to go backwards. Forge exactly as an attacker would (advance each message
@@ -615,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip_custom),
         cmocka_unit_test(test_reject_corruptions),
         cmocka_unit_test(test_differential),
+        cmocka_unit_test(test_walk_backends),
         cmocka_unit_test(test_reference_checksum_forgery),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
