@@ -9,12 +9,12 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/cpu.h"
+#include "core/internal.h"
 #include "hash/blake3.h"
 #include "hash/haraka.h"
 #include "hash/haraka_impl.h"
-#include "core/cpu.h"
 #include "hash/sha256.h"
-#include "core/internal.h"
 #include "hybrid/hb_internal.h"
 
 /* Context strings of the BLAKE3 derive-key mode, one per purpose (docs §3.1). */
@@ -135,64 +135,25 @@ static inline void f_hash_lanes(unsigned hash, uint8_t blk[LANES][64], size_t a,
     }
 }
 
-/* Chains one walk call handles at once (HORS key generation passes 256, a HORS leaf at most 255). */
-#define WALK_MAX 256u
-
 /*
- * Walker in rounds: the chains are ordered by their number of steps, most first (a counting sort on
- * public lengths: every chain has the same length in key generation, and in verification the lengths
- * are the signature's digits), so the chains that still need a step in round k are a prefix of that
- * order. Each round hashes that prefix, 8 blocks at a time, in place: no lane refills, no moves, and
- * all but at most one call per round use every lane.
+ * Walker in rounds, on the schedule of hb_walk_plan: the chains that still need a step in round k are
+ * a prefix of its order. Each round hashes that prefix, 8 blocks at a time, in place: no lane refills,
+ * no moves, and all but at most one call per round use every lane.
  */
 static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom, const uint16_t *ids,
                         const uint8_t *start, const uint8_t *stop, const uint8_t *vals, uint8_t *ends,
                         const hb_walk_out *lay, size_t cnt_chains, uint8_t *table)
 {
-    _Alignas(64) uint8_t blk[WALK_MAX + LANES][64];
+    _Alignas(64) uint8_t blk[HB_WALK_MAX + LANES][64];
     _Alignas(32) uint8_t out[LANES][32];
-    uint16_t chain_at[WALK_MAX]; /* chain (position in this call) of each block, in round order */
-    uint16_t at[WALK_MAX];       /* block of each chain (the inverse) */
-    uint16_t ge[17];             /* ge[s]: chains with at least s steps (steps < levels ≤ 16) */
-    uint16_t cnt[4][16];         /* chains with exactly s steps among chains c ≡ g (mod 4) */
-    uint16_t fill[4][16];        /* next block of those chains */
-    uint8_t steps[WALK_MAX];     /* steps of each chain, computed once for both passes */
+    hb_walk_sched ws;
     const size_t n = p->n;
-    const unsigned levels = p->levels;
-    unsigned most = 0;
 
-    /* The step counts are the signature's digits in verification: random. So no branch depends on
-     * them (a mispredicted branch per chain cost more than the hashing of a step). Chains without
-     * steps are placed too (after the others: never hashed, their blocks hold their values for the
-     * copy out). */
-    for (size_t c = 0; c < cnt_chains; c++) {
-        const int d = (stop ? (int)stop[c] : (int)levels - 1) - (int)start[c];
-        steps[c] = (uint8_t)(d & ~(d >> 31)); /* max(d, 0) without a branch */
-    }
-    /* The counters are split four ways so that equal counts in a row do not make a chain of
-     * read-modify-writes through one memory word (16-bit fields of one register, no memory at all,
-     * measured slower: the variable shifts). */
-    memset(cnt, 0, sizeof cnt);
-    for (size_t c = 0; c < cnt_chains; c++) cnt[c & 3][steps[c]]++;
-    ge[levels] = 0;
-    for (unsigned s = levels; s-- > 0;) {
-        ge[s] = (uint16_t)(ge[s + 1] + cnt[0][s] + cnt[1][s] + cnt[2][s] + cnt[3][s]);
-        if (!most && s && ge[s]) most = s;
-    }
-    /* Chains with s steps take blocks [ge[s+1], ge[s]): most steps first; within s, group by group. */
-    for (unsigned s = 0; s < levels; s++) {
-        uint16_t next = ge[s + 1];
-        for (unsigned g = 0; g < 4; g++) {
-            fill[g][s] = next;
-            next = (uint16_t)(next + cnt[g][s]);
-        }
-    }
-    for (size_t c = 0; c < cnt_chains; c++) {
-        const size_t i = fill[c & 3][steps[c]]++;
-        chain_at[i] = (uint16_t)c;
-        at[c] = (uint16_t)i;
-    }
-    const size_t m = ge[1], rows = (m + LANES - 1) & ~(size_t)(LANES - 1);
+    /* Chains without steps are placed too (after the others: never hashed, their blocks hold their
+     * values for the copy out). */
+    hb_walk_plan(start, stop, p->levels, cnt_chains, ends, lay, n, &ws);
+    const uint16_t *const at = ws.at, *const chain_at = ws.order;
+    const size_t m = ws.ge[1], rows = (m + LANES - 1) & ~(size_t)(LANES - 1);
 #if defined(__SSE2__)
     if (n == DSIG_HB_WOTS_N || n == DSIG_HB_HORS_N) {
         const __m128i seed = _mm_loadu_si128((const __m128i *)pk_seed);
@@ -205,8 +166,8 @@ static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsi
     /* A last call with fewer than 8 (or 4) chains still hashes whole lanes: keep them initialised. */
     if (rows > cnt_chains) memset(blk[cnt_chains], 0, (rows - cnt_chains) * 64);
 
-    for (unsigned k = 1; k <= most; k++) {
-        const size_t nk = ge[k];
+    for (unsigned k = 1; k <= ws.most; k++) {
+        const size_t nk = ws.ge[k];
         for (size_t i = 0; i < nk; i += LANES) {
             const size_t a = nk - i < LANES ? nk - i : LANES;
             f_hash_lanes(p->hash, &blk[i], a, out);
@@ -228,18 +189,8 @@ static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsi
             }
         }
     }
-    /* Every chain's end (a chain without steps: its block's start value), in chain order, so the output
-     * layout is a running pointer: `per` values in a row, then the next group `stride` bytes on. */
-    uint8_t *d = ends;
-    unsigned j = 0;
-    for (size_t c = 0; c < cnt_chains; c++) {
-        hb_cpy_val(d, blk[at[c]] + HB_F_XOFF, n);
-        d += n;
-        if (++j == lay->per) {
-            j = 0;
-            d += lay->stride - (size_t)lay->per * n;
-        }
-    }
+    /* Every chain's end (a chain without steps: its block's start value). */
+    for (size_t c = 0; c < cnt_chains; c++) hb_cpy_val(ws.dst[c], blk[at[c]] + HB_F_XOFF, n);
 
     /* Key generation (table != NULL) walks secret levels: leave none of them on the stack
      * (verification walks public values and skips the wipe). */
@@ -253,9 +204,9 @@ static void walk_rounds(const dsig_hb_params *p, const uint8_t pk_seed[16], unsi
 void hb_chains_walk(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom, const uint16_t *ids,
                     const uint8_t *start, const uint8_t *stop, uint8_t *vals, size_t cnt, uint8_t *table)
 {
-    const hb_walk_out flat = {.per = WALK_MAX, .stride = (size_t)WALK_MAX * p->n};
-    for (size_t base = 0; base < cnt; base += WALK_MAX) {
-        const size_t m = cnt - base < WALK_MAX ? cnt - base : WALK_MAX;
+    const hb_walk_out flat = {.per = HB_WALK_MAX, .stride = (size_t)HB_WALK_MAX * p->n};
+    for (size_t base = 0; base < cnt; base += HB_WALK_MAX) {
+        const size_t m = cnt - base < HB_WALK_MAX ? cnt - base : HB_WALK_MAX;
         uint8_t *v = vals + base * p->n;
         walk_rounds(p, pk_seed, dom, ids + base, start + base, stop + base, v, v, &flat, m, table);
     }
@@ -268,27 +219,44 @@ void hb_chains_walk_to_generic(const dsig_hb_params *p, const uint8_t pk_seed[16
     walk_rounds(p, pk_seed, dom, ids, start, stop, vals, ends, lay, cnt, NULL);
 }
 
+/* The verification walker for Haraka chains of n = 18 (every W-OTS+ preset), decided once per process
+ * like every back-end (core/cpu.h): the VAES-512 one wherever the VAES-512 Haraka back-end runs
+ * (DSIG_CPU_DISABLE included), else the generic one. Never chosen by the input. */
+typedef struct walker {
+    void (*walk_to)(const dsig_hb_params *, const uint8_t *, unsigned, const uint16_t *, const uint8_t *,
+                    const uint8_t *, const uint8_t *, uint8_t *, const hb_walk_out *, size_t);
+    int native;
+} walker;
+static const walker walker_generic = {hb_chains_walk_to_generic, 0};
+#if defined(__x86_64__) || defined(__i386__)
+static const walker walker_vaes512 = {hb_chains_walk_to_vaes512, 1};
+#endif
+static const void *walker_haraka18;
+static pthread_once_t walker_once = PTHREAD_ONCE_INIT;
+
+static void walker_resolve(void)
+{
+    const walker *w = &walker_generic;
+#if defined(__x86_64__) || defined(__i386__)
+    if (dsig_cpu_usable(dsig_haraka_backend_vaes512.needs)) w = &walker_vaes512;
+#endif
+    __atomic_store_n(&walker_haraka18, (const void *)w, __ATOMIC_RELEASE);
+}
+
+static const walker *walker_for(const dsig_hb_params *p)
+{
+    if (p->hash != DSIG_HB_HASH_HARAKA || p->n != DSIG_HB_WOTS_N) return &walker_generic;
+    return dsig_cpu_once(&walker_haraka18, &walker_once, walker_resolve);
+}
+
 int hb_chains_walk_native(const dsig_hb_params *p)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    /* Wherever the VAES-512 Haraka back-end runs (DSIG_CPU_DISABLE included), never for other inputs. */
-    return p->hash == DSIG_HB_HASH_HARAKA && p->n == DSIG_HB_WOTS_N &&
-           dsig_cpu_usable(dsig_haraka_backend_vaes512.needs);
-#else
-    (void)p;
-    return 0;
-#endif
+    return walker_for(p)->native;
 }
 
 void hb_chains_walk_to(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom, const uint16_t *ids,
                        const uint8_t *start, const uint8_t *stop, const uint8_t *vals, uint8_t *ends,
                        const hb_walk_out *lay, size_t cnt)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    if (hb_chains_walk_native(p)) {
-        hb_chains_walk_to_vaes512(p, pk_seed, dom, ids, start, stop, vals, ends, lay, cnt);
-        return;
-    }
-#endif
-    walk_rounds(p, pk_seed, dom, ids, start, stop, vals, ends, lay, cnt, NULL);
+    walker_for(p)->walk_to(p, pk_seed, dom, ids, start, stop, vals, ends, lay, cnt);
 }

@@ -10,8 +10,9 @@
  * the lanes whose chain has already ended. Measured: 3 % off a verification (docs/benchmarks.md,
  * "sixth pass"); the Haraka rounds themselves are most of the walk.
  *
- * The chains are grouped by their number of steps (most first, as in the generic walker), so a group
- * of eight is nearly uniform and a call hashes about as many lanes as the generic one does. A step
+ * The chains are grouped by their number of steps (most first: hb_walk_plan, the schedule of the
+ * generic walker too), so a group of eight is nearly uniform and a call hashes about as many lanes as
+ * the generic one does. A step
  * count is a digit of the signature (public): the schedule follows it, and the per-lane choices are
  * masks, not branches (a mispredicted branch per chain costs more than a hash).
  */
@@ -24,8 +25,6 @@
 #include "core/internal.h"
 #include "hash/haraka_vaes512_core.h"
 #include "hybrid/hb_internal.h"
-
-#define WALK_MAX 256u
 
 /*
  * Walk the chains order[0..a) (a ≤ 4·nq; every one has at least one step, order[0] the most) and
@@ -85,16 +84,24 @@ walk_group(__m512i seed, unsigned dom, const uint16_t *ids, const uint8_t *start
             w2[q] = _mm512_mask_mov_epi32(w2[q], live, n2);
         }
     }
-    /* Each lane's value, block bytes 20..37: word 1 bytes 4..15 ‖ word 2 bytes 0..5. */
-    _Alignas(64) uint8_t b1[2][64], b2[2][64];
+    /* Each lane's value is block bytes 20..37: dwords 1..3 of word 1, then bytes 0..5 of word 2. Put
+     * out[0..16) in one register per lane (two shuffles for four lanes) and store it with out[16..18)
+     * from registers: through a stored copy of the words, the narrow reloads missed store forwarding. */
     for (int q = 0; q < nq; q++) {
-        _mm512_store_si512(b1[q], w1[q]);
-        _mm512_store_si512(b2[q], w2[q]);
+        const __m512i lo = _mm512_mask_shuffle_epi32(_mm512_shuffle_epi32(w1[q], _MM_SHUFFLE(0, 3, 2, 1)), 0x8888,
+                                                     w2[q], _MM_SHUFFLE(0, 0, 0, 0));
+        const size_t g = (size_t)(4 * q);
+#define WALK_STORE(l)                                                                                    \
+    if (g + (l) < a) {                                                                                   \
+        uint8_t *d = dst[order[g + (l)]];                                                                \
+        _mm_storeu_si128((__m128i *)d, _mm512_extracti32x4_epi32(lo, l));                                \
+        dsig_store_le16(d + 16, (uint32_t)_mm_extract_epi16(_mm512_extracti32x4_epi32(w2[q], l), 2)); \
     }
-    for (size_t g = 0; g < a; g++) {
-        uint8_t *d = dst[order[g]];
-        memcpy(d, b1[g / 4] + 16 * (g % 4) + 4, 12);
-        memcpy(d + 12, b2[g / 4] + 16 * (g % 4), 6);
+        WALK_STORE(0)
+        WALK_STORE(1)
+        WALK_STORE(2)
+        WALK_STORE(3)
+#undef WALK_STORE
     }
 }
 
@@ -103,45 +110,20 @@ TARGET_V512 void hb_chains_walk_to_vaes512(const dsig_hb_params *p, const uint8_
                                            const uint8_t *vals, uint8_t *ends, const hb_walk_out *lay,
                                            size_t cnt)
 {
-    uint8_t steps[WALK_MAX];
-    uint16_t order[WALK_MAX], ge[17], fill[16];
-    uint8_t *dst[WALK_MAX];
-    const unsigned levels = p->levels;
-
-    /* Each chain's end slot (a running pointer in chain order: `per` values in a row, then the next
-     * group `stride` bytes on) and its number of steps, max(stop − start, 0) without a branch. */
-    uint8_t *d = ends;
-    unsigned j = 0;
-    memset(ge, 0, sizeof ge);
-    for (size_t c = 0; c < cnt; c++) {
-        const int k = (stop ? (int)stop[c] : (int)levels - 1) - (int)start[c];
-        steps[c] = (uint8_t)(k & ~(k >> 31));
-        ge[steps[c]]++;
-        dst[c] = d;
-        d += DSIG_HB_WOTS_N;
-        if (++j == lay->per) {
-            j = 0;
-            d += lay->stride - (size_t)lay->per * DSIG_HB_WOTS_N;
-        }
-    }
-    /* Counting sort, most steps first: chains with s steps take positions [above s, above s + count). */
-    unsigned above = 0;
-    for (unsigned s = levels; s-- > 0;) {
-        fill[s] = (uint16_t)above;
-        above += ge[s];
-    }
-    for (size_t c = 0; c < cnt; c++) order[fill[steps[c]]++] = (uint16_t)c;
-    const size_t moving = cnt - ge[0]; /* chains with at least one step: order[0..moving) */
+    hb_walk_sched ws;
+    hb_walk_plan(start, stop, p->levels, cnt, ends, lay, DSIG_HB_WOTS_N, &ws);
+    uint8_t *const *dst = ws.dst;
+    const size_t moving = ws.ge[1]; /* chains with at least one step: order[0..moving) */
 
     const __m512i seed = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)pk_seed));
     size_t g = 0;
     for (; g + 4 < moving; g += 8)
-        walk_group(seed, dom, ids, start, vals, steps, order + g, moving - g < 8 ? moving - g : 8, dst, 2);
+        walk_group(seed, dom, ids, start, vals, ws.steps, ws.order + g, moving - g < 8 ? moving - g : 8, dst, 2);
     if (g < moving)
-        walk_group(seed, dom, ids, start, vals, steps, order + g, moving - g, dst, 1);
+        walk_group(seed, dom, ids, start, vals, ws.steps, ws.order + g, moving - g, dst, 1);
     /* Chains without steps end where they start. */
     for (size_t i = moving; i < cnt; i++) {
-        const size_t c = order[i];
+        const size_t c = ws.order[i];
         hb_cpy_val(dst[c], vals + c * DSIG_HB_WOTS_N, DSIG_HB_WOTS_N);
     }
 }

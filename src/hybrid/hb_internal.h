@@ -94,6 +94,28 @@ void hb_chains_walk_to_generic(const dsig_hb_params *p, const uint8_t pk_seed[16
                                const uint16_t *ids, const uint8_t *start, const uint8_t *stop, const uint8_t *vals,
                                uint8_t *ends, const hb_walk_out *lay, size_t cnt);
 int hb_chains_walk_native(const dsig_hb_params *p);
+
+/* ---- walk_plan.c: the schedule of both walkers ---- */
+
+/* Chains one walk call handles at once (HORS key generation passes 256, a HORS leaf at most 255). */
+#define HB_WALK_MAX 256u
+
+typedef struct hb_walk_sched {
+    uint8_t steps[HB_WALK_MAX];  /* steps of chain c: max(stop[c] − start[c], 0) */
+    uint16_t order[HB_WALK_MAX]; /* chain at position i, most steps first */
+    uint16_t at[HB_WALK_MAX];    /* position of chain c (the inverse of order) */
+    uint8_t *dst[HB_WALK_MAX];   /* where chain c's end goes */
+    uint16_t ge[17];             /* ge[s]: chains with at least s steps (ge[levels] = 0) */
+    unsigned most;               /* largest step count (0: nothing to hash) */
+} hb_walk_sched;
+
+/* The schedule of `cnt` ≤ HB_WALK_MAX chains from levels start[c] to stop[c] (stop NULL: to levels − 1;
+ * levels ≤ 16), whose ends (n bytes each) go to `ends` in chain order under layout `lay`. The chains
+ * needing a step in round k are order[0..ge[k]). */
+void hb_walk_plan(const uint8_t *start, const uint8_t *stop, unsigned levels, size_t cnt, uint8_t *ends,
+                  const hb_walk_out *lay, size_t n, hb_walk_sched *ws);
+/* hb_walk_plan's steps, order, at, ge and most by the portable sort (tests compare the two). */
+void hb_walk_plan_scalar(const uint8_t *start, const uint8_t *stop, unsigned levels, size_t cnt, hb_walk_sched *ws);
 void hb_chains_walk_to_vaes512(const dsig_hb_params *p, const uint8_t pk_seed[16], unsigned dom,
                                const uint16_t *ids, const uint8_t *start, const uint8_t *stop, const uint8_t *vals,
                                uint8_t *ends, const hb_walk_out *lay, size_t cnt);

@@ -616,6 +616,66 @@ static void test_walk_backends(void **state)
 }
 
 /*
+ * The walkers' schedule (hb_walk_plan: the in-register sort where the build has SSE2) against the
+ * portable counting sort, and the invariants either walker relies on: order is a permutation of the
+ * chains by non-increasing steps, at its inverse, ge[s] the chains with at least s steps, each chain's
+ * end slot where the layout puts it. Both walkers share this schedule, so their differential test
+ * cannot see a wrong one; the frozen vectors see only one layout.
+ */
+static void test_walk_plan(void **state)
+{
+    (void)state;
+    uint64_t rnd = 0x9e3779b97f4a7c15ull;
+#define NEXT() (rnd ^= rnd << 13, rnd ^= rnd >> 7, rnd ^= rnd << 17, rnd)
+    static const unsigned levels_of[] = {2, 4, 8, 16};
+    static uint8_t ends[HB_WALK_MAX * 64];
+    static hb_walk_sched a, b;
+    uint8_t start[HB_WALK_MAX], stop[HB_WALK_MAX];
+    unsigned runs = 0;
+    for (int it = 0; it < 4000; it++, runs++) {
+        const unsigned levels = levels_of[it & 3];
+        const size_t cnt = it < 256 ? (size_t)it + 1 : 1 + NEXT() % HB_WALK_MAX;
+        const int use_stop = (it >> 2) & 1, uniform = (it % 7) == 0; /* key generation: every chain alike */
+        for (size_t c = 0; c < cnt; c++) {
+            start[c] = (uint8_t)(uniform ? 0 : NEXT() % levels);
+            stop[c] = (uint8_t)(NEXT() % levels);
+        }
+        const unsigned per = 1 + (unsigned)(NEXT() % cnt);
+        const size_t n = (it & 8) ? 16 : 18;
+        const hb_walk_out lay = {.per = per, .stride = per * n + NEXT() % 40};
+        memset(&a, 0x5a, sizeof a);
+        memset(&b, 0xa5, sizeof b);
+        hb_walk_plan(start, use_stop ? stop : NULL, levels, cnt, ends, &lay, n, &a);
+        hb_walk_plan_scalar(start, use_stop ? stop : NULL, levels, cnt, &b);
+        assert_memory_equal(a.steps, b.steps, cnt);
+        assert_memory_equal(a.ge, b.ge, (levels + 1) * sizeof a.ge[0]);
+        assert_int_equal(a.most, b.most);
+        unsigned seen[HB_WALK_MAX] = {0}, ge[17] = {0};
+        for (size_t c = 0; c < cnt; c++) {
+            const int d = (use_stop ? (int)stop[c] : (int)levels - 1) - (int)start[c];
+            assert_int_equal(a.steps[c], d > 0 ? d : 0);
+            for (unsigned s = 0; s <= a.steps[c]; s++) ge[s]++;
+            assert_true(a.at[c] < cnt);
+            assert_int_equal(a.order[a.at[c]], c);
+            seen[a.at[c]]++;
+            assert_ptr_equal(a.dst[c], ends + (c / per) * lay.stride + (c % per) * n);
+        }
+        for (size_t i = 0; i < cnt; i++) {
+            assert_int_equal(seen[i], 1);
+            if (i) assert_true(a.steps[a.order[i - 1]] >= a.steps[a.order[i]]);
+        }
+        for (unsigned s = 0; s < levels; s++) assert_int_equal(a.ge[s], ge[s]);
+        assert_int_equal(a.ge[levels], 0);
+        unsigned most = 0;
+        for (unsigned s = 1; s < levels; s++)
+            if (ge[s]) most = s;
+        assert_int_equal(a.most, most);
+    }
+#undef NEXT
+    print_message("%u random schedules: both sorts agree\n", runs);
+}
+
+/*
  * The reference code's checksum Σ d_i lets a holder of one signature raise message digits: every chain
  * it must reveal can be computed forward. With Σ(w−1−d_i) raising a digit lowers the checksum, so some
  * checksum chain would have to go backwards. Forge exactly as an attacker would (advance each message
@@ -671,6 +731,7 @@ int main(void)
         cmocka_unit_test(test_reject_corruptions),
         cmocka_unit_test(test_differential),
         cmocka_unit_test(test_walk_backends),
+        cmocka_unit_test(test_walk_plan),
         cmocka_unit_test(test_reference_checksum_forgery),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
