@@ -5,7 +5,7 @@
  * Step counts are public (every chain has the same length in key generation; in verification they are
  * the signature's digits) but random, so nothing here branches on them: a mispredicted branch per
  * chain costs more than the hashing of a step. The order is a counting sort. With SSE2 and few step
- * counts (w = 2, 4) it runs 16 chains at a time (positions by in-register prefix sums): the scalar
+ * counts (w = 2, 4, 8) it runs 16 chains at a time (positions by in-register prefix sums): the scalar
  * sort's ~17 instructions per chain were about 100 ns of a 68-chain verification.
  */
 #include <string.h>
@@ -85,17 +85,20 @@ static void plan_sse2(const uint8_t *start, const uint8_t *stop, unsigned levels
 }
 #endif
 
-/* The same with one loop over the chains: four sets of counters (chains c ≡ g mod 4), so that equal
- * counts in a row do not chain read-modify-writes through one memory word. */
-static void plan_scalar(const uint8_t *start, const uint8_t *stop, unsigned levels, size_t cnt, hb_walk_sched *ws)
+/* The same with loops over the chains: four sets of counters (chains c ≡ g mod 4), so that equal
+ * counts in a row do not chain read-modify-writes through one memory word. Leaves in fill[g][s] the
+ * first position of the chains c ≡ g with s steps. */
+static void plan_scalar(const uint8_t *start, const uint8_t *stop, unsigned levels, size_t cnt, hb_walk_sched *ws,
+                        uint16_t fill[4][16])
 {
-    uint16_t count[4][16], fill[4][16], total[16] = {0};
+    uint16_t count[4][16], total[16] = {0};
+    memset(count, 0, sizeof count);
     for (size_t c = 0; c < cnt; c++) {
         const int d = (stop ? (int)stop[c] : (int)levels - 1) - (int)start[c];
-        ws->steps[c] = (uint8_t)(d & ~(d >> 31)); /* max(d, 0) without a branch */
+        const uint8_t k = (uint8_t)(d & ~(d >> 31)); /* max(d, 0) without a branch */
+        ws->steps[c] = k;
+        count[c & 3][k]++;
     }
-    memset(count, 0, sizeof count);
-    for (size_t c = 0; c < cnt; c++) count[c & 3][ws->steps[c]]++;
     for (unsigned s = 0; s < levels; s++) total[s] = (uint16_t)(count[0][s] + count[1][s] + count[2][s] + count[3][s]);
     plan_totals(total, levels, ws);
     for (unsigned s = 0; s < levels; s++) {
@@ -105,43 +108,55 @@ static void plan_scalar(const uint8_t *start, const uint8_t *stop, unsigned leve
             next = (uint16_t)(next + count[g][s]);
         }
     }
-    for (size_t c = 0; c < cnt; c++) {
-        const uint16_t i = fill[c & 3][ws->steps[c]]++;
-        ws->order[i] = (uint16_t)c;
-        ws->at[c] = i;
+}
+
+/* Chain c at position i; its end slot is *d (`per` values in a row, each group `skip` bytes of
+ * padding after the previous one). */
+static inline void place(hb_walk_sched *ws, size_t c, unsigned i, uint8_t **d, unsigned *j, unsigned per, size_t n,
+                         size_t skip)
+{
+    ws->at[c] = (uint16_t)i;
+    ws->order[i] = (uint16_t)c;
+    ws->dst[c] = *d;
+    *d += n;
+    if (++*j == per) {
+        *j = 0;
+        *d += skip;
     }
 }
 
 void hb_walk_plan(const uint8_t *start, const uint8_t *stop, unsigned levels, size_t cnt, uint8_t *ends,
                   const hb_walk_out *lay, size_t n, hb_walk_sched *ws)
 {
+    /* Locals: the stores below could alias *lay. */
+    const unsigned per = lay->per;
+    const size_t skip = lay->stride - (size_t)per * n;
+    uint8_t *d = ends;
+    unsigned j = 0;
 #if defined(__SSE2__)
     /* The in-register sort costs per step count and block of 16 chains, the scalar one per chain:
-     * measured, the first wins for w = 2 and 4 (2.3× and 1.3× at 136 and 68 chains), ties at w = 8
-     * and loses at w = 16 (0.6×). Chosen by the parameter set's shape, never by the digits. */
-    if (2 * levels * ((cnt + 15) / 16) <= cnt) {
+     * measured (whole schedule), the first is 1.6×, 1.3× and 1.05× faster at w = 2, 4 and 8 (136, 68
+     * and 46 chains) and slower at w = 16. Chosen by the parameter set's shape, never by the digits. */
+    if (levels * ((cnt + 15) / 16) <= cnt) {
         uint8_t pos[HB_WALK_MAX];
         plan_sse2(start, stop, levels, cnt, ws, pos);
-        for (size_t c = 0; c < cnt; c++) {
-            ws->at[c] = pos[c];
-            ws->order[pos[c]] = (uint16_t)c;
-        }
-    } else
-#endif
-        plan_scalar(start, stop, levels, cnt, ws);
-    /* End slots: `per` values in a row, each group `stride` bytes after the previous one (locals: the
-     * stores to dst could alias *lay). */
-    const size_t per = lay->per, skip = lay->stride - per * n;
-    uint8_t *d = ends;
-    for (size_t c = 0; c < cnt;) {
-        const size_t row_end = cnt - c < per ? cnt : c + per;
-        for (; c < row_end; c++, d += n) ws->dst[c] = d;
-        d += skip;
+        for (size_t c = 0; c < cnt; c++) place(ws, c, pos[c], &d, &j, per, n, skip);
+        return;
     }
+#endif
+    uint16_t fill[4][16];
+    plan_scalar(start, stop, levels, cnt, ws, fill);
+    for (size_t c = 0; c < cnt; c++) place(ws, c, fill[c & 3][ws->steps[c]]++, &d, &j, per, n, skip);
 }
 
 /* For the tests: the portable sort, whichever one hb_walk_plan uses. */
 void hb_walk_plan_scalar(const uint8_t *start, const uint8_t *stop, unsigned levels, size_t cnt, hb_walk_sched *ws)
 {
-    plan_scalar(start, stop, levels, cnt, ws);
+    uint16_t fill[4][16];
+    plan_scalar(start, stop, levels, cnt, ws, fill);
+    for (size_t c = 0; c < cnt; c++) {
+        const uint16_t i = fill[c & 3][ws->steps[c]]++;
+        ws->at[c] = i;
+        ws->order[i] = (uint16_t)c;
+    }
 }
